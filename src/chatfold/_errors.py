@@ -1,0 +1,189 @@
+"""The one error tree of chatfold.
+
+Every error chatfold raises derives from :class:`ChatfoldError` and from the builtin that
+matches it, so ``except ValueError`` keeps working for callers that do not know chatfold::
+
+    ChatfoldError(Exception)
+    ├── InvalidMessageError(ChatfoldError, ValueError)       a message has the wrong shape
+    ├── InvalidPolicyError(ChatfoldError, ValueError)        a Policy option is out of range
+    ├── ContextOverflowError(ChatfoldError, ValueError)      pinned + latest unit exceed the target
+    ├── SummarizerError(ChatfoldError, RuntimeError)         the summarizer failed; nothing changed
+    ├── MissingDependencyError(ChatfoldError, ImportError)   an optional extra is not installed
+    ├── TokenizerError(ChatfoldError, RuntimeError)          an exact tokenizer cannot be loaded
+    ├── UnknownPluginError(ChatfoldError, LookupError)       no summarizer/store by that name
+    └── StoreError(ChatfoldError, RuntimeError)              a store failed
+        ├── StoreUnavailableError(StoreError)                server unreachable, file unreadable
+        ├── StoreCorruptError(StoreError)                    not a chatfold store, or damaged
+        ├── ConversationNotFoundError(StoreError, LookupError)
+        ├── InvalidConversationIdError(StoreError, ValueError)
+        └── FoldConflictError(StoreError)                    another fold won the compare-and-set
+
+Errors carry their facts as attributes; the message is one sentence saying what went wrong and
+how to fix it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ChatfoldError",
+    "ContextOverflowError",
+    "ConversationNotFoundError",
+    "FoldConflictError",
+    "InvalidConversationIdError",
+    "InvalidMessageError",
+    "InvalidPolicyError",
+    "MissingDependencyError",
+    "StoreCorruptError",
+    "StoreError",
+    "StoreUnavailableError",
+    "SummarizerError",
+    "TokenizerError",
+    "UnknownPluginError",
+]
+
+
+class ChatfoldError(Exception):
+    """Base class of every error chatfold raises."""
+
+
+class InvalidMessageError(ChatfoldError, ValueError):
+    """A message does not have a shape chatfold (or a provider) accepts.
+
+    Attributes:
+        index: Position of the offending message in the list given, or ``None`` for a single
+            message.
+        problem: What is wrong with it, in a few words.
+    """
+
+    def __init__(self, index: int | None, problem: str) -> None:
+        self.index = index
+        self.problem = problem
+        where = "message" if index is None else f"message {index}"
+        super().__init__(f"{where}: {problem}")
+
+
+class InvalidPolicyError(ChatfoldError, ValueError):
+    """A :class:`~chatfold.Policy` option is out of range or inconsistent.
+
+    Attributes:
+        option: Name of the offending option.
+    """
+
+    def __init__(self, option: str, problem: str) -> None:
+        self.option = option
+        self.problem = problem
+        super().__init__(f"Policy.{option}: {problem}")
+
+
+class ContextOverflowError(ChatfoldError, ValueError):
+    """The pinned messages plus the latest unit alone exceed the target.
+
+    No fold can bring such a context within budget: raise the target, shorten the pinned
+    messages or the latest message, or use ``Policy(on_overflow="keep")``.
+
+    Attributes:
+        tokens: Tokens of the pinned messages plus the latest unit.
+        target: The policy's target.
+        pinned_tokens: Tokens of the pinned messages alone.
+        latest_unit_tokens: Tokens of the latest unit alone.
+    """
+
+    def __init__(self, *, tokens: int, target: int, pinned_tokens: int, latest_unit_tokens: int):
+        self.tokens = tokens
+        self.target = target
+        self.pinned_tokens = pinned_tokens
+        self.latest_unit_tokens = latest_unit_tokens
+        super().__init__(
+            f"pinned messages ({pinned_tokens} tokens) plus the latest message unit "
+            f"({latest_unit_tokens} tokens) need {tokens} tokens, over the target of {target}: "
+            "raise target_tokens, shorten them, or set Policy(on_overflow='keep')"
+        )
+
+
+class SummarizerError(ChatfoldError, RuntimeError):
+    """The summarizer failed, timed out or returned nothing usable. The input is unchanged.
+
+    Attributes:
+        retryable: True when trying again later may succeed (timeouts, 429, 5xx).
+        status_code: The HTTP status of a remote summarizer, when there was one.
+    """
+
+    def __init__(self, message: str, *, retryable: bool = False, status_code: int | None = None):
+        self.retryable = retryable
+        self.status_code = status_code
+        super().__init__(message)
+
+
+class MissingDependencyError(ChatfoldError, ImportError):
+    """An optional extra is needed for this feature.
+
+    Attributes:
+        extra: The extra to install, e.g. ``"openai"`` for ``pip install 'chatfold[openai]'``.
+    """
+
+    def __init__(self, feature: str, extra: str) -> None:
+        self.extra = extra
+        super().__init__(f"{feature} needs the '{extra}' extra: pip install 'chatfold[{extra}]'")
+
+
+class TokenizerError(ChatfoldError, RuntimeError):
+    """An exact tokenizer (tiktoken encoding, tokenizer.json) could not be loaded."""
+
+
+class UnknownPluginError(ChatfoldError, LookupError):
+    """No summarizer or store is registered under that name.
+
+    Attributes:
+        name: The name asked for.
+        known: The names that are registered.
+    """
+
+    def __init__(self, kind: str, name: str, known: list[str]) -> None:
+        self.name = name
+        self.known = known
+        super().__init__(f"no {kind} named {name!r}; known: {', '.join(sorted(known)) or 'none'}")
+
+
+class StoreError(ChatfoldError, RuntimeError):
+    """A conversation store failed."""
+
+
+class StoreUnavailableError(StoreError):
+    """The store's server cannot be reached, or its file cannot be opened."""
+
+
+class StoreCorruptError(StoreError):
+    """The store's file or keys are not a chatfold store, or are damaged."""
+
+
+class ConversationNotFoundError(StoreError, LookupError):
+    """No conversation with that id exists in this store and namespace.
+
+    Attributes:
+        conversation_id: The id asked for.
+    """
+
+    def __init__(self, conversation_id: str) -> None:
+        self.conversation_id = conversation_id
+        super().__init__(f"no conversation {conversation_id!r} in this store")
+
+
+class InvalidConversationIdError(StoreError, ValueError):
+    """A conversation id or namespace is empty, too long or has forbidden characters."""
+
+
+class FoldConflictError(StoreError):
+    """Another fold advanced the conversation's fold state first (compare-and-set lost).
+
+    Attributes:
+        expected_version: The version this fold started from.
+        actual_version: The version found in the store.
+    """
+
+    def __init__(self, expected_version: int, actual_version: int) -> None:
+        self.expected_version = expected_version
+        self.actual_version = actual_version
+        super().__init__(
+            f"fold state moved from version {expected_version} to {actual_version} during the "
+            "fold; another fold won and this one was discarded"
+        )
