@@ -9,7 +9,6 @@ import time
 from typing import Any
 
 import pytest
-from conftest import FakeSummarizer, SeedLLM, chat, tool_turn
 
 from chatfold import (
     ContextOverflowError,
@@ -23,6 +22,8 @@ from chatfold import (
 )
 from chatfold.fold import summary_text
 from chatfold.tokens import HeuristicCounter
+
+from conftest import FakeSummarizer, SeedLLM, chat, tool_turn
 
 POLICY = Policy(trigger_tokens=1000, target_tokens=600, keep=4, summary_max_tokens=150)
 
@@ -112,7 +113,8 @@ def test_the_summarizer_gets_previous_summary_and_old_messages(driver: Any) -> N
 
 def test_nothing_to_fold_means_no_call(driver: Any) -> None:
     fake = FakeSummarizer()
-    big = [{"role": "user", "content": "word " * 700}, {"role": "assistant", "content": "ok " * 300}]
+    big = [{"role": "user", "content": "word " * 1200},
+           {"role": "assistant", "content": "ok " * 300}]
     result = driver(Folder(fake, Policy(trigger_tokens=1000, target_tokens=990, keep=4,
                                         summary_max_tokens=100)), big)
     assert result.reason == "nothing_to_fold" and fake.calls == 0

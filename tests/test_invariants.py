@@ -11,7 +11,6 @@ import asyncio
 from typing import Any
 
 import pytest
-from conftest import FakeSummarizer
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +23,8 @@ from chatfold import (
 )
 from chatfold.fold import MIN_SUMMARY_TOKENS, _classify, _summary_overhead
 from chatfold.tokens import HeuristicCounter
+
+from conftest import FakeSummarizer
 
 COUNTER = HeuristicCounter()
 
@@ -117,7 +118,7 @@ def keep_window(flow_units: list[list[int]], keep: int) -> list[int]:
 
 def check_invariants(messages: list[dict[str, Any]], pol: Policy, result: Any) -> None:
     out = result.messages
-    pinned, summaries, units = _classify(messages, pol)
+    pinned, _, units = _classify(messages, pol)
     flow = [i for u in units for i in u]
     if not result.folded:
         assert out is messages

@@ -5,8 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-import seed_reference as seed
-from conftest import SeedLLM, chat
 
 import chatfold
 from chatfold import (
@@ -17,12 +15,15 @@ from chatfold import (
     maybe_compress,
 )
 
+import seed_reference as seed
+from conftest import SeedLLM, chat
+
 
 def seed_conversation() -> list[dict[str, Any]]:
     # The article's running example: a persona prompt, then a long chat.
     msgs: list[dict[str, Any]] = [{"role": "system", "content": "你是一个耐心的旅行规划助手。"}]
     for i in range(1, 11):
-        msgs.append({"role": "user", "content": f"msg_{i}: 我想去杭州玩，第{i}天想看西湖和灵隐寺。"})
+        msgs.append({"role": "user", "content": f"msg_{i}: 我想去杭州玩，第{i}天想看西湖。"})
         msgs.append({"role": "assistant", "content": f"好的，第{i}天的行程已经记下了。"})
     return msgs
 

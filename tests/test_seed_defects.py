@@ -6,13 +6,13 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import seed_reference as seed
-from conftest import FakeSummarizer, SeedLLM, chat, tool_turn
-
 from chatfold import Folder, Policy, find_orphans, maybe_compress, to_anthropic, to_openai
 from chatfold.fold import summary_text
 from chatfold.summarizers.prompts import build_prompt, fence
 from chatfold.tokens import HeuristicCounter
+
+import seed_reference as seed
+from conftest import FakeSummarizer, SeedLLM, chat, tool_turn
 
 ENGLISH = (
     "Caroline said she went to the LGBTQ support group yesterday and it was really powerful. "
@@ -126,7 +126,7 @@ def test_7_transcript_is_fenced_as_data() -> None:
     from chatfold import SummaryRequest
 
     prompt = build_prompt(SummaryRequest("", msgs, "en", 200))
-    open_, body, close = fence("TRANSCRIPT", SummaryRequest("", msgs, "en", 200).transcript())
+    open_, _, close = fence("TRANSCRIPT", SummaryRequest("", msgs, "en", 200).transcript())
     assert open_ in prompt.user and close in prompt.user
     inner = prompt.user.split(open_, 1)[1].split(close, 1)[0]
     assert attack in inner  # the attack is inside the fence, the real close after it

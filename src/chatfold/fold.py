@@ -55,11 +55,11 @@ from ._errors import ContextOverflowError, InvalidPolicyError, SummarizerError
 from ._lang import detect_language
 from .messages import (
     SUMMARY_KEY,
+    check_sequence,
     content_text,
     format_messages,
     is_pinned,
     is_summary,
-    check_sequence,
     split_units,
     validate_message,
 )

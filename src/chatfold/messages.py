@@ -106,15 +106,11 @@ def validate_message(message: object, index: int | None = None) -> None:
             if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
                 raise InvalidMessageError(index, f"tool_calls[{k}] needs function.name")
     if content is None:
-        if role == "assistant" and (tool_calls or message.get("function_call")):
-            pass
-        elif role == "assistant" and "content" not in message and message.get("refusal"):
-            pass
-        else:
+        # Only an assistant turn that calls tools (or refuses) may have no content.
+        speaks = bool(tool_calls or message.get("function_call") or message.get("refusal"))
+        if role != "assistant" or not speaks:
             what = "missing 'content'" if "content" not in message else "content is None"
-            raise InvalidMessageError(
-                index, f"{what} on a {role!r} message without tool_calls"
-            )
+            raise InvalidMessageError(index, f"{what} on a {role!r} message without tool_calls")
     elif isinstance(content, list):
         for k, part in enumerate(content):
             if not isinstance(part, Mapping) or not isinstance(part.get("type"), str):
@@ -454,7 +450,8 @@ def _openai_part_to_anthropic(part: Mapping[str, Any]) -> dict[str, Any]:
         url = url.get("url") if isinstance(url, Mapping) else url
         if isinstance(url, str) and url.startswith("data:") and ";base64," in url:
             media, data = url[5:].split(";base64,", 1)
-            return {"type": "image", "source": {"type": "base64", "media_type": media, "data": data}}
+            source = {"type": "base64", "media_type": media, "data": data}
+            return {"type": "image", "source": source}
         return {"type": "image", "source": {"type": "url", "url": str(url)}}
     if kind in ("text", "image", "document", "tool_use", "tool_result", "thinking"):
         return dict(part)

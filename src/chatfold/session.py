@@ -1,0 +1,578 @@
+"""A persistent conversation: an append-only log, one rolling summary, background folding.
+
+A conversation is an append-only **log** of raw messages with sequence numbers plus a **fold
+state** (:class:`~chatfold.FoldState`: the summary and the sequence number it covers). The
+context for the next model call is::
+
+    system prompt + pinned log entries + the summary + every log entry after covered_through
+
+A fold summarizes the next run of entries and advances the state with a compare-and-set on
+its version. Appends never touch the fold state, so writers and folds never conflict and no
+message is ever lost; the log is never rewritten, so :meth:`Conversation.transcript` is
+always complete and a conversation can be re-folded from scratch.
+
+Example:
+    >>> from chatfold import Policy
+    >>> from chatfold.stores import MemoryStore
+    >>> conv = Conversation("demo", store=MemoryStore(), system="You are terse.",
+    ...                     policy=Policy(trigger_tokens=400, target_tokens=250,
+    ...                                   summary_max_tokens=100))
+    >>> for i in range(60):
+    ...     _ = conv.append({"role": "user", "content": f"My order #{1000 + i} is late."})
+    >>> context = conv.context()              # provider-ready, within the budget
+    >>> context[0]["content"], context[1]["content"][:38]
+    ('You are terse.', 'Summary of the earlier conversation: F')
+    >>> len(conv.transcript())                # nothing is ever lost
+    61
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from ._errors import FoldConflictError, SummarizerError
+from .fold import (
+    Folder,
+    FoldPlan,
+    FoldResult,
+    FoldState,
+    Policy,
+    summary_message,
+)
+from .messages import to_openai, validate_message
+from .tokens import TokenCounter
+
+if TYPE_CHECKING:
+    from typing import Protocol
+
+    from .stores.base import AsyncStore, LogEntry, Store
+
+    class _FullStore(Store, AsyncStore, Protocol):
+        """A store with both the sync methods and their async twins (every built-in)."""
+
+__all__ = [
+    "DEFAULT_LEASE_SECONDS",
+    "AsyncConversation",
+    "Conversation",
+    "ConversationStats",
+    "default_store_path",
+]
+
+logger = logging.getLogger("chatfold")
+
+FoldMode = Literal["inline", "background"]
+
+DEFAULT_LEASE_SECONDS = 300.0
+"""A fold lease expires after this long, so a crashed folder never blocks folding for good."""
+DEFAULT_RETRY_SECONDS = 30.0
+"""After a failed background fold, wait this long before trying again."""
+
+
+def default_store_path() -> Path:
+    """Where the default SQLite store lives: ``$CHATFOLD_DB`` or ``~/.chatfold/chatfold.db``."""
+    env = os.environ.get("CHATFOLD_DB")
+    return Path(env) if env else Path.home() / ".chatfold" / "chatfold.db"
+
+
+@dataclass(frozen=True)
+class ConversationStats:
+    """Where a conversation's tokens go, and what folding has cost so far."""
+
+    pinned_tokens: int
+    """System prompt plus pinned log entries."""
+    summary_tokens: int
+    """The summary message."""
+    recent_tokens: int
+    """Log entries after the summary."""
+    total_tokens: int
+    """What :meth:`Conversation.context` sends."""
+    logged_messages: int
+    """Messages in the log (the whole transcript)."""
+    context_messages: int
+    """Messages in the context."""
+    folds: int
+    """Folds done."""
+    summarizer_calls: int
+    """Summarizer calls made (re-asks included)."""
+    last_fold_seconds: float | None
+    """Duration of the last fold."""
+    fold_pending: bool
+    """A background fold is running."""
+    last_error: str | None
+    """The last background fold's error, if it failed."""
+
+
+class _BaseConversation:
+    """What the sync and async conversations share: the cached tail and the bookkeeping.
+
+    No I/O here: the twins fetch from the store and call the summarizer.
+    """
+
+    def __init__(
+        self,
+        conversation_id: str,
+        *,
+        store: Any = None,
+        summarizer: object = None,
+        policy: Policy | None = None,
+        system: str | Sequence[Mapping[str, Any]] | None = None,
+        counter: TokenCounter | None = None,
+        fold_mode: FoldMode = "inline",
+        hard_limit_tokens: int | None = None,
+    ) -> None:
+        if fold_mode not in ("inline", "background"):
+            raise ValueError("fold_mode must be 'inline' or 'background'")
+        if store is None:
+            from .stores.sqlite import SQLiteStore
+
+            path = default_store_path()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            store = SQLiteStore(str(path))
+        if summarizer is None:
+            from .summarizers.extractive import ExtractiveSummarizer
+
+            summarizer = ExtractiveSummarizer()
+        self.conversation_id = conversation_id
+        self.store: _FullStore = store
+        self.policy = policy if policy is not None else Policy()
+        self.folder = Folder(summarizer, self.policy, counter=counter)
+        self.counter = self.folder.counter
+        self.fold_mode = fold_mode
+        gap = self.policy.trigger_tokens - self.policy.target
+        self.hard_limit_tokens = (
+            hard_limit_tokens if hard_limit_tokens is not None
+            else self.policy.trigger_tokens + max(1, gap // 2)
+        )
+        if isinstance(system, str):
+            self.system: list[dict[str, Any]] = [{"role": "system", "content": system}]
+        else:
+            self.system = [dict(m) for m in system or ()]
+        for i, m in enumerate(self.system):
+            validate_message(m, i)
+        # The cached view of the store: fold state, pinned entries, the tail after the summary.
+        self._lock = threading.RLock()
+        self._state = FoldState()
+        self._pinned: list[LogEntry] = []
+        self._tail: list[LogEntry] = []
+        self._last_seq = 0
+        self._loaded = False
+        self._last_error: str | None = None
+        self._retry_at = 0.0
+        self._owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+
+    # -- the view ------------------------------------------------------------------------------
+
+    def _absorb(self, state: FoldState, new_entries: Sequence[LogEntry],
+                pinned: Sequence[LogEntry] | None) -> None:
+        """Bring the cached view up to date with the store's state and new entries."""
+        with self._lock:
+            if not self._loaded:
+                self._last_seq = state.covered_through
+            if new_entries:
+                self._tail.extend(e for e in new_entries if e.seq > self._last_seq)
+                self._last_seq = max(self._last_seq, new_entries[-1].seq)
+            if pinned is not None:
+                self._pinned = list(pinned)
+            if state.version != self._state.version or not self._loaded:
+                self._tail = [e for e in self._tail
+                              if e.seq > state.covered_through and e.seq not in state.pinned_seqs]
+            self._state = state
+            self._loaded = True
+
+    def _fetch_after(self, state: FoldState) -> int:
+        return self._last_seq if self._loaded else state.covered_through
+
+    def _needs_pinned(self, state: FoldState) -> bool:
+        return tuple(e.seq for e in self._pinned) != state.pinned_seqs
+
+    def _view(self) -> tuple[list[Any], list[int | None]]:
+        """The raw context (with the ``is_summary`` marker) and each message's log seq."""
+        with self._lock:
+            msgs: list[Any] = list(self.system)
+            seqs: list[int | None] = [None] * len(msgs)
+            for e in self._pinned:
+                msgs.append(e.message)
+                seqs.append(e.seq)
+            if self._state.summary:
+                lang = self._state.language if self._state.language in ("zh", "en") else "en"
+                msgs.append(summary_message(self._state.summary, lang))  # type: ignore[arg-type]
+                seqs.append(None)
+            for e in self._tail:
+                msgs.append(e.message)
+                seqs.append(e.seq)
+            return msgs, seqs
+
+    def _tokens(self, messages: Sequence[Any]) -> int:
+        return sum(self.counter.count_message(m) for m in messages)
+
+    def _next_state(self, plan: FoldPlan, seqs: Sequence[int | None],
+                    result: FoldResult) -> FoldState:
+        old_seqs = [seqs[i] for i in plan.old if seqs[i] is not None]
+        covered = max([self._state.covered_through, *(s for s in old_seqs if s is not None)])
+        pinned = sorted({*self._state.pinned_seqs,
+                         *(s for i in plan.pinned if (s := seqs[i]) is not None)})
+        return replace(
+            self._state,
+            summary=result.summary or "",
+            covered_through=covered,
+            version=self._state.version + 1,
+            language=self._state.language or plan.language,
+            pinned_seqs=tuple(pinned),
+            folds=self._state.folds + 1,
+            summarizer_calls=self._state.summarizer_calls + result.summarizer_calls,
+            last_fold_seconds=result.seconds,
+        )
+
+    def _should_fold(self, total: int) -> bool:
+        return total > self.policy.trigger_tokens and time.monotonic() >= self._retry_at
+
+    def _stats(self, pending: bool) -> ConversationStats:
+        msgs, _ = self._view()
+        pinned = self._tokens(msgs[: len(self.system) + len(self._pinned)])
+        summary = self._tokens([m for m in msgs if m.get("is_summary")])
+        total = self._tokens(msgs)
+        return ConversationStats(
+            pinned_tokens=pinned,
+            summary_tokens=summary,
+            recent_tokens=total - pinned - summary,
+            total_tokens=total,
+            logged_messages=self._last_seq,
+            context_messages=len(msgs),
+            folds=self._state.folds,
+            summarizer_calls=self._state.summarizer_calls,
+            last_fold_seconds=self._state.last_fold_seconds,
+            fold_pending=pending,
+            last_error=self._last_error,
+        )
+
+    @property
+    def summary(self) -> str:
+        """The current summary text (``""`` before the first fold)."""
+        return self._state.summary
+
+    @staticmethod
+    def _as_list(message: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        items = [message] if isinstance(message, Mapping) else list(message)
+        out = []
+        for i, m in enumerate(items):
+            validate_message(m, i)
+            out.append(dict(m))
+        return out
+
+    @staticmethod
+    def _export(messages: Sequence[Any]) -> list[dict[str, Any]]:
+        return to_openai(messages)
+
+    def _fold_note(self, result: FoldResult) -> None:
+        if result.error is not None:
+            self._last_error = str(result.error)
+            self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
+
+
+class Conversation(_BaseConversation):
+    """A stored conversation folded within a budget (sync; see :class:`AsyncConversation`).
+
+    Args:
+        conversation_id: The conversation's id in the store (``[A-Za-z0-9._:@-]``, 1-200).
+        store: Where the log and fold state live (default: SQLite at
+            :func:`default_store_path`).
+        summarizer: What writes the summary (default: the offline ``ExtractiveSummarizer``).
+        policy: When to fold and what to keep (default ``Policy()``).
+        system: The system prompt (a string or messages), pinned, never stored or folded.
+        counter: Token counter (default: the heuristic).
+        fold_mode: ``"inline"`` folds inside :meth:`context` (the seed's way);
+            ``"background"`` returns the current context at once and folds in a thread.
+        hard_limit_tokens: In background mode, a context above this waits for the fold
+            (default: trigger + half the trigger-target gap).
+    """
+
+    def __init__(self, conversation_id: str, **kwargs: Any) -> None:
+        super().__init__(conversation_id, **kwargs)
+        self._worker: threading.Thread | None = None
+        self._fold_lock = threading.Lock()
+
+    def _refresh(self) -> None:
+        state = self.store.load_state(self.conversation_id)
+        new = self.store.entries(self.conversation_id, after=self._fetch_after(state))
+        pinned = self._pinned_entries(state) if self._needs_pinned(state) else None
+        self._absorb(state, new, pinned)
+
+    def _pinned_entries(self, state: FoldState) -> list[LogEntry]:
+        if not state.pinned_seqs:
+            return []
+        wanted = set(state.pinned_seqs)
+        out: list[LogEntry] = []
+        for e in self.store.entries(self.conversation_id, after=min(wanted) - 1,
+                                    limit=max(wanted) - min(wanted) + 1):
+            if e.seq in wanted:
+                out.append(e)
+        return out
+
+    def append(self, message: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[int]:
+        """Append one message or several to the log (atomically); returns their seqs.
+
+        Raises:
+            InvalidMessageError: a message is malformed (nothing is appended).
+        """
+        return list(self.store.append(self.conversation_id, self._as_list(message)))
+
+    def context(self) -> list[dict[str, Any]]:
+        """The messages to send next, provider-safe (OpenAI format), within the budget.
+
+        Inline mode folds here when over the trigger; background mode starts a fold in a
+        thread and returns at once (unless over ``hard_limit_tokens``).
+
+        Raises:
+            ContextOverflowError: pinned + latest unit exceed the target (policy permitting).
+            SummarizerError: an inline fold failed (policy ``on_error="raise"``).
+        """
+        return self._export(self.raw_context())
+
+    def raw_context(self) -> list[Any]:
+        """Like :meth:`context` but with the summary's ``is_summary`` marker kept (for
+        :func:`~chatfold.to_anthropic` or inspection)."""
+        self._refresh()
+        msgs, _ = self._view()
+        total = self._tokens(msgs)
+        if not self._should_fold(total):
+            return msgs
+        if self.fold_mode == "background" and total <= self.hard_limit_tokens:
+            self._start_background()
+            return msgs
+        if self.fold_mode == "background":
+            self.wait()  # over the hard limit: let the pending fold land first
+            self._refresh()
+            msgs, _ = self._view()
+            if not self._should_fold(self._tokens(msgs)):
+                return msgs
+        self.fold()
+        return self._view()[0]
+
+    def fold(self, *, force: bool = False) -> FoldResult:
+        """Fold now if the policy says so (or ``force``); returns what happened.
+
+        Only one fold per conversation runs at a time, across processes: a fold that finds
+        another one running returns ``reason="nothing_to_fold"`` style result untouched, and
+        a fold whose compare-and-set loses is discarded.
+        """
+        with self._fold_lock:
+            self._refresh()
+            msgs, seqs = self._view()
+            if not self.store.acquire_lease(self.conversation_id, self._owner,
+                                            DEFAULT_LEASE_SECONDS):
+                return FoldResult(messages=msgs, folded=False, reason="nothing_to_fold",
+                                  tokens_before=self._tokens(msgs),
+                                  tokens_after=self._tokens(msgs))
+            try:
+                result = self.folder.fold(msgs, force=force,
+                                          metadata={"conversation_id": self.conversation_id})
+                self._fold_note(result)
+                if result.folded and result.plan is not None:
+                    state = self._next_state(result.plan, seqs, result)
+                    try:
+                        self.store.save_state(self.conversation_id, state,
+                                              expected_version=self._state.version)
+                    except FoldConflictError:
+                        logger.warning("chatfold: %s: another fold won; this one is discarded",
+                                       self.conversation_id)
+                        self._refresh()
+                        return replace(result, messages=self._view()[0], folded=False)
+                    self._last_error = None
+                    self._refresh()
+                return result
+            finally:
+                self.store.release_lease(self.conversation_id, self._owner)
+
+    def _start_background(self) -> None:
+        with self._lock:
+            if self._worker is not None and self._worker.is_alive():
+                return
+            self._worker = threading.Thread(
+                target=self._background_fold, name=f"chatfold-fold-{self.conversation_id}",
+                daemon=True,
+            )
+            self._worker.start()
+
+    def _background_fold(self) -> None:
+        try:
+            self.fold()
+        except SummarizerError as exc:
+            self._last_error = str(exc)
+            self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
+            logger.warning("chatfold: background fold of %s failed: %s", self.conversation_id, exc)
+        except Exception as exc:  # a background thread must report, not die silently
+            self._last_error = f"{type(exc).__name__}: {exc}"
+            self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
+            logger.exception("chatfold: background fold of %s failed", self.conversation_id)
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Wait for a pending background fold to finish."""
+        worker = self._worker
+        if worker is not None:
+            worker.join(timeout)
+
+    def transcript(self) -> list[dict[str, Any]]:
+        """Every message ever appended, in order, with the system prompt first (lossless)."""
+        return [*self.system, *(e.message for e in self.store.entries(self.conversation_id))]
+
+    def stats(self) -> ConversationStats:
+        """Tokens by part and folding costs."""
+        self._refresh()
+        worker = self._worker
+        return self._stats(worker is not None and worker.is_alive())
+
+    def refold(self) -> FoldResult:
+        """Forget the summary and fold the whole transcript again (e.g. with a better
+        summarizer); the log is untouched."""
+        with self._fold_lock:
+            self._refresh()
+            fresh = FoldState(version=self._state.version + 1, language=self._state.language,
+                              folds=self._state.folds,
+                              summarizer_calls=self._state.summarizer_calls)
+            self.store.save_state(self.conversation_id, fresh,
+                                  expected_version=self._state.version)
+            self._pinned, self._tail, self._last_seq, self._loaded = [], [], 0, False
+            self._state = FoldState()
+        result = self.fold()
+        while result.folded:
+            nxt = self.fold()
+            if not nxt.folded:
+                break
+            result = nxt
+        return result
+
+    def close(self) -> None:
+        """Wait for a pending fold and close the store."""
+        self.wait()
+        self.store.close()
+
+    def __enter__(self) -> Conversation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class AsyncConversation(_BaseConversation):
+    """The async twin of :class:`Conversation` (same arguments). Background folds run as
+    tasks on the running loop; nothing here blocks the loop."""
+
+    def __init__(self, conversation_id: str, **kwargs: Any) -> None:
+        super().__init__(conversation_id, **kwargs)
+        self._task: asyncio.Task[FoldResult] | None = None
+        self._afold_lock: asyncio.Lock | None = None
+
+    async def _arefresh(self) -> None:
+        state = await self.store.aload_state(self.conversation_id)
+        new = await self.store.aentries(self.conversation_id, after=self._fetch_after(state))
+        pinned = None
+        if self._needs_pinned(state):
+            pinned = []
+            if state.pinned_seqs:
+                wanted = set(state.pinned_seqs)
+                got = await self.store.aentries(
+                    self.conversation_id, after=min(wanted) - 1,
+                    limit=max(wanted) - min(wanted) + 1)
+                pinned = [e for e in got if e.seq in wanted]
+        self._absorb(state, new, pinned)
+
+    async def aappend(self, message: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[int]:
+        """Async :meth:`Conversation.append`."""
+        return list(await self.store.aappend(self.conversation_id, self._as_list(message)))
+
+    async def acontext(self) -> list[dict[str, Any]]:
+        """Async :meth:`Conversation.context`."""
+        return self._export(await self.araw_context())
+
+    async def araw_context(self) -> list[Any]:
+        """Async :meth:`Conversation.raw_context`."""
+        await self._arefresh()
+        msgs, _ = self._view()
+        total = self._tokens(msgs)
+        if not self._should_fold(total):
+            return msgs
+        if self.fold_mode == "background" and total <= self.hard_limit_tokens:
+            if self._task is None or self._task.done():
+                self._task = asyncio.create_task(self._abackground())
+            return msgs
+        if self.fold_mode == "background":
+            await self.await_fold()
+            await self._arefresh()
+            msgs, _ = self._view()
+            if not self._should_fold(self._tokens(msgs)):
+                return msgs
+        await self.afold()
+        return self._view()[0]
+
+    async def _abackground(self) -> FoldResult:
+        try:
+            return await self.afold()
+        except SummarizerError as exc:
+            self._last_error = str(exc)
+            self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
+            logger.warning("chatfold: background fold of %s failed: %s", self.conversation_id, exc)
+            msgs = self._view()[0]
+            return FoldResult(messages=msgs, folded=False, reason="summarizer_error",
+                              tokens_before=0, tokens_after=0)
+
+    async def afold(self, *, force: bool = False) -> FoldResult:
+        """Async :meth:`Conversation.fold`."""
+        if self._afold_lock is None:
+            self._afold_lock = asyncio.Lock()
+        async with self._afold_lock:
+            await self._arefresh()
+            msgs, seqs = self._view()
+            if not await self.store.aacquire_lease(self.conversation_id, self._owner,
+                                                   DEFAULT_LEASE_SECONDS):
+                tokens = self._tokens(msgs)
+                return FoldResult(messages=msgs, folded=False, reason="nothing_to_fold",
+                                  tokens_before=tokens, tokens_after=tokens)
+            try:
+                result = await self.folder.afold(
+                    msgs, force=force, metadata={"conversation_id": self.conversation_id})
+                self._fold_note(result)
+                if result.folded and result.plan is not None:
+                    state = self._next_state(result.plan, seqs, result)
+                    try:
+                        await self.store.asave_state(self.conversation_id, state,
+                                                     expected_version=self._state.version)
+                    except FoldConflictError:
+                        logger.warning("chatfold: %s: another fold won; this one is discarded",
+                                       self.conversation_id)
+                        await self._arefresh()
+                        return replace(result, messages=self._view()[0], folded=False)
+                    self._last_error = None
+                    await self._arefresh()
+                return result
+            finally:
+                await self.store.arelease_lease(self.conversation_id, self._owner)
+
+    async def await_fold(self) -> None:
+        """Wait for a pending background fold to finish."""
+        if self._task is not None:
+            await asyncio.shield(self._task)
+
+    async def atranscript(self) -> list[dict[str, Any]]:
+        """Async :meth:`Conversation.transcript`."""
+        entries = await self.store.aentries(self.conversation_id)
+        return [*self.system, *(e.message for e in entries)]
+
+    async def astats(self) -> ConversationStats:
+        """Async :meth:`Conversation.stats`."""
+        await self._arefresh()
+        return self._stats(self._task is not None and not self._task.done())
+
+    async def aclose(self) -> None:
+        """Wait for a pending fold and close the store."""
+        await self.await_fold()
+        await self.store.aclose()
+

@@ -1,0 +1,219 @@
+"""Conversation / AsyncConversation over a store: lossless log, one summary, background folds."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chatfold import Policy, SummarizerError, find_orphans
+from chatfold.session import AsyncConversation, Conversation
+from chatfold.stores import MemoryStore, SQLiteStore
+
+from conftest import FakeSummarizer, chat, tool_turn
+
+POLICY = Policy(trigger_tokens=1000, target_tokens=600, keep=4, summary_max_tokens=150)
+
+
+@pytest.fixture(params=["memory", "sqlite"])
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    if request.param == "memory":
+        return MemoryStore()
+    return SQLiteStore(str(tmp_path / "chat.db"))
+
+
+def test_context_stays_within_budget_and_transcript_keeps_everything(store: Any) -> None:
+    fake = FakeSummarizer()
+    conv = Conversation("c1", store=store, summarizer=fake, policy=POLICY, system="You help.")
+    history = chat(120, system=False)
+    for m in history:
+        conv.append(m)
+        ctx = conv.context()
+        assert conv.folder.count(ctx) <= POLICY.trigger_tokens
+        assert ctx[0] == {"role": "system", "content": "You help."}
+        assert all("is_summary" not in m for m in ctx)  # provider-safe
+    assert fake.calls >= 2
+    assert conv.transcript() == [{"role": "system", "content": "You help."}, *history]
+    raw = conv.raw_context()
+    assert sum(1 for m in raw if m.get("is_summary")) == 1
+    assert raw[-4:] == history[-4:]
+    stats = conv.stats()
+    assert stats.folds == fake.calls and stats.summarizer_calls == fake.calls
+    assert stats.logged_messages == 120
+    assert stats.total_tokens == stats.pinned_tokens + stats.summary_tokens + stats.recent_tokens
+    assert conv.summary
+
+
+def test_the_summarizer_rolls_previous_summary_forward(store: Any) -> None:
+    fake = FakeSummarizer()
+    conv = Conversation("c2", store=store, summarizer=fake, policy=POLICY)
+    for m in chat(120, system=False):
+        conv.append(m)
+        conv.context()
+    for prev, nxt in zip(fake.requests, fake.requests[1:]):
+        assert nxt.previous_summary.startswith("Summary")
+        assert not any(m.get("is_summary") for m in nxt.messages)
+        assert nxt.messages[0] is not prev.messages[0]
+
+
+def test_state_survives_a_new_process_view(tmp_path: Path) -> None:
+    path = str(tmp_path / "chat.db")
+    fake = FakeSummarizer()
+    conv = Conversation("c3", store=SQLiteStore(path), summarizer=fake, policy=POLICY)
+    for m in chat(80, system=False):
+        conv.append(m)
+        conv.context()
+    before = conv.raw_context()
+    conv.close()
+    again = Conversation("c3", store=SQLiteStore(path), summarizer=FakeSummarizer(), policy=POLICY)
+    assert again.raw_context() == before
+    assert again.summary == conv.summary
+
+
+def test_a_failing_summarizer_leaves_state_and_log_intact(store: Any) -> None:
+    conv = Conversation("c4", store=store, summarizer=FakeSummarizer(RuntimeError("down")),
+                        policy=POLICY)
+    history = chat(60, system=False)
+    conv.append(history)
+    with pytest.raises(SummarizerError):
+        conv.context()
+    assert conv.summary == ""
+    assert conv.transcript() == history
+    assert store.load_state("c4").version == 0
+
+
+def test_tool_calls_are_never_orphaned(store: Any) -> None:
+    conv = Conversation("c5", store=store, summarizer=FakeSummarizer(),
+                        policy=Policy(trigger_tokens=500, target_tokens=300, keep=2,
+                                      summary_max_tokens=60))
+    for i in range(40):
+        for m in tool_turn(i, results=2):
+            conv.append(m)
+            assert find_orphans(conv.raw_context()) == []
+
+
+def test_pinned_entries_stay_in_context(store: Any) -> None:
+    conv = Conversation("c6", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    rule = {"role": "user", "content": "Always answer in French.", "pinned": True}
+    conv.append(rule)
+    for m in chat(100, system=False):
+        conv.append(m)
+        ctx = conv.raw_context()
+    assert ctx[0] == rule
+    assert ctx[1]["is_summary"]
+
+
+def test_background_fold_does_not_block_the_turn(store: Any) -> None:
+    class Slow(FakeSummarizer):
+        def summarize(self, request: Any) -> str:
+            time.sleep(0.3)
+            return super().summarize(request)
+
+    slow = Slow()
+    conv = Conversation("c7", store=store, summarizer=slow, policy=POLICY,
+                        fold_mode="background")
+    waits = []
+    for m in chat(80, system=False):
+        conv.append(m)
+        start = time.perf_counter()
+        ctx = conv.context()
+        waits.append(time.perf_counter() - start)
+        assert conv.folder.count(ctx) <= conv.hard_limit_tokens + 400
+    conv.wait()
+    assert slow.calls >= 1
+    assert conv.stats().folds >= 1
+    assert sorted(waits)[len(waits) // 2] < 0.1
+
+
+def test_one_fold_at_a_time_across_conversation_objects(tmp_path: Path) -> None:
+    path = str(tmp_path / "chat.db")
+    gate = threading.Event()
+
+    class Gated(FakeSummarizer):
+        def summarize(self, request: Any) -> str:
+            gate.wait(5)
+            return super().summarize(request)
+
+    a, b = Gated(), FakeSummarizer()
+    conv_a = Conversation("c8", store=SQLiteStore(path), summarizer=a, policy=POLICY)
+    conv_b = Conversation("c8", store=SQLiteStore(path), summarizer=b, policy=POLICY)
+    conv_a.append(chat(60, system=False))
+    t = threading.Thread(target=conv_a.fold)
+    t.start()
+    time.sleep(0.2)
+    result_b = conv_b.fold()  # the lease is held by conv_a: no second summarizer call
+    gate.set()
+    t.join()
+    assert not result_b.folded and b.calls == 0 and a.calls == 1
+    assert conv_b.raw_context() == conv_a.raw_context()
+
+
+def test_refold_rebuilds_the_summary_from_the_log(store: Any) -> None:
+    conv = Conversation("c9", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    for m in chat(80, system=False):
+        conv.append(m)
+        conv.context()
+    better = FakeSummarizer(fn=lambda r: "Rebuilt summary.")
+    conv2 = Conversation("c9", store=store, summarizer=better, policy=POLICY)
+    conv2.refold()
+    assert conv2.summary == "Rebuilt summary."
+    assert better.requests[0].previous_summary == ""
+    assert len(conv2.transcript()) == 80
+
+
+def test_invalid_message_is_rejected_before_anything_is_stored(store: Any) -> None:
+    from chatfold import InvalidMessageError
+
+    conv = Conversation("c10", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    with pytest.raises(InvalidMessageError):
+        conv.append([{"role": "user", "content": "ok"}, {"role": "robot", "content": "x"}])
+    assert conv.transcript() == []
+
+
+def test_async_conversation_matches_sync(store: Any) -> None:
+    async def main() -> tuple[list[Any], int]:
+        fake = FakeSummarizer()
+        conv = AsyncConversation("a1", store=store, summarizer=fake, policy=POLICY,
+                                 system="sys")
+        for m in chat(100, system=False):
+            await conv.aappend(m)
+            await conv.acontext()
+        return await conv.araw_context(), fake.calls
+
+    raw, calls = asyncio.run(main())
+    sync_fake = FakeSummarizer()
+    sync = Conversation("s1", store=MemoryStore(), summarizer=sync_fake, policy=POLICY,
+                        system="sys")
+    for m in chat(100, system=False):
+        sync.append(m)
+        sync.context()
+    assert calls == sync_fake.calls
+    assert [m.get("content") for m in raw if not m.get("is_summary")] == \
+        [m.get("content") for m in sync.raw_context() if not m.get("is_summary")]
+
+
+def test_async_background_fold(store: Any) -> None:
+    class Slow(FakeSummarizer):
+        async def asummarize(self, request: Any) -> str:
+            await asyncio.sleep(0.2)
+            return self.summarize(request)
+
+    async def main() -> tuple[int, float]:
+        slow = Slow()
+        conv = AsyncConversation("a2", store=store, summarizer=slow, policy=POLICY,
+                                 fold_mode="background")
+        worst = 0.0
+        for m in chat(80, system=False):
+            await conv.aappend(m)
+            start = time.perf_counter()
+            await conv.acontext()
+            worst = max(worst, time.perf_counter() - start)
+        await conv.await_fold()
+        return (await conv.astats()).folds, worst
+
+    folds, _ = asyncio.run(main())
+    assert folds >= 1
