@@ -15,10 +15,10 @@ from importlib import resources
 from typing import Any, TextIO
 
 from .fold import Folder, Policy
-from .messages import render_message
+from .messages import format_messages
 from .tokens import default_counter
 
-DEMO_POLICY = Policy(trigger_tokens=1500, target_tokens=900, keep=4, summary_max_tokens=400)
+DEMO_POLICY = Policy(trigger_tokens=1000, target_tokens=700, keep=4, summary_max_tokens=300)
 """Small on purpose, so a 58-message conversation folds a few times."""
 
 
@@ -33,12 +33,9 @@ def load_sample() -> list[dict[str, Any]]:
 
 def _show(out: TextIO, title: str, messages: list[Any], tokens: int, width: int = 100) -> None:
     out.write(f"\n── {title}: {len(messages)} message(s), {tokens} tokens ──\n")
-    for m in messages:
-        line = render_message(m)
-        for k, piece in enumerate(line.split("\n")):
-            wrapped = textwrap.shorten(piece, width=width, placeholder=" …") if k or len(
-                line) > 4000 else piece
-            out.write(textwrap.indent(textwrap.fill(wrapped, width=width), "  ") + "\n")
+    for line in format_messages(messages).split("\n"):
+        out.write(textwrap.indent(textwrap.fill(line, width=width, subsequent_indent="    "),
+                                  "  ") + "\n")
 
 
 def run(out: TextIO = sys.stdout, summarizer: object | None = None,
