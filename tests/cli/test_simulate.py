@@ -2,25 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
+
+from _cli_fixtures import FakeSummarizer, WordCounter, chat, tool_turn
 
 from chatfold._simulate import SeedCounter, SeedPolicyFolder, replay, seed_folder
 from chatfold.fold import Folder, Policy
-from chatfold.messages import find_orphans, message_text
-from conftest import FakeSummarizer, chat, tool_turn
-
-
-class WordCounter:
-    """Deterministic: one token per word, plus 2 per message."""
-
-    name = "words"
-
-    def count(self, text: str) -> int:
-        return len(text.split())
-
-    def count_message(self, message: Mapping[str, Any]) -> int:
-        return 2 + self.count(message_text(message))
+from chatfold.messages import find_orphans
 
 
 def folder(fake: FakeSummarizer, **policy: Any) -> Folder:
@@ -32,7 +20,7 @@ def folder(fake: FakeSummarizer, **policy: Any) -> Folder:
 
 def test_replay_counts_folds_calls_and_prompt_tokens() -> None:
     msgs = chat(60, words=20)  # system + 60 messages of 22 words + 2
-    fake = FakeSummarizer(fn=lambda r: "short summary")
+    fake = FakeSummarizer(lambda r: "short summary")
     report = replay(msgs, folder(fake))
     assert len(report.turns) == 60
     assert report.turns[0].index == 1
@@ -57,7 +45,7 @@ def test_replay_counts_folds_calls_and_prompt_tokens() -> None:
 
 def test_summarizer_input_is_previous_summary_plus_evicted_messages() -> None:
     msgs = chat(60, words=20)
-    fake = FakeSummarizer(fn=lambda r: "short summary")
+    fake = FakeSummarizer(lambda r: "short summary")
     report = replay(msgs, folder(fake))
     counter = WordCounter()
     first, second = [t for t in report.turns if t.folded][:2]
@@ -89,8 +77,8 @@ def test_tool_calls_never_make_an_orphan_context_under_either_policy() -> None:
     msgs: list[dict[str, Any]] = [{"role": "system", "content": "Tools."}]
     for i in range(40):
         msgs += tool_turn(i, results=2)
-    for f in (folder(FakeSummarizer(fn=lambda r: "s")),
-              seed_folder(FakeSummarizer(fn=lambda r: "s"), max_tokens=300, keep=3)):
+    for f in (folder(FakeSummarizer(lambda r: "s")),
+              seed_folder(FakeSummarizer(lambda r: "s"), max_tokens=300, keep=3)):
         report = replay(msgs, f)
         assert report.summarizer_calls > 0
         assert report.orphan_contexts == 0
@@ -106,7 +94,7 @@ def test_orphans_in_the_input_are_counted() -> None:
 
 def test_seed_policy_folds_whenever_over_the_trigger_and_keeps_exactly_keep() -> None:
     msgs = chat(40, words=20)
-    fake = FakeSummarizer(fn=lambda r: "s")
+    fake = FakeSummarizer(lambda r: "s")
     f = seed_folder(fake, max_tokens=400, keep=4)
     assert isinstance(f, SeedPolicyFolder) and isinstance(f.counter, SeedCounter)
     assert f.policy.trigger_tokens == f.policy.target == 400
