@@ -65,10 +65,12 @@ _FACTS, _PREFS, _DECISIONS, _TASKS = range(4)
 _MAX_ITEM_CHARS = 220
 _MAX_ARG_CHARS = 40
 _MAX_ARGS = 6
+_MAX_ARGS_CHARS = 100
 _MAX_RESULT_KEYS = 8
 _AGE_DECAY = 0.85  # previous-summary items that are not durable lose this factor per fold
 _PREVIOUS_FLOOR = 1.5  # a previous item was kept once: it never scores like small talk
 _ORPHAN_MIN_SCORE = 1.2  # a clause left alone by a replacement must say something itself
+_MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did not fit
 _REPEAT_DISCOUNT = 0.5  # each older variant of a repeated statement keeps half its score
 _NEAR_DUP_BUCKET = 8  # near-duplicate check looks at this many recent items per bucket
 
@@ -83,6 +85,7 @@ _NOTHING_TO_KEEP = {
     "en": "The earlier messages were small talk with nothing to keep.",
     "zh": "之前的对话只是寒暄，没有需要保留的信息。",
 }
+_NOTES = frozenset(_NOTHING_TO_KEEP.values())
 _FULL_STOP = {"en": ".", "zh": "。"}
 
 # ---------------------------------------------------------------------------------------------
@@ -207,6 +210,7 @@ _WEIGHTS = (
     (_TASK, 2.0),
 )
 _WEIGHTED_BITS = 0xFF
+_INFORMATIVE = _ID | _MONEY | _WHEN | _NAME | _NUM | _PREF | _DECIDE | _TASK
 _WEIGHT_OF = [sum(w for bit, w in _WEIGHTS if mask & bit) for mask in range(_WEIGHTED_BITS + 1)]
 _CAP_WEIGHT = 0.6
 _CAP_MAX = 3
@@ -223,6 +227,7 @@ _ZH_WORDS: dict[int, str] = {
     _INJECT: "忽略以上 忽略上面 忽略之前 忽略前面 忽略所有 忽略上述 无视以上 无视上面"
     " 无视之前 无视上述 作为摘要 摘要只写 摘要就写 摘要改写 把摘要写成 系统提示",
     _NAME: "我叫 名叫 叫做 名字是 我姓 先生 女士 小姐 老师 经理 总监 医生 教授 律师",
+    _MONEY: "预算 人均 每晚",
     _WHEN: "今天 明天 后天 昨天 前天 今晚 明晚 下周 本周 这周 上周 下个月 下月 月底 月初"
     " 年底 周末 早上 上午 中午 下午 晚上 凌晨 傍晚 周一 周二 周三 周四 周五 周六 周日"
     " 周天 星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 礼拜一 礼拜二 礼拜三"
@@ -251,6 +256,7 @@ _EN_WORDS: dict[int, str] = {
     "|disregard all previous|as the summary|as your summary|new instructions|system prompt"
     "|you are now",
     _NAME: "my name is|call me",
+    _MONEY: "budget|per night|per person",
     _WHEN: "monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow"
     "|yesterday|weekend|next week|next month|next year|end of day|end of the day|end of week"
     "|end of the week|end of month|end of the month|eod|eow|january|february|march|april|june"
@@ -262,7 +268,22 @@ _EN_WORDS: dict[int, str] = {
     "|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|enjoy|enjoys|can't stand"
     "|favorite|favourite",
 }
-_EN_NEUTRAL = "looks like|look like|seems like|sounds like|feel like|feels like|something like"
+_EN_NEUTRAL = (
+    "looks like|look like|seems like|sounds like|feel like|feels like|something like|be like"
+    "|is like|was like|are like|were like|what's it like"
+)
+
+
+# "好的，就订这家" keeps only "就订这家": a leading acknowledgement costs room and says nothing.
+_LEAD_FILLER = re.compile(
+    r"(?:(?:好的|好吧|好|嗯+|哦+|噢|哈哈+|对了|另外|还有|那么|(?i:ok|okay|sure|yes|yeah|yep|great"
+    r"|thanks|thank you|also|so|well|oh|alright|right|anyway))[，,、!！ ]+)+"
+)
+
+
+def _strip_filler(sentence: str) -> str:
+    m = _LEAD_FILLER.match(sentence)
+    return sentence[m.end() :] if m and m.end() < len(sentence) else sentence
 
 
 def _lexicon(words: Mapping[int, str], neutral: str, sep: str) -> dict[str, int]:
@@ -388,7 +409,9 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     (_ID, re.compile(rf"\.(?:{_FILE_EXT})(?![a-z0-9])"), True, _after_name, "."),
     (
         _ID,
-        re.compile(r"(?:订单号?|单号|编号|工单|票号)\s*[:：#]?\s*[A-Za-z0-9][A-Za-z0-9-]{3,}"),
+        re.compile(
+            r"(?:订单号?|单号|编号|工单|票号)(?:是|为)?\s*[:：#]?\s*[A-Za-z0-9][A-Za-z0-9-]{3,}"
+        ),
         False,
         None,
         "号单",
@@ -406,7 +429,17 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     (_ID, re.compile(r"v[0-9][0-9]*(?:\.[0-9]+)*(?![a-z0-9])"), True, _version, ""),
     (_ID, re.compile(r"#[0-9]{3,}"), False, None, "#"),
     (_MONEY, re.compile(r"[¥￥$€£] ?[0-9]"), False, None, "¥￥$€£"),
+    (_MONEY, re.compile(r"(?:usd|rmb|cny|eur|gbp|hkd|jpy) ?[0-9]"), True, _word_start, ""),
+    (
+        _WHEN,
+        re.compile(r"(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.? [0-9]"),
+        True,
+        _word_start,
+        "",
+    ),
     (_NAME, re.compile(rf"[小老][{_SURNAMES}]"), False, None, "小老"),
+    (_NAME, re.compile(rf"我是[{_SURNAMES}]"), False, None, "我是"),
+    (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
 ]
 _CAP_STOP_WORDS = (
     "I OK The This That These Those It We You He She They My Our Your His Her Their A An And But"
@@ -433,6 +466,9 @@ _PLEASANTRY = re.compile(
 _PLEASANTRY_MAX_CHARS = 40
 _NON_WORD = re.compile(r"[\W_]+")
 _DIGITS = re.compile(r"\d+")
+# Identifiers, amounts and dates: an item whose every such token is already in the summary
+# repeats it (the assistant confirming a booking the tool line already shows).
+_ID_TOKEN = re.compile(r"[A-Za-z0-9][\w.@/:-]*\d[\w.@/:-]*|\d{3,}")
 _FULL_WIDTH = re.compile(r"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")  # letters, digits
 _SECOND_PERSON = re.compile(r"你|您|(?i:(?<![A-Za-z])(?:you|your|you're|yours)(?![A-Za-z]))")
 
@@ -461,36 +497,43 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
     if len(low) != len(big):  # a few characters lowercase to two; keep offsets aligned
         low = big.translate(_ASCII_LOWER)
     masks = [0] * len(texts)
+    where = bisect_right  # a match counts for the sentence it starts in
     for m in _ZH_RE.finditer(big):
-        masks[bisect_right(starts, m.start()) - 1] |= _ZH_LEX[m.group()]
+        masks[where(starts, m.start()) - 1] |= _ZH_LEX[m.group()]
     for m in _EN_RE.finditer(low):
-        if _word_start(low, m):
-            masks[bisect_right(starts, m.start()) - 1] |= _EN_LEX[m.group()]
+        at = m.start()
+        if not (at and low[at - 1].isalnum()):
+            masks[where(starts, at) - 1] |= _EN_LEX[m.group()]
     for bit, rx, lowered, check, guard in _PATTERNS:
         src = low if lowered else big
         if guard and not any(g in src for g in guard):
             continue
         for m in rx.finditer(src):
             if check is None or check(src, m):
-                masks[bisect_right(starts, m.start()) - 1] |= bit
+                masks[where(starts, m.start()) - 1] |= bit
     for m in _DIGIT_RE.finditer(low):
-        bit, check = _DIGIT_GROUPS[m.lastgroup or "num"]
+        group = m.lastgroup
+        if group == "num":
+            masks[where(starts, m.start()) - 1] |= _NUM
+            continue
+        bit, check = _DIGIT_GROUPS[group or "num"]
         if check(low, m):
-            masks[bisect_right(starts, m.start()) - 1] |= bit
+            masks[where(starts, m.start()) - 1] |= bit
     for m in _CN_NUM_RE.finditer(big):
         kind = m.lastgroup
         bit = _MONEY if kind == "money" else _WHEN if kind == "day" else _NUM
         if kind or _cn_number(big, m):
-            masks[bisect_right(starts, m.start()) - 1] |= bit
+            masks[where(starts, m.start()) - 1] |= bit
     caps: dict[int, set[str]] = {}
     for m in _UPPER_RE.finditer(big):
-        if not _word_start(big, m):
+        at = m.start()
+        if at and big[at - 1].isalnum():
             continue
-        i = bisect_right(starts, m.start()) - 1
+        i = where(starts, at) - 1
         if m.lastgroup == "code":
-            if len(m.group()) >= 4:
+            if m.end() - at >= 4:
                 masks[i] |= _ID
-        elif m.start() != starts[i] and m.group() not in _CAP_STOP:
+        elif at != starts[i] and m.group() not in _CAP_STOP:
             caps.setdefault(i, set()).add(m.group())
     return masks, [min(len(caps.get(i, ())), _CAP_MAX) for i in range(len(texts))]
 
@@ -505,21 +548,26 @@ def _score_all(texts: Sequence[str], roles: Sequence[str]) -> list[_Scored]:
 
 
 def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
-    if len(text) <= _PLEASANTRY_MAX_CHARS and _PLEASANTRY.fullmatch(_normalise(text)):
+    if (
+        not mask & _INFORMATIVE
+        and len(text) <= _PLEASANTRY_MAX_CHARS
+        and _PLEASANTRY.fullmatch(_normalise(text))
+    ):
         return _Scored(0.0, _FACTS, False, False)
     if mask & _NUM and mask & (_ID | _MONEY | _WHEN):
         mask &= ~_NUM  # the number is already counted as an id, an amount or a date
     score = _WEIGHT_OF[mask & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
     # UTF-8 length weighs a Chinese character like about three Latin letters, as it should.
     score += min(len(text.encode()) / 80, 0.4) - max(len(text) - 120, 0) / 120
-    if _is_question(text):
+    question = _is_question(text)
+    if question:
         score -= 0.6
     if role == "user":
         score = (score + 0.6 + (0.4 if mask & _FIRST else 0.0)) * 1.3
     elif role == "assistant":
-        score = (score + 0.1) * 0.6
+        score = (score + 0.1) * (0.3 if question else 0.6)  # its questions ask, they tell nothing
     elif role == "tool":
-        score += 1.2
+        score = (score + 0.5) * 0.8  # dense, but the assistant's means, not the user's ends
     else:  # mid-conversation system notes, developer messages, the previous summary
         score += 0.4
     if mask & _INJECT:
@@ -571,11 +619,24 @@ _PREF_EN = re.compile(
 )
 # "looks like rain" and "I'd like to" state no preference.
 _NOT_PREF_BEFORE = re.compile(
-    r"\b(?:looks?|seems?|sounds?|feels?|feel|something|would|i'd|just|more)\s*\Z", re.ASCII
+    r"\b(?:looks?|seems?|sounds?|feels?|feel|something|would|i'd|just|more|be|is|was|are|were)"
+    r"\s*\Z",
+    re.ASCII,
 )
 _ROLE_TAG = re.compile(r"^(?:User|Assistant|用户|助手)\s*[:：]\s*")
+_PERSON_ZH = re.compile(
+    r"老婆|老公|妻子|丈夫|太太|女儿|儿子|孩子|妈妈|爸爸|母亲|父亲|父母|爷爷|奶奶|外公|外婆|哥哥"
+    r"|姐姐|弟弟|妹妹|同事|老板|上司|领导|朋友|室友|客户|他们|她们|他|她"
+)
+_ZH_NAME = re.compile(rf"[小老][{_SURNAMES}]|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
+_QUALIFIER_STOP_WORDS = (
+    "i my our we the a an your you user user's users it this that now also so and but new"
+    " total overall current still whole entire is was has have had will actually then"
+)
+_QUALIFIER_STOP_EN = frozenset(_QUALIFIER_STOP_WORDS.split())
 _SUBJECT_STOP_ZH = re.compile(
-    r"我们|我的|我|用户的?|你的|您的|你|您|的|现在|已经|也|还|都|目前|之前|原来|最近|将|会|要|想"
+    r"另外|对了|还有|然后|所以|但是|不过|而且|那边|这边|方面|关于|至于|总之|反正|顺便|首先|最后"
+    r"|我们|我的|我|用户的?|你的|您的|你|您|的|现在|已经|也|还|都|目前|之前|原来|最近|将|会|要|想"
     r"|打算|准备|大概|总|整体|那|这|就|其实|本来|一直|则|是|在|刚刚?|才|又|再|不|没有?|很|太|非常"
     r"|特别|超|更|最|比较|有点|一点|真的?|挺|(?:上|下|这|本)个?(?:月|周|星期)|今年|去年|明年|前年"
     r"|今天|昨天|前天|前几天|上次|后来|终于|[0-9零一二两三四五六七八九十]+(?:年|月|号|日|天|周)(?:前|后)?"
@@ -605,18 +666,26 @@ _OBJ_STOP_EN = re.compile(
 _OBJ_LEAD_EN = re.compile(r"(?:to |the |a |an |my |being |having )+")
 
 
-def _subject(prefix: str, role: str) -> str | None:
-    """Who a statement is about, from the text before its attribute keyword."""
+def _subject(prefix: str, role: str) -> tuple[str, str] | None:
+    """Who a statement is about and what qualifies its attribute ("hotel" in "hotel budget"),
+    from the text before the attribute keyword; None when it is not about a person we track."""
     prefix = _CLAUSE_CUT.sub("", prefix)
     if role == "assistant" and not _SECOND_PERSON.search(prefix):
         return None  # the assistant talking about the world, not about the user
     if _HAN_RUN.search(prefix):
+        persons = _PERSON_ZH.findall(prefix)
         rest = _SUBJECT_STOP_ZH.sub("", _NON_WORD.sub("", prefix))
-        return rest[-4:] if rest else "user"
+        if persons:
+            return str(persons[-1]), ""
+        if _ZH_NAME.fullmatch(rest):
+            return rest, ""
+        return "user", rest[-4:]
     names = [str(w) for w in _CAP_WORD.findall(prefix) if w not in _SUBJECT_STOP_EN]
     if names:
-        return names[-1].casefold()
-    return "user"
+        return names[-1].casefold(), ""
+    words = _lower(prefix).split()
+    qualifier = words[-1] if words and words[-1].isalpha() else ""
+    return "user", "" if qualifier in _QUALIFIER_STOP_EN else qualifier
 
 
 def _lower(text: str) -> str:
@@ -649,7 +718,7 @@ def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
         who = _subject(prefix, role)
         kind = "allergy" if m.group("allergen") else "pref"
         if obj and who is not None:
-            return (kind, who, obj), prefix
+            return (kind, who[0], obj), prefix
     m = _first(_ATTR_ZH.search(clause) if han else None, _ATTR_EN.search(low))
     if m is None or not _HAS_WORD.search(clause, m.end()):
         return None
@@ -657,7 +726,7 @@ def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
     who = _subject(prefix, role)
     if who is None:
         return None
-    return ("attr", who, m.lastgroup or ""), prefix
+    return ("attr", who[0], m.lastgroup or "", who[1]), prefix
 
 
 def _slots(body: str, role: str) -> tuple[list[str], list[tuple[tuple[str, ...], int, str]]]:
@@ -762,7 +831,7 @@ def _render_args(args: object) -> str:
         pairs = [f"{k}={_scalar(v)}" for k, v in list(args.items())[:_MAX_ARGS]]
         if len(args) > _MAX_ARGS:
             pairs.append("…")
-        return ", ".join(pairs)
+        return _trim(", ".join(pairs), _MAX_ARGS_CHARS)
     return _scalar(args)
 
 
@@ -778,7 +847,7 @@ def _flatten(value: object, depth: int = 0) -> str:
     if isinstance(value, list):
         parts = [p for p in (_flatten(v, depth + 1) for v in value[:3]) if p]
         more = f" (+{len(value) - 3})" if len(value) > 3 else ""
-        return "; ".join(parts) + more
+        return " | ".join(parts) + more
     if value is None or value == "":
         return ""
     return _scalar(value)
@@ -826,6 +895,8 @@ class _Item:
 
     tag: str
     """Who said it, as shown (``"User: "``), or ``""``."""
+    role: str
+    """``user``, ``assistant``, ``tool``, ``summary`` (from the previous summary), ..."""
     body: str
     section: int
     score: float
@@ -851,12 +922,12 @@ class _Item:
         cls, tag: str, body: str, section: int, score: float, order: int, role: str, slot: bool
     ) -> _Item:
         parts, slots = _slots(body, role) if slot else ([], [])
-        return cls(tag, body, section, score, order, _dedup_key(body), parts, slots)
+        return cls(tag, role, body, section, score, order, _dedup_key(body), parts, slots)
 
 
 _HEADING = re.compile(
-    r"^\s*(?:#{1,6}\s*)?\**\s*(?P<title>facts|preferences|decisions|open\s+tasks|事实|偏好|决定|待办)"
-    r"\s*\**\s*[:：]?\s*\**\s*$",
+    r"\s*(?:#{1,6}\s*)?\**\s*(?P<title>facts|preferences|decisions|open\s+tasks|事实|偏好|决定|待办)"
+    r"\s*\**\s*(?:[:：]\s*\**\s*(?P<rest>.*)|\**\s*)",
     re.I,
 )
 _HEADING_SECTION = {
@@ -881,10 +952,12 @@ def _previous_items(summary: str) -> list[tuple[str, int | None]]:
     summary = _SUMMARY_PREFIX.sub("", summary)
     section: int | None = None
     for line in summary.splitlines():
-        heading = _HEADING.match(line)
+        heading = _HEADING.fullmatch(line)
         if heading:
             section = _HEADING_SECTION[_SPACES.sub(" ", heading.group("title").casefold())]
-            continue
+            line = heading.group("rest") or ""  # "Facts: the user lives in Oslo." on one line
+        if line.strip() in _NOTES:
+            continue  # our own "nothing to keep" note is not a fact to carry forward
         if section is not None and line.strip():
             text = _SPACES.sub(" ", _BULLET.sub("", line)).strip()
             if _HAS_WORD.search(text):
@@ -892,6 +965,16 @@ def _previous_items(summary: str) -> list[tuple[str, int | None]]:
         elif line.strip():
             out.extend((s, None) for s in split_sentences(line))
     return out
+
+
+def _is_tool_line(body: str) -> bool:
+    return body.startswith(("Tool ", "工具 ", "Tool result", "工具结果"))
+
+
+def _previous_role(tag: str, body: str) -> str:
+    if tag.startswith(("Assistant", "助手")):
+        return "assistant"
+    return "tool" if _is_tool_line(body) else "user"
 
 
 class ExtractiveSummarizer(BaseSummarizer):
@@ -964,20 +1047,27 @@ class ExtractiveSummarizer(BaseSummarizer):
                 rows.append(("", text, role, None))
             else:
                 tag = tags.get(role, "")
-                rows.extend((tag, sentence, role, None) for sentence in split_sentences(text))
-        scores = _score_all([r[1] for r in rows], [r[2] for r in rows])
+                rows.extend((tag, _strip_filler(s), role, None) for s in split_sentences(text))
+        # A carried-forward statement is scored as what it was: the user's words, the
+        # assistant's, a tool line; an untagged one (an LLM's summary) as a fact about the user.
+        scores = _score_all(
+            [r[1] for r in rows],
+            [_previous_role(r[0], r[1]) if r[2] == "summary" else r[2] for r in rows],
+        )
         items: list[_Item] = []
         for i, ((tag, body, role, section), scored) in enumerate(zip(rows, scores, strict=True)):
             order = i - n_previous  # previous-summary items come first, with negative orders
             score = scored.score
             sec = scored.section if section is None else section
+            if role == "tool":
+                sec = _FACTS  # a call and what it returned: a fact, whatever its words
             if role == "summary":
                 # Kept by an earlier fold: never treated as small talk, and only facts age.
                 score = max(score, _PREVIOUS_FLOOR)
-                if not (scored.durable or sec in (_PREFS, _DECISIONS)):
+                if sec not in (_PREFS, _DECISIONS) and (not scored.durable or _is_tool_line(body)):
                     score *= _AGE_DECAY
-            elif score < self.min_score:
-                continue
+            elif score < self.min_score and role != "tool":
+                continue  # small talk; every tool call stays a candidate, however plain
             items.append(_Item.make(tag, body, sec, score, order, role, scored.hints_slot))
         return items
 
@@ -990,6 +1080,15 @@ class ExtractiveSummarizer(BaseSummarizer):
         for message in messages:
             role = str(message.get("role") or "")
             content = message.get("content")
+            if (
+                type(content) is str
+                and role not in ("tool", "function")
+                and not message.get("tool_calls")
+                and not message.get("function_call")
+            ):
+                if content:
+                    pieces.append((role, content))  # the common case: plain text only
+                continue
             if role in ("tool", "function"):
                 call_id = str(message.get("tool_call_id") or "")
                 self._attach(pieces, calls, call_id, _result_text(content), message.get("name"))
@@ -1046,7 +1145,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         line = calls.get(call_id) or (calls.get(f"function:{name}") if name else None)
         rendered = _render_result(result, self.tool_result_chars)
         if line is not None:
-            line.result = rendered if line.result is None else f"{line.result}; {rendered}"
+            line.result = rendered if line.result is None else f"{line.result} | {rendered}"
         elif rendered:
             orphan = _ToolLine(str(name) if name else "", "", rendered)
             pieces.append(("tool", orphan))
@@ -1073,20 +1172,33 @@ class ExtractiveSummarizer(BaseSummarizer):
         header_cost = [count(f"{t}{_COLON[lang].strip()}\n") + 1 for t in titles]
         chosen: list[_Item] = []
         opened: set[int] = set()
+        covered: set[str] = set()
+        deferred: list[_Item] = []
         used = 0
-        for it in ranked:
-            if paragraph:
-                it.cost = count(_as_sentence(it.text, lang))
-                extra = it.cost
-            else:
-                it.cost = count(f"- {it.text}\n")
-                extra = it.cost + (0 if it.section in opened else header_cost[it.section])
-            if used + extra <= budget:
-                used += extra
-                chosen.append(it)
-                opened.add(it.section)
-            elif budget - used < 3:
-                break
+        for pass_items in (ranked, deferred):
+            misses = 0
+            for it in pass_items:
+                ids = set(_ID_TOKEN.findall(it.text))
+                if pass_items is ranked and ids and ids <= covered:
+                    deferred.append(it)  # says nothing a better item has not said already
+                    continue
+                if paragraph:
+                    it.cost = count(_as_sentence(it.text, lang))
+                    extra = it.cost
+                else:
+                    it.cost = count(f"- {it.text}\n")
+                    extra = it.cost + (0 if it.section in opened else header_cost[it.section])
+                if used + extra <= budget:
+                    used += extra
+                    chosen.append(it)
+                    opened.add(it.section)
+                    covered |= ids
+                    misses = 0
+                else:
+                    misses += 1
+                    if misses > _MAX_MISSES or budget - used < 3:
+                        break  # full: the rest would only be counted for nothing
+        chosen.sort(key=lambda it: (-it.score, -it.order))
         text = _render(chosen, lang, paragraph)
         # The counter need not be additive: drop the weakest until the whole text fits.
         while chosen and count(text) > budget:
@@ -1186,8 +1298,16 @@ def _merge(items: list[_Item]) -> list[_Item]:
             continue
         for slot, clause, _ in it.slots:
             held = by_slot.get(slot)
-            if held is not None and not held[0].dropped and held != (it, clause):
-                held[0].removed.add(held[1])  # a newer statement fills the same slot
+            if held is None or held[0].dropped or held == (it, clause):
+                by_slot[slot] = (it, clause)
+                continue
+            older = held[0]
+            if it.role == "assistant" and older.role == "user" and older.order >= 0:
+                # The assistant repeating what the user just said: keep the user's words.
+                it.removed.add(clause)
+                continue
+            older.removed.add(held[1])  # a newer statement fills the same slot
+            it.score = max(it.score, older.score)  # and is as important as the one it replaces
             by_slot[slot] = (it, clause)
     kept = []
     for it in items:
