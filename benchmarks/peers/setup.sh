@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Build the isolated environment for the peers benchmark (issue 6): a venv holding LangMem,
 # LlamaIndex core and Semantic Kernel at the versions pinned in
-# benchmarks/requirements-peers.txt, plus chatfold itself (editable, no dependencies), so
-# benchmarks/peers/*.py can import both. Nothing here touches chatfold's own environment.
+# benchmarks/requirements-peers.txt, plus chatfold itself (editable, with its 'tiktoken'
+# extra so the o200k_base counter loads offline), so benchmarks/peers/*.py and
+# benchmarks/bench_peers.py can import both. Nothing here touches chatfold's own environment.
 #
 #   bash benchmarks/peers/setup.sh            # -> benchmarks/.venv-peers
 #   CHATFOLD_PEERS_VENV=/tmp/v bash benchmarks/peers/setup.sh
@@ -24,6 +25,6 @@ if [ ! -x "$venv/bin/python" ]; then
 fi
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
   -r "$root/benchmarks/requirements-peers.txt"
-"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -e "$root"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check -e "$root[tiktoken]"
 "$venv/bin/python" "$here/probe.py" --check
 echo "peers environment ready: $venv"
