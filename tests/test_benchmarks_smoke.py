@@ -1,0 +1,198 @@
+"""Smoke test of the benchmarks: every ``--quick`` run completes and writes its results.
+
+Each benchmark runs in a subprocess, as ``make bench`` runs it, with ``--out`` pointing at a
+temporary directory so the committed results are never touched. Nothing here asserts a
+timing: the quick inputs are too small for the figures to mean anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "benchmarks"
+LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json"
+NEEDS_LOCOMO = {"tokens", "calls", "retention"}
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("CHATFOLD_", "OPENAI_", "ANTHROPIC_"))}
+    env["PYTHONPATH"] = os.pathsep.join(
+        p for p in (str(ROOT / "src"), env.get("PYTHONPATH", "")) if p)
+    env.update(extra)
+    return env
+
+
+class _Run:
+    """A benchmark started in the background; ``result()`` waits for it."""
+
+    def __init__(self, python: str, name: str, out: Path, *args: str,
+                 env: dict[str, str] | None = None) -> None:
+        self.proc = subprocess.Popen(
+            [python, str(BENCH / f"bench_{name}.py"), "--quick", "--out", str(out), *args],
+            cwd=ROOT, env=env or _env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    def result(self) -> tuple[int, str]:
+        try:
+            _, err = self.proc.communicate(timeout=110)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            _, err = self.proc.communicate()
+            return -1, "timed out\n" + err
+        return self.proc.returncode, err
+
+
+def _run(python: str, name: str, out: Path, *args: str,
+         env: dict[str, str] | None = None) -> tuple[int, str]:
+    return _Run(python, name, out, *args, env=env).result()
+
+
+QUICK = ["overhead", "calls", "retention", "latency", "tokens"]
+
+
+@pytest.fixture(scope="module")
+def out_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("bench-results")
+
+
+@pytest.fixture(scope="module")
+def started(out_dir: Path) -> Iterator[dict[str, _Run]]:
+    """Every quick benchmark, started at once (they are mostly single-threaded)."""
+    runs = {}
+    for name in QUICK:
+        if name in NEEDS_LOCOMO and not LOCOMO.exists():
+            continue
+        if not (BENCH / f"bench_{name}.py").exists():
+            continue
+        runs[name] = _Run(sys.executable, name, out_dir)
+    yield runs
+    for run in runs.values():
+        if run.proc.poll() is None:
+            run.proc.kill()
+            run.proc.communicate()
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_quick_benchmark_writes_results(name: str, out_dir: Path,
+                                        started: dict[str, _Run]) -> None:
+    if name in NEEDS_LOCOMO and not LOCOMO.exists():
+        pytest.skip(f"LoCoMo is not at {LOCOMO}")
+    if name not in started:
+        pytest.skip(f"bench_{name}.py is not there")
+    rc, err = started[name].result()
+    assert rc == 0, err[-3000:]
+    md = out_dir / f"{name}.md"
+    assert md.exists()
+    text = md.read_text(encoding="utf-8")
+    assert f"bench_{name}.py --quick" in text  # the command that made it
+    assert "cores" in text and "quick mode" in text
+    data = json.loads((out_dir / f"{name}.json").read_text(encoding="utf-8"))
+    assert data["quick"] is True and data["headline"]
+
+
+def test_peers_quick(out_dir: Path) -> None:
+    venv = Path(os.environ.get("CHATFOLD_PEERS_VENV") or BENCH / ".venv-peers")
+    python = venv / "bin" / "python"
+    if not python.exists():
+        pytest.skip(f"the peers environment is not built ({venv}): "
+                    "run `bash benchmarks/peers/setup.sh`")
+    rc, err = _run(str(python), "peers", out_dir)
+    assert rc == 0, err[-3000:]
+    assert (out_dir / "peers.md").exists()
+
+
+def test_peers_outside_its_environment_says_why(tmp_path: Path) -> None:
+    try:
+        import langmem  # noqa: F401
+    except ImportError:
+        pass
+    else:  # pragma: no cover - only when someone installs the peers in the dev venv
+        pytest.skip("the peers are importable here")
+    rc, err = _run(sys.executable, "peers", tmp_path)
+    assert rc == 0, err[-3000:]
+    text = (tmp_path / "peers.md").read_text(encoding="utf-8")
+    assert "Not run" in text and "ModuleNotFoundError" in text
+
+
+def test_run_all_assembles_without_touching_the_committed_file(
+        out_dir: Path, started: dict[str, _Run]) -> None:
+    for run in started.values():
+        run.result()
+    committed = ROOT / "BENCHMARKS.md"
+    before = committed.stat().st_mtime_ns if committed.exists() else None
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "run_all.py"), "--quick", "--no-run", "--out", str(out_dir)],
+        cwd=ROOT, env=_env(), capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    text = (out_dir / "BENCHMARKS.md").read_text(encoding="utf-8")
+    assert text.startswith("# chatfold benchmarks") and "## Headline" in text
+    assert (out_dir / "headline.md").exists()
+    after = committed.stat().st_mtime_ns if committed.exists() else None
+    assert before == after
+
+
+# ---------------------------------------------------------------------------------------------
+# the LLM tier of the retention benchmark, against a loopback fake endpoint
+
+
+class _FakeOpenAI(BaseHTTPRequestHandler):
+    """Answers every chat completion with YES (a summary, or a judge's verdict)."""
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", "0"))
+        body = json.loads(self.rfile.read(length) or b"{}")
+        reply = {
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": 0,
+            "model": body.get("model", "fake"),
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": "YES"}}],
+            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        }
+        data = json.dumps(reply).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def fake_endpoint() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _FakeOpenAI)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_retention_llm_tier_runs_against_an_endpoint(tmp_path: Path, fake_endpoint: str) -> None:
+    pytest.importorskip("openai")
+    if not LOCOMO.exists():
+        pytest.skip(f"LoCoMo is not at {LOCOMO}")
+    env = _env(CHATFOLD_BENCH_BASE_URL=fake_endpoint, CHATFOLD_BENCH_MODEL="fake-model")
+    rc, err = _run(sys.executable, "retention", tmp_path, "--budgets", "1000",
+                   "--judge-items", "3", env=env)
+    assert rc == 0, err[-3000:]
+    text = (tmp_path / "retention.md").read_text(encoding="utf-8")
+    assert "LLM tier run with `fake-model`" in text and "LLM judge" in text
+    data = json.loads((tmp_path / "retention.json").read_text(encoding="utf-8"))
+    assert data["headline"]["llm_tier"] is True
