@@ -155,6 +155,10 @@ class ChatfoldGroup(click.Group):
         except ChatfoldError as exc:
             _error(str(exc))
             return _exit_code(exc)
+        except SystemExit as exc:
+            # Outside standalone mode Click only exits itself after stdout's reader went
+            # away (EPIPE, `chatfold simulate x | head`): not an error of ours.
+            return EXIT_OK if exc.code == 1 else int(exc.code or 0)
         except BrokenPipeError:
             # The reader went away (`chatfold inspect x | head`): not an error of ours.
             with contextlib.suppress(OSError):
@@ -311,12 +315,19 @@ def _load(file: str, sample: str | None) -> ConversationFile:
     return conv
 
 
+class _Console(Console):
+    """rich exits 1 when the reader of stdout goes away; the group treats that as success."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError
+
+
 def _err_console() -> Console:
-    return Console(file=sys.stderr, highlight=False)
+    return _Console(file=sys.stderr, highlight=False)
 
 
 def _out_console() -> Console:
-    return Console(file=sys.stdout, highlight=False, soft_wrap=False)
+    return _Console(file=sys.stdout, highlight=False, soft_wrap=False)
 
 
 @contextlib.contextmanager
@@ -1047,8 +1058,8 @@ def _over(conv: Any) -> bool:
 def _print_gauge(conv: Any) -> None:
     stats = conv.stats()
     _note(f"context {_gauge(stats.total_tokens, conv.policy.trigger_tokens)} · summary "
-          f"{stats.summary_tokens:,} · {stats.context_messages} of {stats.logged_messages} "
-          f"message(s) · {stats.folds} fold(s)")
+          f"{stats.summary_tokens:,} · {stats.context_messages} message(s) in context, "
+          f"{stats.logged_messages} logged · {stats.folds} fold(s)")
 
 
 def _chat_command(conv: Any, text: str) -> bool:

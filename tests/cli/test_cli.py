@@ -115,6 +115,14 @@ def test_compress_json_round_trip(conv_json: Path) -> None:
     assert find_orphans(refolded) == []
 
 
+def test_verbose_logs_each_fold_to_stderr(conv_json: Path) -> None:
+    quiet = run("compress", str(conv_json), *SMALL)
+    loud = run("-v", "compress", str(conv_json), *SMALL)
+    assert "chatfold: folded" not in quiet.stderr
+    assert "chatfold: folded" in loud.stderr
+    assert loud.stdout == quiet.stdout
+
+
 def test_compress_under_the_trigger_writes_the_input_unchanged(tmp_path: Path) -> None:
     msgs = chat(4)
     path = write_json(tmp_path / "short.json", msgs)
