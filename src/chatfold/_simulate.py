@@ -40,7 +40,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from .fold import DEFAULT_KEEP, DEFAULT_SUMMARY_MAX_TOKENS, Folder, FoldResult, Policy
 from .messages import find_orphans, validate_messages
@@ -48,6 +48,7 @@ from .tokens import TokenCounter
 
 __all__ = [
     "SEED_TOKENS_PER_CHAR",
+    "FolderLike",
     "ReplayReport",
     "SeedCounter",
     "SeedPolicyFolder",
@@ -147,6 +148,18 @@ class ReplayReport:
         return data
 
 
+class FolderLike(Protocol):
+    """What :func:`replay` needs of a folder: :class:`~chatfold.Folder` or a wrapper with the
+    same ``fold``, ``counter`` and ``policy`` (a benchmark's re-implementation of a peer)."""
+
+    counter: TokenCounter
+    policy: Policy
+
+    def fold(self, messages: Sequence[Mapping[str, Any]], /) -> FoldResult:
+        """Fold ``messages`` if the policy says so."""
+        ...
+
+
 class _Measure:
     """Counts messages with one counter, once per message object."""
 
@@ -177,7 +190,7 @@ def _model_calls(messages: Sequence[Mapping[str, Any]], start: int) -> list[bool
 
 def replay(
     messages: Sequence[Mapping[str, Any]],
-    folder: Folder,
+    folder: FolderLike,
     *,
     name: str = "chatfold",
     progress: Callable[[int, int], None] | None = None,
@@ -187,7 +200,9 @@ def replay(
 
     Args:
         messages: The recorded conversation (OpenAI format).
-        folder: The folder (its policy, summarizer and counter decide the folds).
+        folder: The folder (its policy, summarizer and counter decide the folds). A folder
+            whose results carry no ``plan`` is reported as sending 0 tokens to its summarizer
+            (count them in the summarizer instead).
         name: Label of the report.
         progress: Called as ``progress(done, total)`` after each message.
         counter: Measures the report's token figures (default: the folder's counter), so that

@@ -87,8 +87,9 @@ def locomo_sample(sample_id: str, sessions: int = 3, turns: int = 6) -> dict[str
              "text": f"Session {s} line {t}: " + "we planted tomatoes and basil " * 6}
             for t in range(turns)
         ]
-    conv["session_1"][1]["img_url"] = ["https://example.invalid/garden.jpg"]
-    conv["session_1"][1]["blip_caption"] = "a photo of a small garden"
+    if turns > 1:
+        conv["session_1"][1]["img_url"] = ["https://example.invalid/garden.jpg"]
+        conv["session_1"][1]["blip_caption"] = "a photo of a small garden"
     return {"sample_id": sample_id, "conversation": conv, "qa": []}
 
 
