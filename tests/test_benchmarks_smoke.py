@@ -62,6 +62,11 @@ def _run(python: str, name: str, out: Path, *args: str,
 QUICK = ["overhead", "calls", "retention", "latency", "tokens"]
 
 
+def _peers_python() -> Path:
+    venv = Path(os.environ.get("CHATFOLD_PEERS_VENV") or BENCH / ".venv-peers")
+    return venv / "bin" / "python"
+
+
 @pytest.fixture(scope="module")
 def out_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("bench-results")
@@ -77,6 +82,8 @@ def started(out_dir: Path) -> Iterator[dict[str, _Run]]:
         if not (BENCH / f"bench_{name}.py").exists():
             continue
         runs[name] = _Run(sys.executable, name, out_dir)
+    if _peers_python().exists():
+        runs["peers"] = _Run(str(_peers_python()), "peers", out_dir)
     yield runs
     for run in runs.values():
         if run.proc.poll() is None:
@@ -102,15 +109,14 @@ def test_quick_benchmark_writes_results(name: str, out_dir: Path,
     assert data["quick"] is True and data["headline"]
 
 
-def test_peers_quick(out_dir: Path) -> None:
-    venv = Path(os.environ.get("CHATFOLD_PEERS_VENV") or BENCH / ".venv-peers")
-    python = venv / "bin" / "python"
-    if not python.exists():
-        pytest.skip(f"the peers environment is not built ({venv}): "
+def test_peers_quick(out_dir: Path, started: dict[str, _Run]) -> None:
+    if "peers" not in started:
+        pytest.skip(f"the peers environment is not built ({_peers_python().parent.parent}): "
                     "run `bash benchmarks/peers/setup.sh`")
-    rc, err = _run(str(python), "peers", out_dir)
+    rc, err = started["peers"].result()
     assert rc == 0, err[-3000:]
-    assert (out_dir / "peers.md").exists()
+    text = (out_dir / "peers.md").read_text(encoding="utf-8")
+    assert "bench_peers.py --quick" in text
 
 
 def test_peers_outside_its_environment_says_why(tmp_path: Path) -> None:

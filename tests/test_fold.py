@@ -23,7 +23,7 @@ from chatfold import (
 from chatfold.fold import summary_text
 from chatfold.tokens import HeuristicCounter
 
-from conftest import FakeSummarizer, SeedLLM, chat, tool_turn
+from helpers import FakeSummarizer, SeedLLM, chat, tool_turn
 
 POLICY = Policy(trigger_tokens=1000, target_tokens=600, keep=4, summary_max_tokens=150)
 

@@ -24,7 +24,7 @@ from chatfold import (
 from chatfold.fold import MIN_SUMMARY_TOKENS, _classify, _summary_overhead
 from chatfold.tokens import HeuristicCounter
 
-from conftest import FakeSummarizer
+from helpers import FakeSummarizer
 
 COUNTER = HeuristicCounter()
 

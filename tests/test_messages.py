@@ -13,7 +13,7 @@ import chatfold
 from chatfold import InvalidMessageError, find_orphans, split_units, to_anthropic, to_openai
 from chatfold.messages import content_text, format_messages, is_tool_result, message_text
 
-from conftest import tool_turn
+from helpers import tool_turn
 
 
 def test_units_keep_parallel_tool_results_with_their_call() -> None:

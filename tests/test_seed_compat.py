@@ -16,7 +16,7 @@ from chatfold import (
 )
 
 import seed_reference as seed
-from conftest import SeedLLM, chat
+from helpers import SeedLLM, chat
 
 
 def seed_conversation() -> list[dict[str, Any]]:

@@ -12,7 +12,7 @@ from chatfold.summarizers.prompts import build_prompt, fence
 from chatfold.tokens import HeuristicCounter
 
 import seed_reference as seed
-from conftest import FakeSummarizer, SeedLLM, chat, tool_turn
+from helpers import FakeSummarizer, SeedLLM, chat, tool_turn
 
 ENGLISH = (
     "Caroline said she went to the LGBTQ support group yesterday and it was really powerful. "

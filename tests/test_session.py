@@ -14,7 +14,7 @@ from chatfold import Policy, SummarizerError, find_orphans
 from chatfold.session import AsyncConversation, Conversation
 from chatfold.stores import MemoryStore, SQLiteStore
 
-from conftest import FakeSummarizer, chat, tool_turn
+from helpers import FakeSummarizer, chat, tool_turn
 
 POLICY = Policy(trigger_tokens=1000, target_tokens=600, keep=4, summary_max_tokens=150)
 
