@@ -9,18 +9,22 @@ writing them. One fold is one linear pass:
    end of the line or a Chinese character, so decimals (``3.14``), versions (``v1.2.3``), URLs,
    emails and file paths stay whole; abbreviations (``Mr.``, ``e.g.``) and initials do not
    split. Each tool call becomes one compact line: tool name, key arguments, trimmed result.
-2. **Score.** One precompiled pattern finds identifiers (emails, URLs, paths, order numbers,
-   versions), money, dates and times, names, numbers, capitalised entities, and preference,
-   decision and task cues. The user's own statements weigh more than the assistant's;
-   pleasantries (``你好``, ``谢谢``, ``ok``, ``thanks``…) score zero and are dropped, and text
-   that tries to instruct the summarizer ("ignore the above…") is only a low-scoring sentence.
+2. **Score.** All sentences of a fold are scanned together, once per pattern: identifiers
+   (emails, URLs, paths, order numbers, versions), money, dates and times, names and
+   capitalised entities, numbers, and preference, decision and task cues. The user's own
+   statements weigh more than the assistant's; pleasantries (``你好``, ``谢谢``, ``ok``,
+   ``thanks``…) score zero and are dropped, and text that tries to instruct the summarizer
+   ("ignore the above…") is only a low-scoring sentence, never an instruction.
 3. **Merge.** The previous summary is parsed back into its sections (a plain paragraph is split
    into sentences). Exact and near duplicates are dropped, and a newer statement replaces an
    older one about the same *slot* (who + what: the user's budget, where the user lives, a
-   liked or disliked thing). Everything else from the previous summary is carried forward.
-4. **Cap.** The highest-scoring items are kept until the token cap is reached (previous items
-   lose a little score with age, except durable ones: preferences, decisions, identifiers),
-   and are written in the sections the LLM prompts use, most important first.
+   liked or disliked thing), clause by clause. The assistant echoing the user replaces nothing.
+   Everything else from the previous summary is carried forward.
+4. **Cap.** The highest-scoring items are kept until the token cap is reached, counted with
+   the caller's counter. Previous items lose a little score with age, except durable ones
+   (preferences, decisions, identifiers); older variants of a repeated statement, and items
+   whose identifiers an item already kept shows, give way first. Items are written in the
+   sections the LLM prompts use, most important first.
 
 Example:
     >>> from chatfold.summarizers.base import SummaryRequest
@@ -52,6 +56,7 @@ __all__ = [
     "DEFAULT_MIN_SCORE",
     "DEFAULT_TOOL_RESULT_CHARS",
     "ExtractiveSummarizer",
+    "split_sentences",
 ]
 
 DEFAULT_MIN_SCORE = 1.2
@@ -618,11 +623,11 @@ _PREF_EN = re.compile(
     re.ASCII,
 )
 # "looks like rain" and "I'd like to" state no preference.
-_NOT_PREF_BEFORE = re.compile(
-    r"\b(?:looks?|seems?|sounds?|feels?|feel|something|would|i'd|just|more|be|is|was|are|were)"
-    r"\s*\Z",
-    re.ASCII,
+_LATIN = re.compile("[a-z]")
+_NOT_PREF_BEFORE_WORDS = (
+    "look looks seem seems sound sounds feel feels something would i'd just more be is was are were"
 )
+_NOT_PREF_BEFORE = frozenset(_NOT_PREF_BEFORE_WORDS.split())
 _ROLE_TAG = re.compile(r"^(?:User|Assistant|用户|助手)\s*[:：]\s*")
 _PERSON_ZH = re.compile(
     r"老婆|老公|妻子|丈夫|太太|女儿|儿子|孩子|妈妈|爸爸|母亲|父亲|父母|爷爷|奶奶|外公|外婆|哥哥"
@@ -694,6 +699,11 @@ def _lower(text: str) -> str:
     return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
 
 
+def _word_before(text: str, end: int) -> str:
+    words = text[max(0, end - 12) : end].split()
+    return words[-1] if words else ""
+
+
 def _first(*matches: re.Match[str] | None) -> re.Match[str] | None:
     found = [m for m in matches if m is not None]
     return min(found, key=lambda m: m.start()) if found else None
@@ -703,8 +713,9 @@ def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
     """The slot one clause fills (kind, who, what) and the text before its keyword."""
     low = _lower(clause)
     han = not clause.isascii()
-    en_pref = _PREF_EN.search(low)
-    while en_pref is not None and _NOT_PREF_BEFORE.search(low, 0, en_pref.start()):
+    latin = _LATIN.search(low) is not None
+    en_pref = _PREF_EN.search(low) if latin else None
+    while en_pref is not None and _word_before(low, en_pref.start()) in _NOT_PREF_BEFORE:
         en_pref = _PREF_EN.search(low, en_pref.end())
     m = _first(_PREF_ZH.search(clause) if han else None, en_pref)
     if m is not None:
@@ -719,7 +730,7 @@ def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
         kind = "allergy" if m.group("allergen") else "pref"
         if obj and who is not None:
             return (kind, who[0], obj), prefix
-    m = _first(_ATTR_ZH.search(clause) if han else None, _ATTR_EN.search(low))
+    m = _first(_ATTR_ZH.search(clause) if han else None, _ATTR_EN.search(low) if latin else None)
     if m is None or not _HAS_WORD.search(clause, m.end()):
         return None
     prefix = clause[: m.start()]
@@ -735,8 +746,8 @@ def _slots(body: str, role: str) -> tuple[list[str], list[tuple[tuple[str, ...],
     Each slot comes with the index of its clause and the text before its keyword (the subject,
     used to keep a later clause readable when this one is replaced). Questions fill no slot.
     """
-    if _is_question(body):
-        return [], []
+    if _is_question(body) or (role == "assistant" and not _SECOND_PERSON.search(body)):
+        return [], []  # the assistant fills a slot only when it speaks about the user
     parts = _CLAUSE_SPLIT.split(body)
     found = []
     for i in range(0, len(parts), 2):
@@ -1027,9 +1038,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             budget = min(budget, request.target_tokens)
         return self._render_capped(kept, lang, request.style, max(budget, 0))
 
-    async def asummarize(self, request: SummaryRequest) -> str:
-        """Async twin of :meth:`summarize` (same result; the work takes milliseconds)."""
-        return self.summarize(request)
+    # asummarize is BaseSummarizer's: summarize in a worker thread, so a large fold never
+    # holds up the event loop.
 
     # -- collecting -----------------------------------------------------------------------
 
@@ -1272,7 +1282,7 @@ def _merge(items: list[_Item]) -> list[_Item]:
     by_key: dict[str, _Item] = {}
     by_slot: dict[tuple[str, ...], tuple[_Item, int]] = {}
     buckets: dict[str, list[_Item]] = {}
-    for it in sorted(items, key=lambda i: i.order):
+    for it in items:  # collected in conversation order, oldest first
         if not it.key:
             it.dropped = True
             continue
@@ -1289,7 +1299,7 @@ def _merge(items: list[_Item]) -> list[_Item]:
             for other in bucket[-_NEAR_DUP_BUCKET:]:
                 if other.dropped or other is it:
                     continue
-                short, long_ = sorted((other, it), key=lambda x: (len(x.key), x.order))
+                short, long_ = (it, other) if len(it.key) < len(other.key) else (other, it)
                 if short.key in long_.key and len(short.key) >= 0.6 * len(long_.key):
                     short.dropped = True
                     long_.score = max(long_.score, short.score)
