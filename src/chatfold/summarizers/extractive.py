@@ -22,7 +22,7 @@ writing them. One fold is one linear pass:
    Everything else from the previous summary is carried forward.
 4. **Cap.** The highest-scoring items are kept until the token cap is reached, counted with
    the caller's counter. Previous items lose a little score with age, except durable ones
-   (preferences, decisions, identifiers); older variants of a repeated statement, and items
+   (preferences, decisions, identifiers, names); older variants of a repeated statement, and items
    whose identifiers an item already kept shows, give way first. Items are written in the
    sections the LLM prompts use, most important first.
 
@@ -473,7 +473,7 @@ _NON_WORD = re.compile(r"[\W_]+")
 _DIGITS = re.compile(r"\d+")
 # Identifiers, amounts and dates: an item whose every such token is already in the summary
 # repeats it (the assistant confirming a booking the tool line already shows).
-_ID_TOKEN = re.compile(r"[A-Za-z0-9][\w.@/:-]*\d[\w.@/:-]*|\d{3,}")
+_ID_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@/:-]*[0-9][A-Za-z0-9_.@/:-]*")
 _FULL_WIDTH = re.compile(r"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")  # letters, digits
 _SECOND_PERSON = re.compile(r"你|您|(?i:(?<![A-Za-z])(?:you|your|you're|yours)(?![A-Za-z]))")
 
@@ -587,7 +587,7 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         section = _TASKS
     else:
         section = _FACTS
-    durable = section in (_PREFS, _DECISIONS) or bool(mask & _ID)
+    durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
 
 
@@ -1188,7 +1188,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         for pass_items in (ranked, deferred):
             misses = 0
             for it in pass_items:
-                ids = set(_ID_TOKEN.findall(it.text))
+                ids = {t.lstrip("0") for t in _ID_TOKEN.findall(it.text) if len(t) >= 3}
                 if pass_items is ranked and ids and ids <= covered:
                     deferred.append(it)  # says nothing a better item has not said already
                     continue
