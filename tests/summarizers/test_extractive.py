@@ -380,6 +380,18 @@ def test_the_small_talk_note_is_not_carried_forward() -> None:
     assert ask([user("thanks!")], previous=note) == note
 
 
+def test_a_summary_message_among_the_messages_is_merged_not_summarized() -> None:
+    stray = {
+        "role": "system",
+        "content": "历史摘要: 事实：\n- 用户的会员号是 VIP-2231。",
+        "is_summary": True,
+    }
+    out = ask([stray, user("我下周去成都。")], previous="事实：\n- 用户住在杭州。", language="zh")
+    assert "- 用户的会员号是 VIP-2231。" in out
+    assert "历史摘要" not in out
+    assert "杭州" in out and "成都" in out
+
+
 def test_duplicates_and_near_duplicates_are_dropped() -> None:
     previous = "Facts:\n- User: My flight is UA 857 on May 3."
     out = ask(

@@ -1046,7 +1046,14 @@ class ExtractiveSummarizer(BaseSummarizer):
     def _collect(self, request: SummaryRequest, lang: str) -> list[_Item]:
         # (tag shown, text, role, section from the previous summary's headings or None)
         rows: list[tuple[str, str, str, int | None]] = []
-        for text, section in _previous_items(request.previous_summary or ""):
+        # A stray summary message among the evicted ones is merged like the previous summary,
+        # never summarized as a system note (the seed silently dropped all but the last).
+        summaries = [
+            content_text(m.get("content")) for m in request.messages if m.get("is_summary")
+        ]
+        summaries.append(request.previous_summary or "")
+        previous = [item for summary in summaries for item in _previous_items(summary)]
+        for text, section in previous:
             tag_match = _ROLE_TAG.match(text)
             tag = tag_match.group() if tag_match else ""
             rows.append((tag, text[len(tag) :], "summary", section))
@@ -1088,6 +1095,8 @@ class ExtractiveSummarizer(BaseSummarizer):
         pieces: list[tuple[str, str | _ToolLine]] = []
         calls: dict[str, _ToolLine] = {}
         for message in messages:
+            if message.get("is_summary"):
+                continue  # merged as a previous summary by _collect
             role = str(message.get("role") or "")
             content = message.get("content")
             if (
