@@ -1,0 +1,539 @@
+"""PostgreSQL store (``psycopg`` 3 with ``psycopg_pool``): conversations shared by several
+application servers.
+
+Sequence numbers come from a per-conversation counter row bumped with an UPSERT
+(``INSERT ... ON CONFLICT DO UPDATE ... RETURNING``): the row lock it takes serialises
+concurrent appends to one conversation, and the counter rolls back with a failed transaction,
+so numbers stay gap-free. The fold state's compare-and-set is a conditional ``UPDATE`` (or an
+``INSERT ... ON CONFLICT DO NOTHING`` for the first fold) checked by its row count. Leases use
+the server's clock, so machines with skewed clocks agree on expiry.
+
+The schema version lives in the ``chatfold_meta`` table; numbered migrations run in order when
+a store opens, each in one transaction with its version bump, under an advisory lock so
+servers starting together apply each migration once. Tables are created in the first schema
+of the ``search_path`` (``schema=`` selects one). Needs the ``postgres`` extra.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+from chatfold._errors import (
+    ChatfoldError,
+    ConversationNotFoundError,
+    FoldConflictError,
+    MissingDependencyError,
+    StoreCorruptError,
+    StoreError,
+    StoreUnavailableError,
+)
+from chatfold.fold import FoldState
+from chatfold.stores.base import (
+    DEFAULT_NAMESPACE,
+    BaseStore,
+    LogEntry,
+    SharedResource,
+    check_entries_args,
+    check_lease_args,
+    check_new_state,
+    decode_message,
+    encode_message,
+    mask_password,
+    state_from_record,
+    validate_conversation_id,
+)
+
+if TYPE_CHECKING:
+    import psycopg
+    import psycopg_pool
+
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT",
+    "DEFAULT_POOL_SIZE",
+    "MIGRATIONS",
+    "PostgresStore",
+    "migrate",
+]
+
+DEFAULT_POOL_SIZE = 5
+"""Most connections one store object keeps open."""
+
+DEFAULT_CONNECT_TIMEOUT = 5.0
+"""Seconds to wait for the server when connecting."""
+
+DEFAULT_POOL_TIMEOUT = 30.0
+"""Seconds an operation waits for a free pooled connection."""
+
+MIGRATION_LOCK_KEY = 0x63686664_6D696772
+"""``pg_advisory_xact_lock`` key held while migrating ("chfdmigr")."""
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: the log, its per-conversation counter, and the fold state.
+    (
+        """CREATE TABLE chatfold_conversations (
+            namespace text NOT NULL,
+            id text NOT NULL,
+            created_at double precision NOT NULL,
+            last_seq bigint NOT NULL DEFAULT 0,
+            PRIMARY KEY (namespace, id)
+        )""",
+        """CREATE TABLE chatfold_entries (
+            namespace text NOT NULL,
+            conversation_id text NOT NULL,
+            seq bigint NOT NULL,
+            message text NOT NULL,
+            created_at double precision NOT NULL,
+            PRIMARY KEY (namespace, conversation_id, seq)
+        )""",
+        """CREATE TABLE chatfold_states (
+            namespace text NOT NULL,
+            id text NOT NULL,
+            version bigint NOT NULL,
+            state text NOT NULL,
+            PRIMARY KEY (namespace, id)
+        )""",
+    ),
+    # 2: fold leases, so two servers do not pay for the same summary.
+    (
+        """CREATE TABLE chatfold_leases (
+            namespace text NOT NULL,
+            id text NOT NULL,
+            owner text NOT NULL,
+            expires_at timestamptz NOT NULL,
+            PRIMARY KEY (namespace, id)
+        )""",
+    ),
+)
+"""``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
+
+
+def _import() -> tuple[Any, Any]:
+    try:
+        import psycopg
+        import psycopg_pool
+    except ImportError as exc:
+        raise MissingDependencyError("PostgresStore", "postgres") from exc
+    return psycopg, psycopg_pool
+
+
+def translate_error(exc: BaseException, location: str) -> StoreError | None:
+    """The chatfold error for a ``psycopg`` / ``psycopg_pool`` / JSON exception, or None.
+
+    Args:
+        exc: The exception caught.
+        location: The server, password already masked, named in the message.
+
+    Returns:
+        The error to raise ``from exc``, or None when ``exc`` is not a library error.
+    """
+    if isinstance(exc, json.JSONDecodeError):
+        return StoreCorruptError(f"PostgreSQL store {location}: a stored value is not JSON ({exc})")
+    psycopg = sys.modules.get("psycopg")
+    pool = sys.modules.get("psycopg_pool")
+    if psycopg is None or not isinstance(exc, psycopg.Error):
+        return None
+    text = mask_password(str(exc).strip())
+    if pool is not None and isinstance(exc, pool.PoolTimeout):
+        return StoreUnavailableError(
+            f"PostgreSQL store {location}: no connection available in time ({text}); "
+            "is the server up, or is pool_size too small?"
+        )
+    if pool is not None and isinstance(exc, pool.PoolClosed | pool.TooManyRequests):
+        return StoreError(f"PostgreSQL store {location}: {text}")
+    errors = psycopg.errors
+    if isinstance(exc, errors.UndefinedTable | errors.UndefinedColumn):
+        return StoreCorruptError(
+            f"PostgreSQL store {location}: chatfold tables are missing or damaged ({text})"
+        )
+    sqlstate = getattr(exc, "sqlstate", None) or ""
+    if sqlstate.startswith("40"):  # serialization failure, deadlock: the server is fine
+        return StoreError(f"PostgreSQL store {location}: transaction aborted, retry ({text})")
+    if isinstance(exc, psycopg.OperationalError):
+        return StoreUnavailableError(f"PostgreSQL server {location} is unavailable: {text}")
+    return StoreError(f"PostgreSQL store {location} failed: {text}")
+
+
+def _current_version(conn: psycopg.Connection[Any]) -> int | None:
+    """The schema version, or None when there is no ``chatfold_meta`` table yet."""
+    psycopg, _ = _import()
+    try:
+        with conn.transaction():
+            row = conn.execute(
+                "SELECT value FROM chatfold_meta WHERE key = 'schema_version'"
+            ).fetchone()
+    except psycopg.errors.UndefinedTable:
+        return None
+    return 0 if row is None else int(row[0])
+
+
+def migrate(conn: psycopg.Connection[Any], target: int = SCHEMA_VERSION) -> None:
+    """Bring the database of ``conn`` to schema version ``target``, one migration at a time.
+
+    Each migration runs in its own transaction with its version bump, under an advisory lock.
+
+    Args:
+        conn: An autocommit connection (its ``search_path`` picks the schema).
+        target: The version to reach (tests use lower ones to build old databases).
+
+    Raises:
+        StoreCorruptError: The database holds a newer chatfold schema.
+    """
+    if _current_version(conn) == target:
+        return  # the common case, without taking the lock
+    while True:
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS chatfold_meta "
+                "(key text PRIMARY KEY, value text NOT NULL)"
+            )
+            row = conn.execute(
+                "SELECT value FROM chatfold_meta WHERE key = 'schema_version'"
+            ).fetchone()
+            version = 0 if row is None else int(row[0])
+            if version > SCHEMA_VERSION:
+                raise StoreCorruptError(
+                    f"PostgreSQL schema version {version} is newer than this chatfold's "
+                    f"{SCHEMA_VERSION}: upgrade chatfold"
+                )
+            if version >= target:
+                return
+            for statement in MIGRATIONS[version]:
+                conn.execute(statement)
+            conn.execute(
+                "INSERT INTO chatfold_meta (key, value) VALUES ('schema_version', %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+                (str(version + 1),),
+            )
+
+
+def _close_pool(pool: psycopg_pool.ConnectionPool[Any]) -> None:
+    pool.close()
+
+
+def connection_kwargs(connect_timeout: float, schema: str | None) -> dict[str, Any]:
+    """Keyword arguments for ``psycopg.connect`` used by the store's connections.
+
+    Raises:
+        ValueError: ``schema`` is not a lowercase SQL identifier.
+    """
+    kwargs: dict[str, Any] = {
+        "autocommit": True,
+        # libpq takes whole seconds and treats 1 as 2.
+        "connect_timeout": max(1, math.ceil(connect_timeout)),
+    }
+    if schema is not None:
+        if _SCHEMA_RE.fullmatch(schema) is None:
+            raise ValueError(f"schema must be a lowercase SQL identifier, got {schema!r}")
+        kwargs["options"] = f"-c search_path={schema}"
+    return kwargs
+
+
+class PostgresStore(BaseStore):
+    """Conversations in PostgreSQL, shared by every process and machine using the database.
+
+    Args:
+        conninfo: A libpq connection string or URL (``postgresql://user:pw@host:5432/db``);
+            ``""`` uses the ``PG*`` environment variables.
+        namespace: Tenant scope; see :mod:`chatfold.stores.base`.
+        pool_size: Most connections this store object keeps open.
+        schema: Create and use the tables in this schema (created when absent) instead of
+            the first one of the server's ``search_path``.
+        connect_timeout: Seconds to wait for the server when connecting.
+        pool_timeout: Seconds an operation waits for a free pooled connection.
+
+    Raises:
+        MissingDependencyError: The ``postgres`` extra is not installed.
+        StoreUnavailableError: The server cannot be reached or refuses the login.
+        StoreCorruptError: The database holds a newer chatfold schema.
+    """
+
+    name: ClassVar[str] = "postgres"
+    persistent: ClassVar[bool] = True
+    shared_across_processes: ClassVar[bool] = True
+    shared_across_machines: ClassVar[bool] = True
+    schema_version: ClassVar[int] = SCHEMA_VERSION
+
+    def __init__(
+        self,
+        conninfo: str = "",
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        pool_size: int = DEFAULT_POOL_SIZE,
+        schema: str | None = None,
+        connect_timeout: float = DEFAULT_CONNECT_TIMEOUT,
+        pool_timeout: float = DEFAULT_POOL_TIMEOUT,
+    ) -> None:
+        super().__init__(namespace=namespace)
+        if pool_size < 1:
+            raise ValueError(f"pool_size must be >= 1, got {pool_size}")
+        self._conninfo = conninfo
+        self._location = mask_password(conninfo) if conninfo else "(PG* environment)"
+        self._pool_size = pool_size
+        self._schema = schema
+        self._connect_timeout = connect_timeout
+        self._pool_timeout = pool_timeout
+        self._kwargs = connection_kwargs(connect_timeout, schema)
+        self._pool: SharedResource[psycopg_pool.ConnectionPool[Any]] | None = None
+        self._pool_lock = threading.Lock()
+        self._pid = os.getpid()
+        psycopg, _ = _import()
+        with self._translate():
+            with psycopg.connect(conninfo, **self._kwargs) as conn:
+                if schema is not None:
+                    self._create_schema(conn, schema)
+                migrate(conn)
+            self._pool = SharedResource(self._open_pool(), _close_pool)
+
+    @staticmethod
+    def _create_schema(conn: psycopg.Connection[Any], schema: str) -> None:
+        from psycopg import sql
+
+        with conn.transaction():
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
+            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
+
+    def _open_pool(self) -> psycopg_pool.ConnectionPool[Any]:
+        _, pool_lib = _import()
+        pool: psycopg_pool.ConnectionPool[Any] = pool_lib.ConnectionPool(
+            self._conninfo,
+            min_size=1,
+            max_size=self._pool_size,
+            kwargs=self._kwargs,
+            open=False,
+            timeout=self._pool_timeout,
+            name=f"chatfold-{self._namespace}",
+        )
+        try:
+            pool.open(wait=True, timeout=max(1.0, self._connect_timeout))
+        except BaseException:
+            pool.close()
+            raise
+        return pool
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self._location!r}, namespace={self._namespace!r})"
+
+    def with_namespace(self, namespace: str) -> Self:
+        """A store on the same database and connection pool, scoped to ``namespace``.
+
+        Cheap (no new connection): a multi-tenant server can make one per request. Close each;
+        the pool closes with the last one.
+        """
+        self._check_open()
+        if self._pool is None:  # pragma: no cover - only if __init__ failed half-way
+            raise StoreError(f"{self!r} is not open")
+        other = copy.copy(self)
+        BaseStore.__init__(other, namespace=namespace)
+        other._pool = self._pool.acquire()
+        return other
+
+    @contextmanager
+    def _translate(self) -> Iterator[None]:
+        try:
+            yield
+        except ChatfoldError:
+            raise
+        except Exception as exc:
+            error = translate_error(exc, self._location)
+            if error is None:
+                raise
+            raise error from exc
+
+    @contextmanager
+    def _connection(self) -> Iterator[psycopg.Connection[Any]]:
+        self._check_open()
+        if os.getpid() != self._pid:
+            # A forked child cannot use the parent's pool (its sockets and threads): a new one.
+            with self._pool_lock:
+                if os.getpid() != self._pid:
+                    self._pool = SharedResource(self._open_pool(), _close_pool)
+                    self._pid = os.getpid()
+        shared = self._pool
+        if shared is None:  # pragma: no cover - only reachable if __init__ failed half-way
+            raise StoreError(f"{self!r} is not open")
+        with shared.resource.connection() as conn:
+            yield conn
+
+    def close(self) -> None:
+        """Release the connection pool (closed with its last store). Idempotent."""
+        super().close()
+        shared, self._pool = self._pool, None
+        if shared is not None and os.getpid() == self._pid:
+            shared.release()
+
+    def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
+        """See :meth:`chatfold.stores.base.Store.append`."""
+        cid = validate_conversation_id(conversation_id)
+        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        ns, count = self._namespace, len(encoded)
+        with self._translate(), self._connection() as conn, conn.transaction():
+            now = time.time()
+            row = conn.execute(
+                "INSERT INTO chatfold_conversations (namespace, id, created_at, last_seq) "
+                "VALUES (%s, %s, %s, %s) ON CONFLICT (namespace, id) DO UPDATE "
+                "SET last_seq = chatfold_conversations.last_seq + EXCLUDED.last_seq "
+                "RETURNING last_seq",
+                (ns, cid, now, count),
+            ).fetchone()
+            assert row is not None  # RETURNING always yields the upserted row
+            last = int(row[0])
+            seqs = list(range(last - count + 1, last + 1))
+            if encoded:
+                with conn.cursor() as cur:
+                    cur.executemany(
+                        "INSERT INTO chatfold_entries "
+                        "(namespace, conversation_id, seq, message, created_at) "
+                        "VALUES (%s, %s, %s, %s, %s)",
+                        [(ns, cid, s, text, now) for s, text in zip(seqs, encoded, strict=True)],
+                    )
+        return seqs
+
+    def entries(
+        self, conversation_id: str, *, after: int = 0, limit: int | None = None
+    ) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries`."""
+        cid = validate_conversation_id(conversation_id)
+        check_entries_args(after, limit)
+        with self._translate(), self._connection() as conn:
+            rows = conn.execute(
+                "SELECT seq, message, created_at FROM chatfold_entries "
+                "WHERE namespace = %s AND conversation_id = %s AND seq > %s "
+                "ORDER BY seq LIMIT %s",
+                (self._namespace, cid, after, limit),
+            ).fetchall()
+            return [
+                LogEntry(seq=int(seq), message=decode_message(text), created_at=float(at))
+                for seq, text, at in rows
+            ]
+
+    def last_seq(self, conversation_id: str) -> int:
+        """See :meth:`chatfold.stores.base.Store.last_seq`."""
+        cid = validate_conversation_id(conversation_id)
+        with self._translate(), self._connection() as conn:
+            row = conn.execute(
+                "SELECT last_seq FROM chatfold_conversations WHERE namespace = %s AND id = %s",
+                (self._namespace, cid),
+            ).fetchone()
+        return 0 if row is None else int(row[0])
+
+    def exists(self, conversation_id: str) -> bool:
+        """See :meth:`chatfold.stores.base.Store.exists`."""
+        cid = validate_conversation_id(conversation_id)
+        with self._translate(), self._connection() as conn:
+            row = conn.execute(
+                "SELECT 1 FROM chatfold_conversations WHERE namespace = %s AND id = %s",
+                (self._namespace, cid),
+            ).fetchone()
+        return row is not None
+
+    def list_conversations(self) -> list[str]:
+        """See :meth:`chatfold.stores.base.Store.list_conversations`."""
+        with self._translate(), self._connection() as conn:
+            rows = conn.execute(
+                "SELECT id FROM chatfold_conversations WHERE namespace = %s",
+                (self._namespace,),
+            ).fetchall()
+        # Sorted here, not by the server: its collation may not be codepoint order.
+        return sorted(str(row[0]) for row in rows)
+
+    def delete(self, conversation_id: str) -> None:
+        """See :meth:`chatfold.stores.base.Store.delete`."""
+        cid = validate_conversation_id(conversation_id)
+        ns = self._namespace
+        with self._translate(), self._connection() as conn, conn.transaction():
+            # The counter row first: it waits for appends and folds in flight, and keeps new
+            # ones out until the rest is gone (every writer locks this row first too).
+            conn.execute(
+                "DELETE FROM chatfold_conversations WHERE namespace = %s AND id = %s", (ns, cid)
+            )
+            conn.execute(
+                "DELETE FROM chatfold_entries WHERE namespace = %s AND conversation_id = %s",
+                (ns, cid),
+            )
+            conn.execute("DELETE FROM chatfold_states WHERE namespace = %s AND id = %s", (ns, cid))
+            conn.execute("DELETE FROM chatfold_leases WHERE namespace = %s AND id = %s", (ns, cid))
+
+    def load_state(self, conversation_id: str) -> FoldState:
+        """See :meth:`chatfold.stores.base.Store.load_state`."""
+        cid = validate_conversation_id(conversation_id)
+        with self._translate(), self._connection() as conn:
+            row = conn.execute(
+                "SELECT version, state FROM chatfold_states WHERE namespace = %s AND id = %s",
+                (self._namespace, cid),
+            ).fetchone()
+            return FoldState() if row is None else state_from_record(int(row[0]), str(row[1]))
+
+    def save_state(self, conversation_id: str, state: FoldState, *, expected_version: int) -> None:
+        """See :meth:`chatfold.stores.base.Store.save_state`."""
+        cid = validate_conversation_id(conversation_id)
+        check_new_state(state, expected_version)
+        ns = self._namespace
+        with self._translate(), self._connection() as conn, conn.transaction():
+            # KEY SHARE: a concurrent delete waits for this fold; appends do not.
+            found = conn.execute(
+                "SELECT 1 FROM chatfold_conversations WHERE namespace = %s AND id = %s "
+                "FOR KEY SHARE",
+                (ns, cid),
+            ).fetchone()
+            if found is None:
+                raise ConversationNotFoundError(cid)
+            if expected_version == 0:
+                cur = conn.execute(
+                    "INSERT INTO chatfold_states (namespace, id, version, state) "
+                    "VALUES (%s, %s, %s, %s) ON CONFLICT (namespace, id) DO NOTHING",
+                    (ns, cid, state.version, state.to_json()),
+                )
+            else:
+                cur = conn.execute(
+                    "UPDATE chatfold_states SET version = %s, state = %s "
+                    "WHERE namespace = %s AND id = %s AND version = %s",
+                    (state.version, state.to_json(), ns, cid, expected_version),
+                )
+            if cur.rowcount != 1:
+                row = conn.execute(
+                    "SELECT version FROM chatfold_states WHERE namespace = %s AND id = %s",
+                    (ns, cid),
+                ).fetchone()
+                raise FoldConflictError(expected_version, 0 if row is None else int(row[0]))
+
+    def acquire_lease(self, conversation_id: str, owner: str, ttl_seconds: float) -> bool:
+        """See :meth:`chatfold.stores.base.Store.acquire_lease`."""
+        cid = validate_conversation_id(conversation_id)
+        check_lease_args(owner, ttl_seconds)
+        with self._translate(), self._connection() as conn:
+            row = conn.execute(
+                "INSERT INTO chatfold_leases (namespace, id, owner, expires_at) "
+                "VALUES (%s, %s, %s, clock_timestamp() + make_interval(secs => %s)) "
+                "ON CONFLICT (namespace, id) DO UPDATE "
+                "SET owner = EXCLUDED.owner, expires_at = EXCLUDED.expires_at "
+                "WHERE chatfold_leases.owner = EXCLUDED.owner "
+                "OR chatfold_leases.expires_at <= clock_timestamp() "
+                "RETURNING 1",
+                (self._namespace, cid, owner, float(ttl_seconds)),
+            ).fetchone()
+        return row is not None
+
+    def release_lease(self, conversation_id: str, owner: str) -> None:
+        """See :meth:`chatfold.stores.base.Store.release_lease`."""
+        cid = validate_conversation_id(conversation_id)
+        check_lease_args(owner)
+        with self._translate(), self._connection() as conn:
+            conn.execute(
+                "DELETE FROM chatfold_leases WHERE namespace = %s AND id = %s AND owner = %s",
+                (self._namespace, cid, owner),
+            )

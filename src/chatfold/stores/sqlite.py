@@ -1,0 +1,484 @@
+"""The default store: one SQLite file (stdlib ``sqlite3``), safe across processes on one machine.
+
+The file runs in WAL mode, so readers never wait for a writer. Every write (append, fold-state
+compare-and-set, lease) is one ``BEGIN IMMEDIATE`` transaction, which takes the file's write
+lock up front: concurrent writers from any thread or process queue on the busy timeout instead
+of failing, and sequence numbers are assigned inside the lock, so they stay gap-free.
+
+Each thread gets its own connection (SQLite connections must not be shared between threads).
+
+The file is marked with ``PRAGMA application_id`` and its schema version is
+``PRAGMA user_version``; numbered migrations run in order when a store opens, each in one
+transaction with its version bump. A file that is not SQLite, or an SQLite database that is not
+a chatfold store, raises :class:`~chatfold.StoreCorruptError` rather than being modified.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, ClassVar, Self
+
+from chatfold._errors import (
+    ChatfoldError,
+    ConversationNotFoundError,
+    FoldConflictError,
+    StoreCorruptError,
+    StoreError,
+    StoreUnavailableError,
+)
+from chatfold.fold import FoldState
+from chatfold.stores.base import (
+    DEFAULT_NAMESPACE,
+    BaseStore,
+    LogEntry,
+    check_entries_args,
+    check_lease_args,
+    check_new_state,
+    decode_message,
+    encode_message,
+    state_from_record,
+    validate_conversation_id,
+)
+
+__all__ = ["APPLICATION_ID", "DEFAULT_BUSY_TIMEOUT", "MIGRATIONS", "SQLiteStore", "migrate"]
+
+APPLICATION_ID = 0x43484644
+"""``PRAGMA application_id`` of a chatfold file ("CHFD")."""
+
+DEFAULT_BUSY_TIMEOUT = 30.0
+"""Seconds a write waits for another writer's lock before failing."""
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (
+    # 1: the log, its per-conversation counter, and the fold state.
+    (
+        """CREATE TABLE chatfold_conversations (
+            namespace TEXT NOT NULL,
+            id TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            last_seq INTEGER NOT NULL DEFAULT 0,
+            PRIMARY KEY (namespace, id)
+        ) WITHOUT ROWID""",
+        """CREATE TABLE chatfold_entries (
+            namespace TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            message TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            UNIQUE (namespace, conversation_id, seq)
+        )""",
+        """CREATE TABLE chatfold_states (
+            namespace TEXT NOT NULL,
+            id TEXT NOT NULL,
+            version INTEGER NOT NULL,
+            state TEXT NOT NULL,
+            PRIMARY KEY (namespace, id)
+        ) WITHOUT ROWID""",
+    ),
+    # 2: fold leases, so two processes do not pay for the same summary.
+    (
+        """CREATE TABLE chatfold_leases (
+            namespace TEXT NOT NULL,
+            id TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            expires_at REAL NOT NULL,
+            PRIMARY KEY (namespace, id)
+        ) WITHOUT ROWID""",
+    ),
+)
+"""``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+_CORRUPT_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
+_UNAVAILABLE_CODES = {
+    sqlite3.SQLITE_CANTOPEN,
+    sqlite3.SQLITE_READONLY,
+    sqlite3.SQLITE_IOERR,
+    sqlite3.SQLITE_BUSY,
+    sqlite3.SQLITE_LOCKED,
+    sqlite3.SQLITE_FULL,
+    sqlite3.SQLITE_PERM,
+    sqlite3.SQLITE_AUTH,
+    sqlite3.SQLITE_NOLFS,
+}
+
+
+def translate_error(exc: BaseException, path: str) -> StoreError | None:
+    """The chatfold error for an ``sqlite3`` or JSON exception raised on ``path``, or None.
+
+    Args:
+        exc: The exception caught.
+        path: The database file, named in the message.
+
+    Returns:
+        The error to raise ``from exc``, or None when ``exc`` is not a library error.
+    """
+    if isinstance(exc, json.JSONDecodeError):
+        return StoreCorruptError(f"SQLite store {path}: a stored value is not valid JSON ({exc})")
+    if not isinstance(exc, sqlite3.Error):
+        return None
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = None if code is None else code & 0xFF
+    text = str(exc)
+    if primary in _CORRUPT_CODES or "no such table" in text or "no such column" in text:
+        return StoreCorruptError(f"SQLite store {path} is damaged or not a chatfold store: {text}")
+    if primary in _UNAVAILABLE_CODES:
+        return StoreUnavailableError(f"SQLite store {path} cannot be used: {text}")
+    return StoreError(f"SQLite store {path} failed: {text}")
+
+
+def _version(conn: sqlite3.Connection) -> tuple[int, int]:
+    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+    version = conn.execute("PRAGMA user_version").fetchone()[0]
+    return int(app_id), int(version)
+
+
+@contextmanager
+def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    try:
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def migrate(conn: sqlite3.Connection, path: str, target: int = SCHEMA_VERSION) -> None:
+    """Bring the database of ``conn`` to schema version ``target``, one migration at a time.
+
+    Each migration runs in its own ``BEGIN IMMEDIATE`` transaction together with its
+    ``user_version`` bump, and re-reads the version inside the lock, so processes opening the
+    same file at once apply each migration exactly once.
+
+    Args:
+        conn: An autocommit (``isolation_level=None``) connection.
+        path: The file, for error messages.
+        target: The version to reach (tests use lower ones to build old files).
+
+    Raises:
+        StoreCorruptError: The file is a foreign SQLite database, or from a newer chatfold.
+    """
+    if _version(conn) == (APPLICATION_ID, target):
+        return  # the common case, without waiting for the write lock
+    while True:
+        with _write_transaction(conn):
+            app_id, version = _version(conn)
+            if app_id != APPLICATION_ID:
+                objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+                if app_id != 0 or version != 0 or objects:
+                    raise StoreCorruptError(
+                        f"SQLite file {path} is not a chatfold store (application_id {app_id}, "
+                        f"{objects} schema objects): use a new file"
+                    )
+            if version > SCHEMA_VERSION:
+                raise StoreCorruptError(
+                    f"SQLite store {path} has schema version {version}, newer than this "
+                    f"chatfold's {SCHEMA_VERSION}: upgrade chatfold"
+                )
+            if version >= target:
+                return
+            for statement in MIGRATIONS[version]:
+                conn.execute(statement)
+            # PRAGMA takes no parameters; both values are integers of ours.
+            if version == 0:
+                conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
+            conn.execute(f"PRAGMA user_version = {version + 1:d}")
+
+
+class SQLiteStore(BaseStore):
+    """Conversations in one SQLite file; several threads and processes may share it.
+
+    Args:
+        path: The database file; created when absent (its directory must exist).
+        namespace: Tenant scope; see :mod:`chatfold.stores.base`.
+        timeout: Seconds a write waits for another writer before raising
+            :class:`~chatfold.StoreUnavailableError`.
+
+    Raises:
+        StoreUnavailableError: The file cannot be opened or created.
+        StoreCorruptError: The file is not SQLite, or is an SQLite database of something else.
+        ValueError: ``path`` is ``""`` or ``":memory:"`` (use ``MemoryStore``).
+    """
+
+    name: ClassVar[str] = "sqlite"
+    persistent: ClassVar[bool] = True
+    shared_across_processes: ClassVar[bool] = True
+    shared_across_machines: ClassVar[bool] = False
+    schema_version: ClassVar[int] = SCHEMA_VERSION
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        namespace: str = DEFAULT_NAMESPACE,
+        timeout: float = DEFAULT_BUSY_TIMEOUT,
+    ) -> None:
+        super().__init__(namespace=namespace)
+        self._path = os.fspath(path)
+        if self._path in ("", ":memory:"):
+            raise ValueError(
+                "SQLiteStore needs a file path (each thread has its own connection); "
+                "use MemoryStore for an in-memory store"
+            )
+        self._timeout = timeout
+        self._lock = threading.Lock()
+        self._conns: dict[threading.Thread, sqlite3.Connection] = {}
+        self._pid = os.getpid()
+        try:
+            with self._translate():
+                conn = self._conn()
+                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                    conn.execute("PRAGMA journal_mode=WAL").fetchone()
+                migrate(conn, self._path)
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def path(self) -> str:
+        """The database file."""
+        return self._path
+
+    def __repr__(self) -> str:
+        return f"SQLiteStore({self._path!r}, namespace={self._namespace!r})"
+
+    def with_namespace(self, namespace: str) -> Self:
+        """A store on the same file, scoped to ``namespace``."""
+        return type(self)(self._path, namespace=namespace, timeout=self._timeout)
+
+    @contextmanager
+    def _translate(self) -> Iterator[None]:
+        try:
+            yield
+        except ChatfoldError:
+            raise
+        except Exception as exc:
+            error = translate_error(exc, self._path)
+            if error is None:
+                raise
+            raise error from exc
+
+    def _conn(self) -> sqlite3.Connection:
+        self._check_open()
+        if os.getpid() != self._pid:
+            # A forked child must not use its parent's connections: open its own.
+            self._conns, self._pid = {}, os.getpid()
+        thread = threading.current_thread()
+        conn = self._conns.get(thread)
+        if conn is None:
+            conn = sqlite3.connect(
+                self._path, timeout=self._timeout, isolation_level=None, check_same_thread=False
+            )
+            with self._lock:
+                for dead in [t for t in self._conns if not t.is_alive()]:
+                    self._conns.pop(dead).close()
+                self._conns[thread] = conn
+        return conn
+
+    def close(self) -> None:
+        """Close every thread's connection. Idempotent."""
+        super().close()
+        with self._lock:
+            conns, self._conns = list(self._conns.values()), {}
+        for conn in conns:
+            conn.close()
+
+    def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
+        """See :meth:`chatfold.stores.base.Store.append`."""
+        cid = validate_conversation_id(conversation_id)
+        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        ns = self._namespace
+        with self._translate():
+            conn = self._conn()
+            with _write_transaction(conn):
+                now = time.time()
+                conn.execute(
+                    "INSERT INTO chatfold_conversations (namespace, id, created_at, last_seq) "
+                    "VALUES (?, ?, ?, 0) ON CONFLICT (namespace, id) DO NOTHING",
+                    (ns, cid, now),
+                )
+                (last,) = conn.execute(
+                    "SELECT last_seq FROM chatfold_conversations WHERE namespace = ? AND id = ?",
+                    (ns, cid),
+                ).fetchone()
+                seqs = list(range(last + 1, last + 1 + len(encoded)))
+                if encoded:
+                    conn.executemany(
+                        "INSERT INTO chatfold_entries "
+                        "(namespace, conversation_id, seq, message, created_at) "
+                        "VALUES (?, ?, ?, ?, ?)",
+                        [(ns, cid, s, text, now) for s, text in zip(seqs, encoded, strict=True)],
+                    )
+                    conn.execute(
+                        "UPDATE chatfold_conversations SET last_seq = ? "
+                        "WHERE namespace = ? AND id = ?",
+                        (seqs[-1], ns, cid),
+                    )
+        return seqs
+
+    def entries(
+        self, conversation_id: str, *, after: int = 0, limit: int | None = None
+    ) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries`."""
+        cid = validate_conversation_id(conversation_id)
+        check_entries_args(after, limit)
+        with self._translate():
+            rows = (
+                self._conn()
+                .execute(
+                    "SELECT seq, message, created_at FROM chatfold_entries "
+                    "WHERE namespace = ? AND conversation_id = ? AND seq > ? "
+                    "ORDER BY seq LIMIT ?",
+                    (self._namespace, cid, after, -1 if limit is None else limit),
+                )
+                .fetchall()
+            )
+            return [
+                LogEntry(seq=seq, message=decode_message(text), created_at=at)
+                for seq, text, at in rows
+            ]
+
+    def last_seq(self, conversation_id: str) -> int:
+        """See :meth:`chatfold.stores.base.Store.last_seq`."""
+        cid = validate_conversation_id(conversation_id)
+        with self._translate():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT last_seq FROM chatfold_conversations WHERE namespace = ? AND id = ?",
+                    (self._namespace, cid),
+                )
+                .fetchone()
+            )
+        return 0 if row is None else int(row[0])
+
+    def exists(self, conversation_id: str) -> bool:
+        """See :meth:`chatfold.stores.base.Store.exists`."""
+        cid = validate_conversation_id(conversation_id)
+        with self._translate():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT 1 FROM chatfold_conversations WHERE namespace = ? AND id = ?",
+                    (self._namespace, cid),
+                )
+                .fetchone()
+            )
+        return row is not None
+
+    def list_conversations(self) -> list[str]:
+        """See :meth:`chatfold.stores.base.Store.list_conversations`."""
+        with self._translate():
+            rows = (
+                self._conn()
+                .execute(
+                    "SELECT id FROM chatfold_conversations WHERE namespace = ?",
+                    (self._namespace,),
+                )
+                .fetchall()
+            )
+        return sorted(str(row[0]) for row in rows)
+
+    def delete(self, conversation_id: str) -> None:
+        """See :meth:`chatfold.stores.base.Store.delete`."""
+        cid = validate_conversation_id(conversation_id)
+        ns = self._namespace
+        with self._translate():
+            conn = self._conn()
+            with _write_transaction(conn):
+                conn.execute(
+                    "DELETE FROM chatfold_entries WHERE namespace = ? AND conversation_id = ?",
+                    (ns, cid),
+                )
+                for table in ("chatfold_states", "chatfold_leases", "chatfold_conversations"):
+                    conn.execute(f"DELETE FROM {table} WHERE namespace = ? AND id = ?", (ns, cid))
+
+    def load_state(self, conversation_id: str) -> FoldState:
+        """See :meth:`chatfold.stores.base.Store.load_state`."""
+        cid = validate_conversation_id(conversation_id)
+        with self._translate():
+            row = (
+                self._conn()
+                .execute(
+                    "SELECT version, state FROM chatfold_states WHERE namespace = ? AND id = ?",
+                    (self._namespace, cid),
+                )
+                .fetchone()
+            )
+            if row is None:
+                return FoldState()
+            return state_from_record(int(row[0]), str(row[1]))
+
+    def save_state(self, conversation_id: str, state: FoldState, *, expected_version: int) -> None:
+        """See :meth:`chatfold.stores.base.Store.save_state`."""
+        cid = validate_conversation_id(conversation_id)
+        check_new_state(state, expected_version)
+        ns = self._namespace
+        with self._translate():
+            conn = self._conn()
+            with _write_transaction(conn):
+                found = conn.execute(
+                    "SELECT 1 FROM chatfold_conversations WHERE namespace = ? AND id = ?",
+                    (ns, cid),
+                ).fetchone()
+                if found is None:
+                    raise ConversationNotFoundError(cid)
+                row = conn.execute(
+                    "SELECT version FROM chatfold_states WHERE namespace = ? AND id = ?",
+                    (ns, cid),
+                ).fetchone()
+                actual = 0 if row is None else int(row[0])
+                if actual != expected_version:
+                    raise FoldConflictError(expected_version, actual)
+                conn.execute(
+                    "INSERT OR REPLACE INTO chatfold_states (namespace, id, version, state) "
+                    "VALUES (?, ?, ?, ?)",
+                    (ns, cid, state.version, state.to_json()),
+                )
+
+    def acquire_lease(self, conversation_id: str, owner: str, ttl_seconds: float) -> bool:
+        """See :meth:`chatfold.stores.base.Store.acquire_lease`."""
+        cid = validate_conversation_id(conversation_id)
+        check_lease_args(owner, ttl_seconds)
+        ns = self._namespace
+        with self._translate():
+            conn = self._conn()
+            with _write_transaction(conn):
+                now = time.time()
+                row = conn.execute(
+                    "SELECT owner, expires_at FROM chatfold_leases WHERE namespace = ? AND id = ?",
+                    (ns, cid),
+                ).fetchone()
+                if row is not None and row[0] != owner and row[1] > now:
+                    return False
+                conn.execute(
+                    "INSERT OR REPLACE INTO chatfold_leases (namespace, id, owner, expires_at) "
+                    "VALUES (?, ?, ?, ?)",
+                    (ns, cid, owner, now + ttl_seconds),
+                )
+                return True
+
+    def release_lease(self, conversation_id: str, owner: str) -> None:
+        """See :meth:`chatfold.stores.base.Store.release_lease`."""
+        cid = validate_conversation_id(conversation_id)
+        check_lease_args(owner)
+        with self._translate():
+            conn = self._conn()
+            with _write_transaction(conn):
+                conn.execute(
+                    "DELETE FROM chatfold_leases WHERE namespace = ? AND id = ? AND owner = ?",
+                    (self._namespace, cid, owner),
+                )
