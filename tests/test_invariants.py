@@ -148,7 +148,7 @@ def check_invariants(messages: list[dict[str, Any]], pol: Policy, result: Any) -
         assert head + window + overhead + floor > pol.target or result.plan.overflow
 
 
-SETTINGS = settings(max_examples=120, deadline=None,
+SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
@@ -194,7 +194,7 @@ def test_a_failing_summarizer_loses_nothing(
     assert [dict(m) for m in messages] == snapshot
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(conversation(), policy(), REPLIES)
 def test_async_twin_matches_sync(messages: list[dict[str, Any]], pol: Policy, reply: str) -> None:
     def run(is_async: bool) -> Any:
@@ -215,7 +215,7 @@ def test_async_twin_matches_sync(messages: list[dict[str, Any]], pol: Policy, re
     assert (sync.folded, sync.reason, sync.summary) == (asyn.folded, asyn.reason, asyn.summary)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(conversation(), min_size=1, max_size=3), policy())
 def test_rolling_replay_keeps_one_summary_and_the_pinned_head(
     chunks: list[list[dict[str, Any]]], pol: Policy

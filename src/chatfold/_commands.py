@@ -289,6 +289,8 @@ def build_summarizer(name: str, *, model: str | None, base_url: str | None,
                      counter: TokenCounter, retries: int | None = None) -> object:
     """The summarizer named by ``--summarizer`` with its options."""
     options: dict[str, Any] = {}
+    if name == "anthropic" and not model:
+        raise click.UsageError("--summarizer anthropic needs --model (or CHATFOLD_MODEL)")
     if name == "extractive":
         options["count"] = counter.count
     else:
