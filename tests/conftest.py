@@ -19,7 +19,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the seed's reference implementation lives there
 
 _ENV_PREFIXES = ("CHATFOLD_", "OPENAI_", "ANTHROPIC_")
-_ENV_KEEP = {"CHATFOLD_TEST_POSTGRES_URL", "CHATFOLD_TEST_REDIS_URL", "CHATFOLD_TEST_LLAMA_URL"}
+_ENV_KEEP = {
+    "CHATFOLD_TEST_POSTGRES_URL",
+    "CHATFOLD_TEST_REDIS_URL",
+    "CHATFOLD_TEST_LLAMA_URL",
+    "CHATFOLD_TEST_GGUF",
+    "CHATFOLD_REQUIRE_LLAMA",
+}
 
 
 @pytest.fixture(autouse=True)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ._errors import (
     ChatfoldError,
     ContextOverflowError,
+    ConversationFileError,
     ConversationNotFoundError,
     FoldConflictError,
     InvalidConversationIdError,
@@ -91,6 +92,7 @@ __all__ = [
     "CallableSummarizer",
     "ChatfoldError",
     "ContextOverflowError",
+    "ConversationFileError",
     "ConversationNotFoundError",
     "ExtractiveSummarizer",
     "FoldConflictError",

@@ -44,7 +44,7 @@ from ._registry import get_summarizer
 from ._simulate import ReplayReport, SeedCounter, replay, seed_folder
 from .fold import DEFAULT_SUMMARY_MAX_TOKENS, Folder, FoldResult, Policy, plan_fold
 from .messages import (
-    _OPENAI_KEYS,
+    OPENAI_KEYS,
     PINNED_KEY,
     SUMMARY_KEY,
     find_orphans,
@@ -554,7 +554,7 @@ def _inspect(messages: Sequence[Mapping[str, Any]], policy: Policy,
                 f"tool call {call['id']} ({call['name']}) has no result after it "
                 "(providers answer 400)"))
     for i, m in enumerate(messages):
-        unknown = sorted(str(k) for k in m if k not in _OPENAI_KEYS)
+        unknown = sorted(str(k) for k in m if k not in OPENAI_KEYS)
         markers = [k for k in unknown if k in (SUMMARY_KEY, PINNED_KEY)]
         others = [k for k in unknown if k not in markers]
         if others:

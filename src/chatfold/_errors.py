@@ -5,6 +5,7 @@ matches it, so ``except ValueError`` keeps working for callers that do not know 
 
     ChatfoldError(Exception)
     ├── InvalidMessageError(ChatfoldError, ValueError)       a message has the wrong shape
+    ├── ConversationFileError(ChatfoldError, ValueError)     a conversation file is unreadable
     ├── InvalidPolicyError(ChatfoldError, ValueError)        a Policy option is out of range
     ├── ContextOverflowError(ChatfoldError, ValueError)      pinned + latest unit exceed the target
     ├── SummarizerError(ChatfoldError, RuntimeError)         the summarizer failed; nothing changed
@@ -27,6 +28,7 @@ from __future__ import annotations
 __all__ = [
     "ChatfoldError",
     "ContextOverflowError",
+    "ConversationFileError",
     "ConversationNotFoundError",
     "FoldConflictError",
     "InvalidConversationIdError",
@@ -59,6 +61,30 @@ class InvalidMessageError(ChatfoldError, ValueError):
         self.index = index
         self.problem = problem
         where = "message" if index is None else f"message {index}"
+        super().__init__(f"{where}: {problem}")
+
+
+class ConversationFileError(ChatfoldError, ValueError):
+    """A conversation file cannot be read: not found, not JSON, or a message is malformed.
+
+    Attributes:
+        source: The file name (``<stdin>`` for standard input).
+        line: The 1-based line of the problem, when known.
+        index: The index of the offending message, when known.
+        problem: What is wrong, in a few words.
+    """
+
+    def __init__(self, source: str, problem: str, *, line: int | None = None,
+                 index: int | None = None) -> None:
+        self.source = source
+        self.line = line
+        self.index = index
+        self.problem = problem
+        where = source
+        if line is not None:
+            where += f" line {line}"
+        if index is not None:
+            where += f" (message {index})" if line is not None else f": message {index}"
         super().__init__(f"{where}: {problem}")
 
 

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from ._errors import ChatfoldError, InvalidMessageError
+from ._errors import ConversationFileError, InvalidMessageError
 from .messages import validate_message
 
 __all__ = [
@@ -53,30 +53,6 @@ STDIN = "-"
 """The path that means standard input (and standard output for ``-o``)."""
 
 _SESSION_KEY = re.compile(r"^session_(\d+)$")
-
-
-class ConversationFileError(ChatfoldError, ValueError):
-    """A conversation file cannot be read: not found, not JSON, or a message is malformed.
-
-    Attributes:
-        source: The file name (``<stdin>`` for standard input).
-        line: The 1-based line of the problem, when known.
-        index: The index of the offending message, when known.
-        problem: What is wrong, in a few words.
-    """
-
-    def __init__(self, source: str, problem: str, *, line: int | None = None,
-                 index: int | None = None) -> None:
-        self.source = source
-        self.line = line
-        self.index = index
-        self.problem = problem
-        where = source
-        if line is not None:
-            where += f" line {line}"
-        if index is not None:
-            where += f" (message {index})" if line is not None else f": message {index}"
-        super().__init__(f"{where}: {problem}")
 
 
 @dataclass

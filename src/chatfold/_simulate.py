@@ -304,10 +304,10 @@ class SeedPolicyFolder(Folder):
     target below the trigger and no check that the fold frees anything."""
 
     def fold(self, messages: Sequence[Mapping[str, Any]], *, force: bool = False,
-             metadata: Mapping[str, Any] | None = None) -> FoldResult:
+             metadata: Mapping[str, Any] | None = None, exact_keep: bool = True) -> FoldResult:
         """Fold like the seed's ``maybe_compress`` (``force`` folds even under the trigger,
-        like its ``compress``)."""
-        return self._fold(messages, force=force, metadata=metadata or {}, seed_compress=True)
+        like its ``compress``); ``exact_keep`` is always on."""
+        return super().fold(messages, force=force, metadata=metadata, exact_keep=True)
 
 
 def seed_folder(

@@ -921,13 +921,16 @@ class Folder(_BaseFolder):
     """
 
     def fold(self, messages: Sequence[Message], *, force: bool = False,
-             metadata: Mapping[str, Any] | None = None) -> FoldResult:
+             metadata: Mapping[str, Any] | None = None, exact_keep: bool = False) -> FoldResult:
         """Fold ``messages`` if the policy says so.
 
         Args:
             messages: The conversation; never mutated.
             force: Fold even under the trigger, if there is something worth folding.
             metadata: Passed to the summarizer in ``SummaryRequest.metadata``.
+            exact_keep: The seed's rule: keep exactly the last ``keep`` messages (in whole
+                units) and fold whatever is older, without growing the window to the target
+                and without the batching rule. ``compress()`` uses it.
 
         Returns:
             A :class:`FoldResult`; its ``messages`` is the input list itself when nothing was
@@ -938,7 +941,8 @@ class Folder(_BaseFolder):
             ContextOverflowError: pinned + latest unit exceed the target (``on_overflow="raise"``).
             SummarizerError: the summarizer failed (``on_error="raise"``); nothing changed.
         """
-        return self._fold(messages, force=force, metadata=metadata or {})
+        return self._fold(messages, force=force, metadata=metadata or {},
+                          seed_compress=exact_keep)
 
     def _fold(self, messages: Sequence[Message], *, force: bool, metadata: Mapping[str, Any],
               seed_compress: bool = False) -> FoldResult:
@@ -1025,7 +1029,7 @@ def compress(messages: list[dict[str, Any]], llm: Any, keep: int = DEFAULT_KEEP)
     """
     policy = _seed_policy(messages, keep, trigger=None)
     folder = Folder(llm, policy)
-    return folder._fold(messages, force=True, metadata={}, seed_compress=True).messages
+    return folder.fold(messages, force=True, exact_keep=True).messages
 
 
 def maybe_compress(

@@ -32,6 +32,7 @@ from typing import Any
 from ._errors import InvalidMessageError
 
 __all__ = [
+    "OPENAI_KEYS",
     "PINNED_KEY",
     "ROLES",
     "SUMMARY_KEY",
@@ -63,10 +64,10 @@ SUMMARY_KEY = "is_summary"
 PINNED_KEY = "pinned"
 """Mark any message ``{"pinned": True}`` to keep it verbatim forever."""
 
-# Keys each provider accepts on a message; everything else is chatfold's or the caller's.
-_OPENAI_KEYS = frozenset(
+OPENAI_KEYS = frozenset(
     {"role", "content", "name", "tool_calls", "tool_call_id", "function_call", "refusal", "audio"}
 )
+"""Keys an OpenAI-compatible API accepts on a message; :func:`to_openai` drops the rest."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -402,7 +403,7 @@ def to_openai(messages: Sequence[Message]) -> list[dict[str, Any]]:
         ):
             out.extend(_anthropic_blocks_to_openai(m))
             continue
-        out.append({k: v for k, v in m.items() if k in _OPENAI_KEYS})
+        out.append({k: v for k, v in m.items() if k in OPENAI_KEYS})
     orphans = find_orphans(out)
     if orphans:
         raise InvalidMessageError(

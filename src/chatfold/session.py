@@ -282,7 +282,7 @@ class Conversation(_BaseConversation):
     """A stored conversation folded within a budget (sync; see :class:`AsyncConversation`).
 
     Args:
-        conversation_id: The conversation's id in the store (``[A-Za-z0-9._:@-]``, 1-200).
+        conversation_id: The conversation's id in the store (``[A-Za-z0-9_.:@-]``, 1-200).
         store: Where the log and fold state live (default: SQLite at
             :func:`default_store_path`).
         summarizer: What writes the summary (default: the offline ``ExtractiveSummarizer``).

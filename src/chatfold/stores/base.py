@@ -9,7 +9,7 @@ A **lease** (owner + expiry) keeps a second process from starting the same fold 
 
 Every store is scoped to a **namespace** (a tenant): it can never read, list, fold or delete
 the conversations of another namespace. Conversation ids and namespaces are 1–200 characters
-of ``A-Z a-z 0-9 . : @ -`` and do not start with ``.``.
+of ``A-Z a-z 0-9 _ . : @ -`` and do not start with ``.``.
 
 Every store offers the sync methods of :class:`Store` and their async twins of
 :class:`AsyncStore` (``aappend``, ``aentries``, ...). Stores built on blocking client
@@ -49,7 +49,7 @@ DEFAULT_NAMESPACE = "default"
 MAX_ID_LENGTH = 200
 """Longest conversation id or namespace accepted."""
 
-_ID_RE = re.compile(rf"[A-Za-z0-9:@-][A-Za-z0-9.:@-]{{0,{MAX_ID_LENGTH - 1}}}")
+_ID_RE = re.compile(rf"[A-Za-z0-9_:@-][A-Za-z0-9._:@-]{{0,{MAX_ID_LENGTH - 1}}}")
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
@@ -75,7 +75,7 @@ def _check_id(value: object, what: str) -> str:
             else (repr(value[:60]) + "...")
         )
         raise InvalidConversationIdError(
-            f"invalid {what} {shown}: use 1-{MAX_ID_LENGTH} characters of A-Z a-z 0-9 . : @ -, "
+            f"invalid {what} {shown}: use 1-{MAX_ID_LENGTH} characters of A-Z a-z 0-9 _ . : @ -, "
             "not starting with '.'"
         )
     return value
@@ -92,7 +92,7 @@ def validate_conversation_id(conversation_id: object) -> str:
 
     Raises:
         InvalidConversationIdError: It is not a string of 1–200 characters of
-            ``A-Z a-z 0-9 . : @ -`` not starting with ``.``.
+            ``A-Z a-z 0-9 _ . : @ -`` not starting with ``.``.
     """
     return _check_id(conversation_id, "conversation id")
 
