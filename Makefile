@@ -44,8 +44,12 @@ pytest: $(VENV)/.dev $(GGUF)
 docs: $(VENV)/.dev
 	$(BIN)/python scripts/gen_cli_docs.py
 
+$(VENV)/.bench: pyproject.toml | $(VENV)/.dev
+	$(PIP) install -q -e '.[dev,bench]'
+	@touch $@
+
 ## bench: every benchmark, figures into BENCHMARKS.md
-bench: $(VENV)/.dev
+bench: $(VENV)/.bench
 	$(BIN)/python benchmarks/run_all.py
 
 bench-quick: $(VENV)/.dev

@@ -223,6 +223,8 @@ class SummaryRequest:
     """On a re-ask, the shorter length to aim for."""
     metadata: Mapping[str, Any] = field(default_factory=dict)
     """Free-form context for custom summarizers (e.g. the conversation id); never sent as-is."""
+    count: Callable[[str], int] | None = field(default=None, compare=False, repr=False)
+    """The fold's token counter, so a summarizer can hold ``max_tokens`` exactly."""
 
     def transcript(self) -> str:
         """The evicted messages as a transcript (tool calls and results included)."""
@@ -645,6 +647,7 @@ def _summary_steps(
         max_tokens=plan.summary_budget,
         style=policy.style,
         metadata=metadata,
+        count=counter.count,
     )
     summary = _clean((yield request))
     if counter.count(summary) <= plan.summary_budget:

@@ -1017,6 +1017,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         tool_result_chars: int = DEFAULT_TOOL_RESULT_CHARS,
     ) -> None:
         self._count = count if count is not None else default_counter().count
+        self._explicit_count = count is not None
         self.min_score = min_score
         self.tool_result_chars = tool_result_chars
 
@@ -1036,7 +1037,10 @@ class ExtractiveSummarizer(BaseSummarizer):
         budget = request.max_tokens
         if request.attempt >= 2 and request.target_tokens:
             budget = min(budget, request.target_tokens)
-        return self._render_capped(kept, lang, request.style, max(budget, 0))
+        # The fold's own counter, when it sends one, makes the cap exact.
+        count = request.count if request.count is not None and not self._explicit_count \
+            else self._count
+        return self._render_capped(kept, lang, request.style, max(budget, 0), count)
 
     # asummarize is BaseSummarizer's: summarize in a worker thread, so a large fold never
     # holds up the event loop.
@@ -1180,8 +1184,8 @@ class ExtractiveSummarizer(BaseSummarizer):
 
     # -- rendering under the cap --------------------------------------------------------------
 
-    def _render_capped(self, items: list[_Item], lang: str, style: str, budget: int) -> str:
-        count = self._count
+    def _render_capped(self, items: list[_Item], lang: str, style: str, budget: int,
+                       count: Callable[[str], int]) -> str:
         paragraph = style == "paragraph"
         if not items:
             return _fit(_NOTHING_TO_KEEP[lang], budget, count)
