@@ -300,6 +300,7 @@ Reason = Literal[
     "nothing_to_fold",
     "gain_too_small",
     "summarizer_error",
+    "fold_in_progress",
 ]
 
 

@@ -128,6 +128,7 @@ class _BaseConversation:
         counter: TokenCounter | None = None,
         fold_mode: FoldMode = "inline",
         hard_limit_tokens: int | None = None,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ) -> None:
         if fold_mode not in ("inline", "background"):
             raise ValueError("fold_mode must be 'inline' or 'background'")
@@ -147,6 +148,7 @@ class _BaseConversation:
         self.folder = Folder(summarizer, self.policy, counter=counter)
         self.counter = self.folder.counter
         self.fold_mode = fold_mode
+        self.lease_seconds = lease_seconds
         gap = self.policy.trigger_tokens - self.policy.target
         self.hard_limit_tokens = (
             hard_limit_tokens if hard_limit_tokens is not None
@@ -293,6 +295,8 @@ class Conversation(_BaseConversation):
             ``"background"`` returns the current context at once and folds in a thread.
         hard_limit_tokens: In background mode, a context above this waits for the fold
             (default: trigger + half the trigger-target gap).
+        lease_seconds: How long a fold may hold the conversation's fold lease; a process
+            that dies mid-fold blocks other folds of that conversation at most this long.
     """
 
     def __init__(self, conversation_id: str, **kwargs: Any) -> None:
@@ -361,17 +365,17 @@ class Conversation(_BaseConversation):
         """Fold now if the policy says so (or ``force``); returns what happened.
 
         Only one fold per conversation runs at a time, across processes: a fold that finds
-        another one running returns ``reason="nothing_to_fold"`` style result untouched, and
-        a fold whose compare-and-set loses is discarded.
+        another one running returns ``reason="fold_in_progress"`` without calling the
+        summarizer, and a fold whose compare-and-set loses is discarded.
         """
         with self._fold_lock:
             self._refresh()
             msgs, seqs = self._view()
             if not self.store.acquire_lease(self.conversation_id, self._owner,
-                                            DEFAULT_LEASE_SECONDS):
-                return FoldResult(messages=msgs, folded=False, reason="nothing_to_fold",
-                                  tokens_before=self._tokens(msgs),
-                                  tokens_after=self._tokens(msgs))
+                                            self.lease_seconds):
+                tokens = self._tokens(msgs)
+                return FoldResult(messages=msgs, folded=False, reason="fold_in_progress",
+                                  tokens_before=tokens, tokens_after=tokens)
             try:
                 result = self.folder.fold(msgs, force=force,
                                           metadata={"conversation_id": self.conversation_id})
@@ -532,9 +536,9 @@ class AsyncConversation(_BaseConversation):
             await self._arefresh()
             msgs, seqs = self._view()
             if not await self.store.aacquire_lease(self.conversation_id, self._owner,
-                                                   DEFAULT_LEASE_SECONDS):
+                                                   self.lease_seconds):
                 tokens = self._tokens(msgs)
-                return FoldResult(messages=msgs, folded=False, reason="nothing_to_fold",
+                return FoldResult(messages=msgs, folded=False, reason="fold_in_progress",
                                   tokens_before=tokens, tokens_after=tokens)
             try:
                 result = await self.folder.afold(
