@@ -18,7 +18,7 @@ from .fold import Folder, Policy
 from .messages import format_messages
 from .tokens import default_counter
 
-DEMO_POLICY = Policy(trigger_tokens=1000, target_tokens=700, keep=4, summary_max_tokens=300)
+DEMO_POLICY = Policy(trigger_tokens=1200, target_tokens=800, keep=4, summary_max_tokens=400)
 """Small on purpose, so a 58-message conversation folds a few times."""
 
 
