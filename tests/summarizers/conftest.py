@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # _servers, _llama
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # _servers, _llama, _sdk_common
 
 from _servers import FakeLLMServer
 

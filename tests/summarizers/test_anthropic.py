@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from _llama import LLAMA_MAX_ANSWER, LLAMA_TIMEOUT
+from _sdk_common import FAST, fail, sdk_exception_classes, summarizer_factory
 from _servers import FakeLLMServer, Reply, anthropic_message, unused_port
 
 from chatfold import SummaryRequest
 from chatfold._errors import MissingDependencyError, SummarizerError
-from chatfold.summarizers._http_errors import output_budget
+from chatfold.summarizers._http import output_budget
 from chatfold.summarizers.anthropic import (
     ANTHROPIC_ERROR_RULES,
     LOCAL_API_KEY,
@@ -21,36 +23,18 @@ from chatfold.summarizers.prompts import build_prompt
 
 anthropic = pytest.importorskip("anthropic")
 
-FAST = {"retry_backoff": 0.001, "timeout": 5.0}
-
 
 @pytest.fixture
-def make(server: FakeLLMServer) -> Any:
+def make(server: FakeLLMServer) -> Iterator[Callable[..., AnthropicSummarizer]]:
     """Build summarizers pointed at ``server``; close them all after the test."""
-    made: list[AnthropicSummarizer] = []
-
-    def factory(**kwargs: Any) -> AnthropicSummarizer:
-        options: dict[str, Any] = {"base_url": server.base_url, "api_key": "sk-ant-test"}
-        options.update(FAST)
-        options.update(kwargs)
-        summarizer = AnthropicSummarizer(options.pop("model", "fake-claude"), **options)
-        made.append(summarizer)
-        return summarizer
-
-    yield factory
-    for summarizer in made:
-        summarizer.close()
+    yield from summarizer_factory(
+        AnthropicSummarizer, "fake-claude", base_url=server.base_url, api_key="sk-ant-test"
+    )
 
 
 def sent_key(headers: Any) -> str:
     """The key as sent: ``x-api-key`` (older SDKs) or ``Authorization: Bearer`` (newer)."""
     return str(headers.get("x-api-key") or headers.get("authorization", "").removeprefix("Bearer "))
-
-
-def fail(run: Any, summarizer: AnthropicSummarizer, req: SummaryRequest) -> SummarizerError:
-    with pytest.raises(SummarizerError) as info:
-        run(summarizer, req)
-    return info.value
 
 
 def test_request_carries_system_user_model_and_budget(
@@ -219,17 +203,8 @@ def test_given_client_keeps_our_retry_count(
         client.close()
 
 
-def _sdk_exception_classes() -> list[type[BaseException]]:
-    return [
-        obj
-        for name in anthropic.__all__
-        if isinstance(obj := getattr(anthropic, name, None), type)
-        and issubclass(obj, BaseException)
-    ]
-
-
 def test_every_anthropic_exception_class_is_mapped() -> None:
-    classes = _sdk_exception_classes()
+    classes = sdk_exception_classes(anthropic)
     assert anthropic.AnthropicError in classes and anthropic.RateLimitError in classes
     unmapped = sorted(c.__name__ for c in classes if c.__name__ not in ANTHROPIC_ERROR_RULES)
     assert not unmapped, f"add these anthropic exceptions to ANTHROPIC_ERROR_RULES: {unmapped}"
@@ -237,7 +212,7 @@ def test_every_anthropic_exception_class_is_mapped() -> None:
 
 def test_every_anthropic_error_translates_at_the_boundary() -> None:
     failures = AnthropicSummarizer("c", base_url="http://127.0.0.1:9")._errors()
-    for cls in _sdk_exception_classes():
+    for cls in sdk_exception_classes(anthropic):
         if not issubclass(cls, anthropic.AnthropicError):
             continue
         exc = cls.__new__(cls)  # no SDK constructor is called: only the class matters here

@@ -6,45 +6,29 @@ import asyncio
 import logging
 import sys
 import urllib.request
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from _llama import LLAMA_MAX_ANSWER, LLAMA_TIMEOUT
+from _sdk_common import FAST, fail, sdk_exception_classes, summarizer_factory
 from _servers import FakeLLMServer, Reply, unused_port
 
 from chatfold import SummaryRequest
 from chatfold._errors import MissingDependencyError, SummarizerError
-from chatfold.summarizers._http_errors import output_budget
+from chatfold.summarizers._http import output_budget
 from chatfold.summarizers.openai import LOCAL_API_KEY, OPENAI_ERROR_RULES, OpenAISummarizer
 from chatfold.summarizers.prompts import build_prompt
 
 openai = pytest.importorskip("openai")
 
-FAST = {"retry_backoff": 0.001, "timeout": 5.0}
-
 
 @pytest.fixture
-def make(server: FakeLLMServer) -> Any:
+def make(server: FakeLLMServer) -> Iterator[Callable[..., OpenAISummarizer]]:
     """Build summarizers pointed at ``server``; close them all after the test."""
-    made: list[OpenAISummarizer] = []
-
-    def factory(**kwargs: Any) -> OpenAISummarizer:
-        options: dict[str, Any] = {"base_url": server.openai_base_url, "api_key": "sk-test"}
-        options.update(FAST)
-        options.update(kwargs)
-        summarizer = OpenAISummarizer(options.pop("model", "fake-model"), **options)
-        made.append(summarizer)
-        return summarizer
-
-    yield factory
-    for summarizer in made:
-        summarizer.close()
-
-
-def fail(run: Any, summarizer: OpenAISummarizer, req: SummaryRequest) -> SummarizerError:
-    with pytest.raises(SummarizerError) as info:
-        run(summarizer, req)
-    return info.value
+    yield from summarizer_factory(
+        OpenAISummarizer, "fake-model", base_url=server.openai_base_url, api_key="sk-test"
+    )
 
 
 # -- the request ------------------------------------------------------------------------
@@ -416,16 +400,8 @@ def test_async_calls_from_two_event_loops(
 # -- the guard --------------------------------------------------------------------------
 
 
-def _sdk_exception_classes() -> list[type[BaseException]]:
-    return [
-        obj
-        for name in openai.__all__
-        if isinstance(obj := getattr(openai, name, None), type) and issubclass(obj, BaseException)
-    ]
-
-
 def test_every_openai_exception_class_is_mapped() -> None:
-    classes = _sdk_exception_classes()
+    classes = sdk_exception_classes(openai)
     assert openai.OpenAIError in classes and openai.RateLimitError in classes
     unmapped = sorted(c.__name__ for c in classes if c.__name__ not in OPENAI_ERROR_RULES)
     assert not unmapped, f"add these openai exceptions to OPENAI_ERROR_RULES: {unmapped}"
@@ -434,7 +410,7 @@ def test_every_openai_exception_class_is_mapped() -> None:
 def test_every_openai_error_translates_at_the_boundary() -> None:
     summarizer = OpenAISummarizer("m", base_url="http://127.0.0.1:9/v1")
     failures = summarizer._errors()
-    for cls in _sdk_exception_classes():
+    for cls in sdk_exception_classes(openai):
         if not issubclass(cls, openai.OpenAIError):
             continue  # e.g. InvalidWebhookSignatureError(ValueError): not raised by chat calls
         exc = cls.__new__(cls)  # no SDK constructor is called: only the class matters here

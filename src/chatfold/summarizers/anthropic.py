@@ -10,33 +10,28 @@ Example:
     >>> AnthropicSummarizer("claude-haiku-4-5", base_url="http://127.0.0.1:8080")
     AnthropicSummarizer(model='claude-haiku-4-5', base_url='http://127.0.0.1:8080')
 
-Failures follow :mod:`chatfold.summarizers._http_errors`, exactly as for
+Failures follow :mod:`chatfold.summarizers._http`, exactly as for
 :class:`~chatfold.summarizers.openai.OpenAISummarizer` (529 "overloaded" is a 5xx: retried).
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import threading
 from collections.abc import Mapping
-from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .._errors import MissingDependencyError, SummarizerError
-from ._http_errors import (
+from ._http import (
     BY_STATUS,
     DEFAULT_MAX_RETRIES,
     DEFAULT_RETRY_BACKOFF,
     DEFAULT_TIMEOUT,
     ErrorRule,
-    HTTPFailures,
-    RetryPolicy,
-    display_host,
+    RemoteSummarizer,
     output_budget,
     usable_summary,
 )
-from .base import BaseSummarizer, SummaryRequest
+from .base import SummaryRequest
 from .prompts import build_prompt
 
 if TYPE_CHECKING:
@@ -126,7 +121,7 @@ def _env(name: str) -> str | None:
     return os.environ.get(name, "").strip() or None
 
 
-class AnthropicSummarizer(BaseSummarizer):
+class AnthropicSummarizer(RemoteSummarizer["anthropic.Anthropic", "anthropic.AsyncAnthropic"]):
     """Summarize with Anthropic's Messages API.
 
     The prompt's rules go in ``system`` and the fenced transcript in the single user message;
@@ -155,6 +150,10 @@ class AnthropicSummarizer(BaseSummarizer):
         SummarizerError: No key for Anthropic's own endpoint.
     """
 
+    _API: ClassVar[str] = "Anthropic API"
+    _DEFAULT_URL: ClassVar[str] = "https://api.anthropic.com"
+    _ERROR_RULES: ClassVar[Mapping[str, ErrorRule]] = ANTHROPIC_ERROR_RULES
+
     def __init__(
         self,
         model: str,
@@ -175,63 +174,41 @@ class AnthropicSummarizer(BaseSummarizer):
             raise SummarizerError("AnthropicSummarizer needs a model: pass model='...'")
         if timeout <= 0:
             raise ValueError(f"timeout must be > 0 seconds, not {timeout}")
-        self.model = model
-        self.base_url = base_url or _env("ANTHROPIC_BASE_URL")
+        resolved_base_url = base_url or _env("ANTHROPIC_BASE_URL")
         key = api_key or _env("ANTHROPIC_API_KEY")
         given = client is not None or async_client is not None
-        if key is None and self.base_url is None and not given:
+        if key is None and resolved_base_url is None and not given:
             if _env("ANTHROPIC_AUTH_TOKEN") is None:
                 raise SummarizerError(
                     "AnthropicSummarizer needs an API key: pass api_key='...' or set "
                     "ANTHROPIC_API_KEY"
                 )
-        elif key is None and self.base_url is not None:
+        elif key is None and resolved_base_url is not None:
             key = LOCAL_API_KEY
-        self._api_key = key
-        self.timeout = float(timeout)
-        self.temperature = temperature
-        self.reasoning_tokens = reasoning_tokens
-        self.extra_body = dict(extra_body) if extra_body else None
-        self.retry = RetryPolicy(max_retries=max_retries, backoff=retry_backoff)
-        self._given_client = client
-        self._given_async_client = async_client
-        self._client: anthropic.Anthropic | None = None
-        self._async_client: anthropic.AsyncAnthropic | None = None
-        self._async_loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-        self._failures: HTTPFailures | None = None
+        super().__init__(
+            model,
+            base_url=resolved_base_url,
+            api_key=key,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_backoff=retry_backoff,
+            temperature=temperature,
+            reasoning_tokens=reasoning_tokens,
+            extra_body=extra_body,
+            client=client,
+            async_client=async_client,
+        )
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+    # -- what differs from the other backends, no I/O ------------------------------------
 
-    # -- shared, no I/O -----------------------------------------------------------------
+    def _sdk_errors(self) -> type[BaseException]:
+        from anthropic import AnthropicError
 
-    @property
-    def _host(self) -> str:
-        return display_host(self.base_url, "https://api.anthropic.com")
+        return AnthropicError
 
-    @property
-    def _where(self) -> str:
-        return f"Anthropic API at {self._host} (model {self.model!r})"
-
-    def _errors(self) -> HTTPFailures:
-        if self._failures is None:
-            from anthropic import AnthropicError
-
-            secrets = [k for k in (self._api_key, _env("ANTHROPIC_AUTH_TOKEN")) if k]
-            for given in (self._given_client, self._given_async_client):
-                if given is not None and isinstance(given.api_key, str):
-                    secrets.append(given.api_key)
-            self._failures = HTTPFailures(
-                provider=f"Anthropic API at {self._host}",
-                model=self.model,
-                sdk_errors=AnthropicError,
-                rules=ANTHROPIC_ERROR_RULES,
-                secrets=tuple(s for s in secrets if s != LOCAL_API_KEY),
-                retry=self.retry,
-                timeout=self.timeout,
-            )
-        return self._failures
+    def _secrets(self) -> tuple[str, ...]:
+        own = [k for k in (self._api_key, _env("ANTHROPIC_AUTH_TOKEN")) if k]
+        return tuple(s for s in (*own, *self._given_keys()) if s != LOCAL_API_KEY)
 
     def _params(self, request: SummaryRequest) -> tuple[dict[str, Any], int]:
         prompt = build_prompt(request)
@@ -271,20 +248,26 @@ class AnthropicSummarizer(BaseSummarizer):
             kwargs["base_url"] = self.base_url
         return kwargs
 
-    # -- sync ----------------------------------------------------------------------------
+    def _new_client(self) -> anthropic.Anthropic:
+        from anthropic import Anthropic
 
-    def _sync_client(self) -> anthropic.Anthropic:
-        with self._lock:
-            if self._client is None:
-                if self._given_client is not None:
-                    self._client = self._given_client.with_options(
-                        max_retries=0, timeout=self.timeout
-                    )
-                else:
-                    from anthropic import Anthropic
+        return Anthropic(**self._client_kwargs())
 
-                    self._client = Anthropic(**self._client_kwargs())
-            return self._client
+    def _new_async_client(self) -> anthropic.AsyncAnthropic:
+        from anthropic import DEFAULT_CONNECTION_LIMITS, AsyncAnthropic, DefaultAsyncHttpxClient
+
+        limits = type(DEFAULT_CONNECTION_LIMITS)(max_keepalive_connections=0)
+        return AsyncAnthropic(
+            **self._client_kwargs(), http_client=DefaultAsyncHttpxClient(limits=limits)
+        )
+
+    def _send(self, client: anthropic.Anthropic, params: dict[str, Any]) -> object:
+        return client.messages.create(**params)
+
+    async def _asend(self, client: anthropic.AsyncAnthropic, params: dict[str, Any]) -> object:
+        return await client.messages.create(**params)
+
+    # -- the public calls ----------------------------------------------------------------
 
     def summarize(self, request: SummaryRequest) -> str:
         """Ask the model for the new summary.
@@ -299,88 +282,8 @@ class AnthropicSummarizer(BaseSummarizer):
             SummarizerError: The call failed after the allowed retries, or the answer was
                 empty or a refusal; ``retryable`` and ``status_code`` say which.
         """
-        params, budget = self._params(request)
-        client = self._sync_client()
-
-        def attempt() -> str:
-            response = client.messages.create(**params)
-            return self._summary(response, budget)
-
-        return self._errors().call(attempt)
-
-    def close(self) -> None:
-        """Close the HTTP client this summarizer created (a given client stays open)."""
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None and self._given_client is None:
-            client.close()
-
-    def __enter__(self) -> AnthropicSummarizer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    # -- async ---------------------------------------------------------------------------
-
-    def _async_client_for_loop(self) -> anthropic.AsyncAnthropic:
-        # An async connection belongs to the event loop that opened it, and callers often
-        # run each turn in a new loop (asyncio.run per turn). So the client is per loop and
-        # keeps no idle connection (the SDK's own keep-alive expires after 5 s, far shorter
-        # than the time between two folds): a finished loop leaves no socket behind. A given
-        # client is the caller's to manage.
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if self._given_async_client is not None:
-                if self._async_client is None:
-                    self._async_client = self._given_async_client.with_options(
-                        max_retries=0, timeout=self.timeout
-                    )
-            elif self._async_client is None or self._async_loop is not loop:
-                from anthropic import (
-                    DEFAULT_CONNECTION_LIMITS,
-                    AsyncAnthropic,
-                    DefaultAsyncHttpxClient,
-                )
-
-                limits = type(DEFAULT_CONNECTION_LIMITS)(max_keepalive_connections=0)
-                self._async_client = AsyncAnthropic(
-                    **self._client_kwargs(), http_client=DefaultAsyncHttpxClient(limits=limits)
-                )
-                self._async_loop = loop
-            return self._async_client
+        return self._summarize(request)
 
     async def asummarize(self, request: SummaryRequest) -> str:
         """Async twin of :meth:`summarize` (``anthropic.AsyncAnthropic``)."""
-        params, budget = self._params(request)
-        client = self._async_client_for_loop()
-
-        async def attempt() -> str:
-            response = await client.messages.create(**params)
-            return self._summary(response, budget)
-
-        return await self._errors().acall(attempt)
-
-    async def aclose(self) -> None:
-        """Close the clients this summarizer created, async and sync."""
-        with self._lock:
-            client, self._async_client, self._async_loop = self._async_client, None, None
-        if client is not None and self._given_async_client is None:
-            await client.close()
-        self.close()
-
-    async def __aenter__(self) -> AnthropicSummarizer:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+        return await self._asummarize(request)

@@ -23,34 +23,29 @@ Example:
     >>> OpenAISummarizer("qwen2.5:7b", base_url="http://127.0.0.1:11434/v1")   # Ollama, no key
     OpenAISummarizer(model='qwen2.5:7b', base_url='http://127.0.0.1:11434/v1')
 
-Failures follow :mod:`chatfold.summarizers._http_errors`: every SDK exception becomes a
+Failures follow :mod:`chatfold.summarizers._http`: every SDK exception becomes a
 :class:`~chatfold.SummarizerError`; 408/429/5xx, timeouts and connection errors are retried
 ``max_retries`` times with backoff; an empty answer is an error, never an empty summary.
 """
 
 from __future__ import annotations
 
-import asyncio
 import os
-import threading
 from collections.abc import Mapping
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from .._errors import MissingDependencyError, SummarizerError
-from ._http_errors import (
+from ._http import (
     BY_STATUS,
     DEFAULT_MAX_RETRIES,
     DEFAULT_RETRY_BACKOFF,
     DEFAULT_TIMEOUT,
     ErrorRule,
-    HTTPFailures,
-    RetryPolicy,
-    display_host,
+    RemoteSummarizer,
     output_budget,
     usable_summary,
 )
-from .base import BaseSummarizer, SummaryRequest
+from .base import SummaryRequest
 from .prompts import build_prompt
 
 if TYPE_CHECKING:
@@ -109,7 +104,7 @@ def _env(*names: str) -> str | None:
     return None
 
 
-class OpenAISummarizer(BaseSummarizer):
+class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
     """Summarize with an OpenAI-compatible Chat Completions API.
 
     The prompt's rules go in the system message and the fenced transcript in the single user
@@ -143,6 +138,10 @@ class OpenAISummarizer(BaseSummarizer):
         SummarizerError: No model, or no key for OpenAI's own endpoint.
     """
 
+    _API: ClassVar[str] = "OpenAI-compatible API"
+    _DEFAULT_URL: ClassVar[str] = "https://api.openai.com"
+    _ERROR_RULES: ClassVar[Mapping[str, ErrorRule]] = OPENAI_ERROR_RULES
+
     def __init__(
         self,
         model: str | None = None,
@@ -169,58 +168,38 @@ class OpenAISummarizer(BaseSummarizer):
             raise ValueError(f"timeout must be > 0 seconds, not {timeout}")
         if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
             raise ValueError("max_tokens_param must be 'max_tokens' or 'max_completion_tokens'")
-        self.model = resolved_model
-        self.base_url = base_url or _env("CHATFOLD_BASE_URL", "OPENAI_BASE_URL")
+        resolved_base_url = base_url or _env("CHATFOLD_BASE_URL", "OPENAI_BASE_URL")
         key = api_key or _env("CHATFOLD_API_KEY", "OPENAI_API_KEY")
-        if key is None and self.base_url is None and client is None and async_client is None:
+        if key is None and resolved_base_url is None and client is None and async_client is None:
             raise SummarizerError(
                 "OpenAISummarizer needs an API key for OpenAI's endpoint: pass api_key='...' or "
                 "set OPENAI_API_KEY (or CHATFOLD_API_KEY); a local server needs only base_url"
             )
-        self._api_key = key or LOCAL_API_KEY
-        self.timeout = float(timeout)
-        self.temperature = temperature
         self.max_tokens_param = max_tokens_param
-        self.reasoning_tokens = reasoning_tokens
-        self.extra_body = dict(extra_body) if extra_body else None
-        self.retry = RetryPolicy(max_retries=max_retries, backoff=retry_backoff)
-        self._given_client = client
-        self._given_async_client = async_client
-        self._client: openai.OpenAI | None = None
-        self._async_client: openai.AsyncOpenAI | None = None
-        self._async_loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-        self._failures: HTTPFailures | None = None
+        super().__init__(
+            resolved_model,
+            base_url=resolved_base_url,
+            api_key=key or LOCAL_API_KEY,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry_backoff=retry_backoff,
+            temperature=temperature,
+            reasoning_tokens=reasoning_tokens,
+            extra_body=extra_body,
+            client=client,
+            async_client=async_client,
+        )
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+    # -- what differs from the other backends, no I/O ------------------------------------
 
-    # -- shared, no I/O -----------------------------------------------------------------
+    def _sdk_errors(self) -> type[BaseException]:
+        from openai import OpenAIError
 
-    @property
-    def _where(self) -> str:
-        host = display_host(self.base_url, "https://api.openai.com")
-        return f"OpenAI-compatible API at {host} (model {self.model!r})"
+        return OpenAIError
 
-    def _errors(self) -> HTTPFailures:
-        if self._failures is None:
-            from openai import OpenAIError
-
-            secrets = [self._api_key] if self._api_key != LOCAL_API_KEY else []
-            for given in (self._given_client, self._given_async_client):
-                if given is not None and isinstance(given.api_key, str):
-                    secrets.append(given.api_key)
-            host = display_host(self.base_url, "https://api.openai.com")
-            self._failures = HTTPFailures(
-                provider=f"OpenAI-compatible API at {host}",
-                model=self.model,
-                sdk_errors=OpenAIError,
-                rules=OPENAI_ERROR_RULES,
-                secrets=tuple(secrets),
-                retry=self.retry,
-                timeout=self.timeout,
-            )
-        return self._failures
+    def _secrets(self) -> tuple[str, ...]:
+        own = [k for k in (self._api_key,) if k is not None and k != LOCAL_API_KEY]
+        return (*own, *self._given_keys())
 
     def _params(self, request: SummaryRequest) -> tuple[dict[str, Any], int]:
         prompt = build_prompt(request)
@@ -253,25 +232,34 @@ class OpenAISummarizer(BaseSummarizer):
         truncated = getattr(choice, "finish_reason", None) == "length"
         return usable_summary(content, where=self._where, truncated=truncated, budget=budget)
 
-    # -- sync ----------------------------------------------------------------------------
+    def _client_kwargs(self) -> dict[str, Any]:
+        return {
+            "api_key": self._api_key,
+            "base_url": self.base_url,
+            "timeout": self.timeout,
+            "max_retries": 0,
+        }
 
-    def _sync_client(self) -> openai.OpenAI:
-        with self._lock:
-            if self._client is None:
-                if self._given_client is not None:
-                    self._client = self._given_client.with_options(
-                        max_retries=0, timeout=self.timeout
-                    )
-                else:
-                    from openai import OpenAI
+    def _new_client(self) -> openai.OpenAI:
+        from openai import OpenAI
 
-                    self._client = OpenAI(
-                        api_key=self._api_key,
-                        base_url=self.base_url,
-                        timeout=self.timeout,
-                        max_retries=0,
-                    )
-            return self._client
+        return OpenAI(**self._client_kwargs())
+
+    def _new_async_client(self) -> openai.AsyncOpenAI:
+        from openai import DEFAULT_CONNECTION_LIMITS, AsyncOpenAI, DefaultAsyncHttpxClient
+
+        limits = type(DEFAULT_CONNECTION_LIMITS)(max_keepalive_connections=0)
+        return AsyncOpenAI(
+            **self._client_kwargs(), http_client=DefaultAsyncHttpxClient(limits=limits)
+        )
+
+    def _send(self, client: openai.OpenAI, params: dict[str, Any]) -> object:
+        return client.chat.completions.create(**params)
+
+    async def _asend(self, client: openai.AsyncOpenAI, params: dict[str, Any]) -> object:
+        return await client.chat.completions.create(**params)
+
+    # -- the public calls ----------------------------------------------------------------
 
     def summarize(self, request: SummaryRequest) -> str:
         """Ask the model for the new summary.
@@ -286,88 +274,8 @@ class OpenAISummarizer(BaseSummarizer):
             SummarizerError: The call failed after the allowed retries, or the answer was
                 empty; ``retryable`` and ``status_code`` say which.
         """
-        params, budget = self._params(request)
-        client = self._sync_client()
-
-        def attempt() -> str:
-            response = client.chat.completions.create(**params)
-            return self._summary(response, budget)
-
-        return self._errors().call(attempt)
-
-    def close(self) -> None:
-        """Close the HTTP client this summarizer created (a given client stays open)."""
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None and self._given_client is None:
-            client.close()
-
-    def __enter__(self) -> OpenAISummarizer:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    # -- async ---------------------------------------------------------------------------
-
-    def _async_client_for_loop(self) -> openai.AsyncOpenAI:
-        # An async connection belongs to the event loop that opened it, and callers often
-        # run each turn in a new loop (asyncio.run per turn). So the client is per loop and
-        # keeps no idle connection (the SDK's own keep-alive expires after 5 s, far shorter
-        # than the time between two folds): a finished loop leaves no socket behind. A given
-        # client is the caller's to manage.
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if self._given_async_client is not None:
-                if self._async_client is None:
-                    self._async_client = self._given_async_client.with_options(
-                        max_retries=0, timeout=self.timeout
-                    )
-            elif self._async_client is None or self._async_loop is not loop:
-                from openai import DEFAULT_CONNECTION_LIMITS, AsyncOpenAI, DefaultAsyncHttpxClient
-
-                limits = type(DEFAULT_CONNECTION_LIMITS)(max_keepalive_connections=0)
-                self._async_client = AsyncOpenAI(
-                    api_key=self._api_key,
-                    base_url=self.base_url,
-                    timeout=self.timeout,
-                    max_retries=0,
-                    http_client=DefaultAsyncHttpxClient(limits=limits),
-                )
-                self._async_loop = loop
-            return self._async_client
+        return self._summarize(request)
 
     async def asummarize(self, request: SummaryRequest) -> str:
         """Async twin of :meth:`summarize` (``openai.AsyncOpenAI``; never blocks the loop)."""
-        params, budget = self._params(request)
-        client = self._async_client_for_loop()
-
-        async def attempt() -> str:
-            response = await client.chat.completions.create(**params)
-            return self._summary(response, budget)
-
-        return await self._errors().acall(attempt)
-
-    async def aclose(self) -> None:
-        """Close the clients this summarizer created, async and sync."""
-        with self._lock:
-            client, self._async_client, self._async_loop = self._async_client, None, None
-        if client is not None and self._given_async_client is None:
-            await client.close()
-        self.close()
-
-    async def __aenter__(self) -> OpenAISummarizer:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+        return await self._asummarize(request)

@@ -1,7 +1,7 @@
-"""The failure plumbing shared by the HTTP backends: one error boundary, retries, usable output.
+"""What the HTTP backends share: one error boundary, retries, usable output, client lifecycle.
 
 Every backend that talks to a provider through its SDK (``OpenAISummarizer``,
-``AnthropicSummarizer``) handles failure the same way:
+``AnthropicSummarizer``) subclasses :class:`RemoteSummarizer` and handles failure the same way:
 
 - **One boundary.** SDK exceptions are translated into :class:`~chatfold.SummarizerError` in
   one place, :meth:`HTTPFailures.boundary`, with ``raise ... from exc``. Each backend lists
@@ -20,6 +20,13 @@ Every backend that talks to a provider through its SDK (``OpenAISummarizer``,
 
 No message ever contains the API key: every server-provided text is passed through
 :func:`redact` before it is quoted.
+
+:class:`RemoteSummarizer` holds the rest of what the backends have in common: a sync client
+created on first use under a lock, an async client per event loop that keeps no idle
+connection, ``close``/``aclose`` and the context managers, and the ``summarize`` and
+``asummarize`` drivers around :meth:`HTTPFailures.call`. A backend adds only what differs: the
+SDK import, how a client is built, the request parameters, how to read the answer and its
+error-rule table.
 """
 
 from __future__ import annotations
@@ -31,14 +38,17 @@ import logging
 import math
 import random
 import re
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from types import TracebackType
+from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 from urllib.parse import urlsplit
 
 from .._errors import SummarizerError
+from .base import BaseSummarizer, SummaryRequest
 
 __all__ = [
     "BY_STATUS",
@@ -49,6 +59,7 @@ __all__ = [
     "MAX_RETRY_AFTER",
     "ErrorRule",
     "HTTPFailures",
+    "RemoteSummarizer",
     "RetryPolicy",
     "clean_summary",
     "display_host",
@@ -390,3 +401,252 @@ def usable_summary(raw: Any, *, where: str, truncated: bool, budget: int) -> str
             budget,
         )
     return text
+
+
+class _SyncClient(Protocol):
+    """What the lifecycle needs of an SDK's sync client (``openai.OpenAI``...)."""
+
+    @property
+    def api_key(self) -> str | None: ...
+
+    def with_options(self, *, max_retries: int, timeout: float) -> Self: ...
+
+    def close(self) -> None: ...
+
+
+class _AsyncClient(Protocol):
+    """What the lifecycle needs of an SDK's async client (``openai.AsyncOpenAI``...)."""
+
+    @property
+    def api_key(self) -> str | None: ...
+
+    def with_options(self, *, max_retries: int, timeout: float) -> Self: ...
+
+    async def close(self) -> None: ...
+
+
+SyncClientT = TypeVar("SyncClientT", bound=_SyncClient)
+AsyncClientT = TypeVar("AsyncClientT", bound=_AsyncClient)
+
+
+class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
+    """The client lifecycle and the drivers every SDK backend shares (not public API).
+
+    A backend validates and resolves its own options, then calls this ``__init__`` with the
+    results. It sets the class attributes below and implements the hooks (the methods that
+    raise ``NotImplementedError``); its public ``summarize`` and ``asummarize`` keep their own
+    docstrings and call :meth:`_summarize` and :meth:`_asummarize`.
+
+    Args:
+        model: The model name, resolved.
+        base_url: The endpoint, resolved; None for the provider's own.
+        api_key: The key to send, resolved; None lets the SDK find one.
+        timeout: Seconds one HTTP attempt may take (already checked to be > 0).
+        max_retries: Retries after the first attempt, for retryable failures only.
+        retry_backoff: Seconds before the first retry.
+        temperature: Sampling temperature, or None to leave it out.
+        reasoning_tokens: Extra output tokens for thinking.
+        extra_body: Extra JSON fields for the request.
+        client: A sync SDK client given by the caller, never closed here.
+        async_client: An async SDK client given by the caller, never closed here.
+
+    Raises:
+        ValueError: ``max_retries`` or ``retry_backoff`` is negative.
+    """
+
+    _API: ClassVar[str]
+    """Who answers, for messages (``"OpenAI-compatible API"``)."""
+    _DEFAULT_URL: ClassVar[str]
+    """The provider's own endpoint, shown in messages when ``base_url`` is None."""
+    _ERROR_RULES: ClassVar[Mapping[str, ErrorRule]]
+    """A rule for every exception class of the SDK, by class name."""
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None,
+        api_key: str | None,
+        timeout: float,
+        max_retries: int,
+        retry_backoff: float,
+        temperature: float | None,
+        reasoning_tokens: int,
+        extra_body: Mapping[str, Any] | None,
+        client: SyncClientT | None,
+        async_client: AsyncClientT | None,
+    ) -> None:
+        self.model = model
+        self.base_url = base_url
+        self._api_key = api_key
+        self.timeout = float(timeout)
+        self.temperature = temperature
+        self.reasoning_tokens = reasoning_tokens
+        self.extra_body = dict(extra_body) if extra_body else None
+        self.retry = RetryPolicy(max_retries=max_retries, backoff=retry_backoff)
+        self._given_client = client
+        self._given_async_client = async_client
+        self._client: SyncClientT | None = None
+        self._async_client: AsyncClientT | None = None
+        self._async_loop: asyncio.AbstractEventLoop | None = None
+        self._lock = threading.Lock()
+        self._failures: HTTPFailures | None = None
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+    # -- hooks: what each backend does its own way --------------------------------------
+
+    def _sdk_errors(self) -> type[BaseException]:
+        """The SDK's root exception class, imported on first use."""
+        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
+
+    def _secrets(self) -> tuple[str, ...]:
+        """The strings never to repeat in a message (the keys)."""
+        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
+
+    def _params(self, request: SummaryRequest) -> tuple[dict[str, Any], int]:
+        """The keyword arguments of the SDK call, and the output budget they carry."""
+        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
+
+    def _summary(self, response: object, budget: int) -> str:
+        """The cleaned summary in ``response``; malformed shapes become SummarizerError."""
+        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
+
+    def _new_client(self) -> SyncClientT:
+        """A new sync SDK client with our timeout and the SDK's own retries off."""
+        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
+
+    def _new_async_client(self) -> AsyncClientT:
+        """A new async SDK client like :meth:`_new_client`, keeping no idle connection."""
+        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
+
+    def _send(self, client: SyncClientT, params: dict[str, Any]) -> object:
+        """One request through the sync client."""
+        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
+
+    async def _asend(self, client: AsyncClientT, params: dict[str, Any]) -> object:
+        """One request through the async client."""
+        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
+
+    # -- shared, no I/O -----------------------------------------------------------------
+
+    @property
+    def _provider(self) -> str:
+        return f"{self._API} at {display_host(self.base_url, self._DEFAULT_URL)}"
+
+    @property
+    def _where(self) -> str:
+        return f"{self._provider} (model {self.model!r})"
+
+    def _given_keys(self) -> list[str]:
+        """The keys of the clients the caller gave."""
+        givens: tuple[_SyncClient | _AsyncClient | None, ...] = (
+            self._given_client,
+            self._given_async_client,
+        )
+        return [g.api_key for g in givens if g is not None and isinstance(g.api_key, str)]
+
+    def _errors(self) -> HTTPFailures:
+        if self._failures is None:
+            sdk_errors = self._sdk_errors()
+            self._failures = HTTPFailures(
+                provider=self._provider,
+                model=self.model,
+                sdk_errors=sdk_errors,
+                rules=self._ERROR_RULES,
+                secrets=self._secrets(),
+                retry=self.retry,
+                timeout=self.timeout,
+            )
+        return self._failures
+
+    # -- sync ----------------------------------------------------------------------------
+
+    def _sync_client(self) -> SyncClientT:
+        with self._lock:
+            if self._client is None:
+                if self._given_client is not None:
+                    self._client = self._given_client.with_options(
+                        max_retries=0, timeout=self.timeout
+                    )
+                else:
+                    self._client = self._new_client()
+            return self._client
+
+    def _summarize(self, request: SummaryRequest) -> str:
+        params, budget = self._params(request)
+        client = self._sync_client()
+
+        def attempt() -> str:
+            response = self._send(client, params)
+            return self._summary(response, budget)
+
+        return self._errors().call(attempt)
+
+    def close(self) -> None:
+        """Close the HTTP client this summarizer created (a given client stays open)."""
+        with self._lock:
+            client, self._client = self._client, None
+        if client is not None and self._given_client is None:
+            client.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # -- async ---------------------------------------------------------------------------
+
+    def _async_client_for_loop(self) -> AsyncClientT:
+        # An async connection belongs to the event loop that opened it, and callers often
+        # run each turn in a new loop (asyncio.run per turn). So the client is per loop and
+        # keeps no idle connection (the SDK's own keep-alive expires after 5 s, far shorter
+        # than the time between two folds): a finished loop leaves no socket behind. A given
+        # client is the caller's to manage.
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            if self._given_async_client is not None:
+                if self._async_client is None:
+                    self._async_client = self._given_async_client.with_options(
+                        max_retries=0, timeout=self.timeout
+                    )
+            elif self._async_client is None or self._async_loop is not loop:
+                self._async_client = self._new_async_client()
+                self._async_loop = loop
+            return self._async_client
+
+    async def _asummarize(self, request: SummaryRequest) -> str:
+        params, budget = self._params(request)
+        client = self._async_client_for_loop()
+
+        async def attempt() -> str:
+            response = await self._asend(client, params)
+            return self._summary(response, budget)
+
+        return await self._errors().acall(attempt)
+
+    async def aclose(self) -> None:
+        """Close the clients this summarizer created, async and sync."""
+        with self._lock:
+            client, self._async_client, self._async_loop = self._async_client, None, None
+        if client is not None and self._given_async_client is None:
+            await client.close()
+        self.close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
