@@ -65,9 +65,13 @@ class Row:
     """Messages between consecutive folds."""
     bound: float = 0.0
     folds: int = 0
+    series: list[int] = field(default_factory=list)
+    """Context tokens after each message of the first conversation (for the figure)."""
 
     def add(self, report: ReplayReport, calls: int, input_tokens: int, history: int,
             own_peak: int | None = None) -> None:
+        if not self.per_conv_calls:
+            self.series = [t.context_tokens for t in report.turns]
         self.calls += calls
         self.per_conv_calls.append(calls)
         self.input_tokens += input_tokens
@@ -142,6 +146,41 @@ def run_policies(convs: list[list[c.Message]], ruler: Any, effective: int | None
     return {r.name: r for r in rows.values()}
 
 
+def plot(rows: dict[str, Row], out: Any, effective: int) -> str:
+    """A figure of the context size over the first conversation; the Markdown that shows it
+    ("" when matplotlib is not installed)."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return ""
+    fig, ax = plt.subplots(figsize=(9, 3.6), dpi=110)
+    ax.plot(rows[SEED].series, linewidth=1.1,
+            label=f"{SEED}: its 3,000 is about {effective:,} real tokens")
+    ax.plot(rows[CF_EXACT].series, linewidth=1.1, label=CF_EXACT)
+    ax.axhline(TRIGGER, color="grey", linestyle="--", linewidth=0.8)
+    ax.axhline(Policy(trigger_tokens=TRIGGER).target, color="grey", linestyle=":",
+               linewidth=0.8)
+    ax.text(0, TRIGGER + 40, "trigger 3,000", fontsize=8, color="grey")
+    ax.text(0, Policy(trigger_tokens=TRIGGER).target + 40, "chatfold's target", fontsize=8,
+            color="grey")
+    ax.set_xlabel("message")
+    ax.set_ylabel("context tokens (o200k)")
+    ax.set_title("LoCoMo conversation 1 replayed: context after each message")
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path = out / "calls_context.png"
+    fig.savefig(path)
+    plt.close(fig)
+    try:
+        shown = path.resolve().relative_to(c.ROOT)
+    except ValueError:
+        shown = path.name
+    return f"![context size over LoCoMo conversation 1]({shown})"
+
+
 def long_messages(n: int) -> list[c.Message]:
     """A chat whose every message is about 450 tokens (pasted documents, tool output)."""
     out = []
@@ -175,6 +214,8 @@ def main() -> None:
     rows = run_policies(convs, ruler, effective, progress)
     names = list(rows)
     seed_row, cf, exact, eff = (rows[SEED], rows[CF], rows[CF_EXACT], rows[names[-1]])
+    args.out.mkdir(parents=True, exist_ok=True)
+    figure = plot(rows, args.out, effective)
     long = [long_messages(40 if args.quick else 200)]
     long_rows = run_policies(long, ruler, None)
     long_seed, long_cf = long_rows[SEED], long_rows[CF]
@@ -201,6 +242,8 @@ every call. A model call is counted at every user message followed by an assista
 all).{note}
 
 {c.table(HEADERS, [r.cells() for r in rows.values()], digits=2)}
+
+{figure}
 
 "Seed policy, chatfold planner" measures its summary cap in the seed's units too (400 of them
 is about 170 real tokens), so most of its folds re-ask for a shorter summary: 2 calls per fold.

@@ -52,6 +52,10 @@ class SlowSummarizer:
         return text
 
 
+BLOCKED = 0.1
+"""A turn that waited at least this share of a summarizer call waited for a fold."""
+
+
 @dataclass
 class ModeResult:
     mode: str
@@ -94,7 +98,7 @@ def run_mode(mode: str, pairs: list[tuple[str, str]], policy: Policy, delay: flo
         context = conv.context()
         wait = clock() - t0
         waits.append(wait)
-        if wait >= delay * 0.5:
+        if wait >= delay * BLOCKED:
             blocked += 1
         tokens.append(sum(conv.counter.count_message(m) for m in context))
         time.sleep(think)  # the model writes its answer
@@ -147,7 +151,8 @@ def main() -> None:
 {n_turns} turns; the summarizer takes {delay} s per call; policy: trigger {trigger:,}, target
 {policy.target:,}, keep 4 (heuristic counter); messages: {source}. A turn appends the user's
 message and gets the context (timed), then the model's answer takes a simulated {think} s before
-it is appended. "Blocked turns" waited at least half a summarizer call. Context tokens are the
+it is appended. "Blocked turns" waited for a fold (at least {BLOCKED:.0%} of a summarizer
+call, {delay * BLOCKED * 1e3:.0f} ms). Context tokens are the
 context handed to the model at each turn (the background mode lets it run over the trigger, up
 to the hard limit of {hard_limit:,}, while a fold is in flight).
 
@@ -158,7 +163,8 @@ Inline folding makes every turn that crosses the trigger wait for a whole summar
 (here {inline.blocked_turns} of {n_turns} turns{p95_note}). In the
 background the fold overlaps the model's answer; a turn blocks only if the context reaches the
 hard limit before the fold lands, which with a {think} s model answer (far quicker than real
-models) happened {background.blocked_turns} time(s).
+models) happened {background.blocked_turns} time(s), for at most
+{max(background.waits) * 1e3:.0f} ms.
 """
     headline = {
         "turns": n_turns, "delay_s": delay, "think_s": think, "trigger": trigger,

@@ -142,18 +142,18 @@ def chatfold_runner_class(adapters: Any) -> type:
 
 @dataclass
 class PeerResult:
+    """One memory's figures over all replays."""
+
     calls: int = 0
     input_tokens: int = 0
     peaks: list[int] = field(default_factory=list)
     means: list[float] = field(default_factory=list)
-    model_turns: int = 0
     rejected: int = 0
     tool_turns: int = 0
     tool_calls: int = 0
     overhead_us: float = float("nan")
     error: str | None = None
     score: Any = None
-    seconds: float = 0.0
 
 
 def replay(runner: Any, messages: Sequence[dict[str, Any]], count: Callable[[str], int],

@@ -135,13 +135,16 @@ def headline_rows(out: Path) -> list[list[str]]:
         st = h["strategies"]
         for b in h["budgets"]:
             def r(s: str, b: int = b) -> str:
+                if s not in st:
+                    return "–"
                 old = h.get(f"old@{b}:{st[s]}")
                 return (_num(h.get(f"recall@{b}:{st[s]}"), 3)
                         + (f" ({_num(old, 3)})" if old is not None else ""))
             rows.append([
                 f"Retention on LoCoMo at {b:,} tokens: answer-token recall, categories 1-4 "
                 "(old facts: evidence in the first half)",
-                f"truncation {r('truncation')}; seed {r('seed')}",
+                f"truncation {r('truncation')}, cut to chatfold's size "
+                f"{r('truncation_same')}; seed {r('seed')}",
                 f"chatfold + extractive {r('chatfold')}",
                 f"LoCoMo's LLM summaries packed {r('reference')}; full history {r('full')}",
             ])
