@@ -808,7 +808,7 @@ class _BaseFolder:
         self.on_result = on_result
         self._caller = _Caller(summarizer, self.policy.summarizer_timeout)
         self._memo_lock = threading.Lock()
-        self._memo: tuple[list[Any], list[int]] = ([], [])
+        self._memo: tuple[list[Any], list[int], int] = ([], [], 0)
 
     @property
     def summarizer(self) -> object:
@@ -817,46 +817,61 @@ class _BaseFolder:
 
     def count(self, messages: Sequence[Message]) -> int:
         """Tokens of ``messages`` as this folder counts them (validates them too)."""
-        return sum(self._scan(messages))
+        return self._scan(messages)[1]
 
-    def _scan(self, messages: Sequence[Message]) -> list[int]:
-        """Validate and count ``messages``, reusing the work done for an unchanged prefix.
+    def _scan(self, messages: Sequence[Message]) -> tuple[list[int], int]:
+        """Validate and count ``messages`` (per-message counts and their total), reusing the
+        work done for an unchanged prefix.
 
         Messages are values: a prefix whose message objects are the same (``is``) as last
         time is not validated or counted again, so the check after each new message costs
-        time proportional to the new messages. Replace a message to change it; a message
-        mutated in place keeps its old count.
+        time proportional to the new messages (plus a C-speed identity comparison of the
+        prefix). Replace a message to change it; a message mutated in place keeps its count.
         """
         check_sequence(messages)
         with self._memo_lock:
-            memo_msgs, memo_counts = self._memo
+            memo_msgs, memo_counts, memo_total = self._memo
         n = len(memo_msgs)
-        if n and len(messages) >= n and list(messages[:n]) == memo_msgs:
-            start, counts = n, memo_counts[:]
+        if n and len(messages) >= n and messages[:n] == memo_msgs:
+            start, counts, total = n, memo_counts, memo_total
+            if len(messages) > n:
+                counts = memo_counts[:]
         else:
-            start, counts = 0, []
+            start, counts, total = 0, [], 0
         for i in range(start, len(messages)):
             validate_message(messages[i], i)
-            counts.append(self.counter.count_message(messages[i]))
-        with self._memo_lock:
-            self._memo = (list(messages), counts[:])
-        return counts
+            c = self.counter.count_message(messages[i])
+            counts.append(c)
+            total += c
+        if start != len(messages) or not n:
+            snapshot = messages if isinstance(messages, list) else list(messages)
+            with self._memo_lock:
+                self._memo = (snapshot[:], counts, total)
+        return counts, total
 
-    def _plan(self, messages: Sequence[Message], force: bool, grow_recent: bool = True,
-              require_gain: bool = True) -> FoldPlan:
-        counts = self._scan(messages)
-        return plan_fold(
+    def _prepare(self, messages: Sequence[Message], force: bool, grow_recent: bool = True,
+                 require_gain: bool = True) -> FoldPlan | FoldResult:
+        """The plan of a fold that should run, or the result of one that should not."""
+        counts, total = self._scan(messages)
+        if total <= self.policy.trigger_tokens and not force:
+            # The hot path: no planning at all under the trigger.
+            same = messages if isinstance(messages, list) else list(messages)
+            result = FoldResult(messages=same, folded=False, reason="under_trigger",
+                                tokens_before=total, tokens_after=total)
+            if self.on_result:
+                self.on_result(result)
+            return result
+        plan = plan_fold(
             messages, self.policy, self.counter, force=force, grow_recent=grow_recent,
             require_gain=require_gain, counts=counts,
         )
+        return plan if plan.should_fold else self._skipped(messages, plan)
 
     def _skipped(self, messages: Any, plan: FoldPlan) -> FoldResult:
-        logger.debug("chatfold: no fold (%s, %d tokens)", plan.reason, plan.tokens_before)
-        if plan.reason == "gain_too_small":
-            logger.info(
-                "chatfold: fold deferred: %d tokens over the trigger but folding %d messages "
-                "would free too little yet", plan.tokens_before, len(plan.old),
-            )
+        logger.debug(
+            "chatfold: no fold (%s, %d tokens, %d messages before the window)",
+            plan.reason, plan.tokens_before, len(plan.old),
+        )
         result = FoldResult(
             messages=messages, folded=False, reason=plan.reason, tokens_before=plan.tokens_before,
             tokens_after=plan.tokens_before, plan=plan,
@@ -950,10 +965,10 @@ class Folder(_BaseFolder):
 
     def _fold(self, messages: Sequence[Message], *, force: bool, metadata: Mapping[str, Any],
               seed_compress: bool = False) -> FoldResult:
-        plan = self._plan(messages, force, grow_recent=not seed_compress,
-                          require_gain=not seed_compress)
-        if not plan.should_fold:
-            return self._skipped(messages, plan)
+        plan = self._prepare(messages, force, grow_recent=not seed_compress,
+                             require_gain=not seed_compress)
+        if isinstance(plan, FoldResult):
+            return plan
         started = time.perf_counter()
         steps = _summary_steps(plan, messages, self.policy, self.counter, metadata)
         calls = 0
@@ -978,9 +993,9 @@ class Folder(_BaseFolder):
                     metadata: Mapping[str, Any] | None = None) -> FoldResult:
         """Async twin of :meth:`fold`: awaits ``asummarize`` (or runs a sync summarizer in a
         thread), never blocking the event loop."""
-        plan = self._plan(messages, force)
-        if not plan.should_fold:
-            return self._skipped(messages, plan)
+        plan = self._prepare(messages, force)
+        if isinstance(plan, FoldResult):
+            return plan
         started = time.perf_counter()
         steps = _summary_steps(plan, messages, self.policy, self.counter, metadata or {})
         calls = 0
@@ -1031,8 +1046,7 @@ def compress(messages: list[dict[str, Any]], llm: Any, keep: int = DEFAULT_KEEP)
         >>> [m["content"] for m in out][:2], len(out)
         (['你是助手', '历史摘要: 用户想去杭州玩三天。'], 6)
     """
-    policy = _seed_policy(messages, keep, trigger=None)
-    folder = Folder(llm, policy)
+    folder = Folder(llm, _seed_policy(keep, trigger=None))
     return folder.fold(messages, force=True, exact_keep=True).messages
 
 
@@ -1057,11 +1071,32 @@ def maybe_compress(
         >>> maybe_compress(short, LLM()) is short
         True
     """
-    policy = _seed_policy(messages, keep, trigger=max_tokens)
-    return Folder(llm, policy).fold(messages).messages
+    return _seed_folder(llm, max_tokens, keep).fold(messages).messages
 
 
-def _seed_policy(messages: Sequence[Message], keep: int, trigger: int | None) -> Policy:
+# The seed's signature has nowhere to keep per-conversation state, so maybe_compress keeps a
+# few folders (and their counting memos) keyed by llm and settings: a chat loop calling it on
+# a growing list then pays for the new messages only.
+_SEED_FOLDERS: dict[tuple[int, int, int], Folder] = {}
+_SEED_FOLDERS_MAX = 32
+_SEED_FOLDERS_LOCK = threading.Lock()
+
+
+def _seed_folder(llm: Any, max_tokens: int, keep: int) -> Folder:
+    key = (id(llm), max_tokens, keep)
+    with _SEED_FOLDERS_LOCK:
+        folder = _SEED_FOLDERS.get(key)
+        if folder is not None and folder.summarizer is llm:
+            return folder
+    folder = Folder(llm, _seed_policy(keep, trigger=max_tokens))
+    with _SEED_FOLDERS_LOCK:
+        if len(_SEED_FOLDERS) >= _SEED_FOLDERS_MAX:
+            _SEED_FOLDERS.pop(next(iter(_SEED_FOLDERS)))
+        _SEED_FOLDERS[key] = folder
+    return folder
+
+
+def _seed_policy(keep: int, trigger: int | None) -> Policy:
     if trigger is None:
         # compress() has no budget: any trigger works since it always forces the fold.
         return Policy(trigger_tokens=10**9, target_tokens=10**9, keep=keep,

@@ -48,7 +48,9 @@ __all__ = [
     "split_units",
     "to_anthropic",
     "to_openai",
+    "to_openai_message",
     "tool_call_ids",
+    "tool_result_ids",
     "validate_message",
     "validate_messages",
 ]
@@ -198,7 +200,8 @@ def tool_call_ids(message: Message) -> list[str]:
     return ids
 
 
-def _result_ids(message: Message) -> list[str]:
+def tool_result_ids(message: Message) -> list[str]:
+    """Ids of the tool calls a tool result answers (``tool_call_id`` or ``tool_use_id``)."""
     if message.get("role") == "tool":
         return [str(message.get("tool_call_id"))]
     content = message.get("content")
@@ -374,7 +377,7 @@ def find_orphans(messages: Sequence[Message]) -> list[int]:
         if m.get("role") == "assistant":
             seen.update(tool_call_ids(m))
         if is_tool_result(m):
-            ids = _result_ids(m)
+            ids = tool_result_ids(m)
             if m.get("role") == "function":
                 continue  # legacy function results carry no id to pair
             if not ids or any(x not in seen for x in ids):
@@ -396,20 +399,25 @@ def to_openai(messages: Sequence[Message]) -> list[dict[str, Any]]:
     validate_messages(messages)
     out: list[dict[str, Any]] = []
     for m in messages:
-        content = m.get("content")
-        if isinstance(content, list) and any(
-            isinstance(p, Mapping) and p.get("type") in ("tool_use", "tool_result")
-            for p in content
-        ):
-            out.extend(_anthropic_blocks_to_openai(m))
-            continue
-        out.append({k: v for k, v in m.items() if k in OPENAI_KEYS})
+        out.extend(to_openai_message(m))
     orphans = find_orphans(out)
     if orphans:
         raise InvalidMessageError(
             orphans[0], "tool result without a matching tool call earlier in the list"
         )
     return out
+
+
+def to_openai_message(message: Message) -> list[dict[str, Any]]:
+    """One (valid) message as an OpenAI-compatible API accepts it, without the pairing check
+    of :func:`to_openai`: unknown keys dropped, Anthropic tool blocks converted (a user
+    message of ``tool_result`` blocks becomes one ``tool`` message per result)."""
+    content = message.get("content")
+    if isinstance(content, list) and any(
+        isinstance(p, Mapping) and p.get("type") in ("tool_use", "tool_result") for p in content
+    ):
+        return _anthropic_blocks_to_openai(message)
+    return [{k: v for k, v in message.items() if k in OPENAI_KEYS}]
 
 
 def _anthropic_blocks_to_openai(m: Message) -> list[dict[str, Any]]:

@@ -36,10 +36,11 @@ import time
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from ._errors import FoldConflictError, SummarizerError
+from ._errors import FoldConflictError, InvalidMessageError, SummarizerError
 from .fold import (
     Folder,
     FoldPlan,
@@ -48,7 +49,14 @@ from .fold import (
     Policy,
     summary_message,
 )
-from .messages import to_openai, validate_message
+from .messages import (
+    is_tool_result,
+    to_openai,
+    to_openai_message,
+    tool_call_ids,
+    tool_result_ids,
+    validate_message,
+)
 from .tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -165,6 +173,18 @@ class _BaseConversation:
         self._state = FoldState()
         self._pinned: list[LogEntry] = []
         self._tail: list[LogEntry] = []
+        # The context, kept part by part with its exports and token counts, so a turn costs
+        # time for the new entries only (the parts are rebuilt once per fold).
+        self._system_export = to_openai(self.system)
+        self._system_tokens = sum(self.counter.count_message(m) for m in self.system)
+        self._head_msgs: list[Any] = []
+        self._head_seqs: list[int | None] = []
+        self._head_export: list[dict[str, Any]] = []
+        self._head_tokens = 0
+        self._tail_msgs: list[Any] = []
+        self._tail_export: list[dict[str, Any]] = []
+        self._tail_tokens = 0
+        self._call_ids: set[str] = set()
         self._last_seq = 0
         self._loaded = False
         self._last_error: str | None = None
@@ -177,18 +197,59 @@ class _BaseConversation:
                 pinned: Sequence[LogEntry] | None) -> None:
         """Bring the cached view up to date with the store's state and new entries."""
         with self._lock:
-            if not self._loaded:
+            first = not self._loaded
+            if first:
                 self._last_seq = state.covered_through
-            if new_entries:
-                self._tail.extend(e for e in new_entries if e.seq > self._last_seq)
-                self._last_seq = max(self._last_seq, new_entries[-1].seq)
+            fresh = [e for e in new_entries if e.seq > self._last_seq]
+            if fresh:
+                self._last_seq = fresh[-1].seq
             if pinned is not None:
                 self._pinned = list(pinned)
-            if state.version != self._state.version or not self._loaded:
+            if first or pinned is not None or state.version != self._state.version:
+                self._state = state
                 self._tail = [e for e in self._tail
                               if e.seq > state.covered_through and e.seq not in state.pinned_seqs]
+                self._rebuild()
             self._state = state
             self._loaded = True
+            self._extend_tail(fresh)
+
+    def _rebuild(self) -> None:
+        """Recompute every part of the view (after a fold, or on first load)."""
+        head: list[Any] = [e.message for e in self._pinned]
+        seqs: list[int | None] = [e.seq for e in self._pinned]
+        if self._state.summary:
+            lang = self._state.language if self._state.language in ("zh", "en") else "en"
+            head.append(summary_message(self._state.summary, lang))  # type: ignore[arg-type]
+            seqs.append(None)
+        self._head_msgs, self._head_seqs = head, seqs
+        self._head_export = [x for m in head for x in to_openai_message(m)]
+        self._head_tokens = sum(self.counter.count_message(m) for m in head)
+        self._call_ids = {i for m in (*self.system, *head) for i in tool_call_ids(m)}
+        tail, self._tail = self._tail, []
+        self._tail_msgs, self._tail_export, self._tail_tokens = [], [], 0
+        self._extend_tail(tail)
+
+    def _extend_tail(self, entries: Sequence[LogEntry]) -> None:
+        for e in entries:
+            m = e.message
+            if is_tool_result(m) and m.get("role") != "function":
+                missing = [i for i in tool_result_ids(m) if i not in self._call_ids]
+                if missing:
+                    raise InvalidMessageError(
+                        None, f"log entry {e.seq} of {self.conversation_id!r} answers tool call "
+                        f"{missing[0]!r}, which is not in the context; append a tool call and "
+                        "its results together"
+                    )
+            self._call_ids.update(tool_call_ids(m))
+            self._tail.append(e)
+            self._tail_msgs.append(m)
+            self._tail_export.extend(to_openai_message(m))
+            self._tail_tokens += self.counter.count_message(m)
+
+    def _total(self) -> int:
+        """Tokens of the whole context, kept up to date part by part."""
+        return self._system_tokens + self._head_tokens + self._tail_tokens
 
     def _fetch_after(self, state: FoldState) -> int:
         return self._last_seq if self._loaded else state.covered_through
@@ -199,19 +260,19 @@ class _BaseConversation:
     def _view(self) -> tuple[list[Any], list[int | None]]:
         """The raw context (with the ``is_summary`` marker) and each message's log seq."""
         with self._lock:
-            msgs: list[Any] = list(self.system)
-            seqs: list[int | None] = [None] * len(msgs)
-            for e in self._pinned:
-                msgs.append(e.message)
-                seqs.append(e.seq)
-            if self._state.summary:
-                lang = self._state.language if self._state.language in ("zh", "en") else "en"
-                msgs.append(summary_message(self._state.summary, lang))  # type: ignore[arg-type]
-                seqs.append(None)
-            for e in self._tail:
-                msgs.append(e.message)
-                seqs.append(e.seq)
+            msgs = [*self.system, *self._head_msgs, *self._tail_msgs]
+            seqs = [*([None] * len(self.system)), *self._head_seqs, *(e.seq for e in self._tail)]
             return msgs, seqs
+
+    def _raw(self) -> list[Any]:
+        with self._lock:
+            return [*self.system, *self._head_msgs, *self._tail_msgs]
+
+    def _exported(self) -> list[dict[str, Any]]:
+        # Copies, so a caller that edits what it got cannot change the cached view.
+        with self._lock:
+            return list(map(dict, chain(self._system_export, self._head_export,
+                                        self._tail_export)))
 
     def _tokens(self, messages: Sequence[Any]) -> int:
         return sum(self.counter.count_message(m) for m in messages)
@@ -238,23 +299,22 @@ class _BaseConversation:
         return total > self.policy.trigger_tokens and time.monotonic() >= self._retry_at
 
     def _stats(self, pending: bool) -> ConversationStats:
-        msgs, _ = self._view()
-        pinned = self._tokens(msgs[: len(self.system) + len(self._pinned)])
-        summary = self._tokens([m for m in msgs if m.get("is_summary")])
-        total = self._tokens(msgs)
-        return ConversationStats(
-            pinned_tokens=pinned,
-            summary_tokens=summary,
-            recent_tokens=total - pinned - summary,
-            total_tokens=total,
-            logged_messages=self._last_seq,
-            context_messages=len(msgs),
-            folds=self._state.folds,
-            summarizer_calls=self._state.summarizer_calls,
-            last_fold_seconds=self._state.last_fold_seconds,
-            fold_pending=pending,
-            last_error=self._last_error,
-        )
+        with self._lock:
+            summary = self._tokens([m for m in self._head_msgs if m.get("is_summary")])
+            total = self._total()
+            return ConversationStats(
+                pinned_tokens=self._system_tokens + self._head_tokens - summary,
+                summary_tokens=summary,
+                recent_tokens=self._tail_tokens,
+                total_tokens=total,
+                logged_messages=self._last_seq,
+                context_messages=len(self.system) + len(self._head_msgs) + len(self._tail_msgs),
+                folds=self._state.folds,
+                summarizer_calls=self._state.summarizer_calls,
+                last_fold_seconds=self._state.last_fold_seconds,
+                fold_pending=pending,
+                last_error=self._last_error,
+            )
 
     @property
     def summary(self) -> str:
@@ -269,10 +329,6 @@ class _BaseConversation:
             validate_message(m, i)
             out.append(dict(m))
         return out
-
-    @staticmethod
-    def _export(messages: Sequence[Any]) -> list[dict[str, Any]]:
-        return to_openai(messages)
 
     def _fold_note(self, result: FoldResult) -> None:
         if result.error is not None:
@@ -339,27 +395,29 @@ class Conversation(_BaseConversation):
             ContextOverflowError: pinned + latest unit exceed the target (policy permitting).
             SummarizerError: an inline fold failed (policy ``on_error="raise"``).
         """
-        return self._export(self.raw_context())
+        self._settle()
+        return self._exported()
 
     def raw_context(self) -> list[Any]:
         """Like :meth:`context` but with the summary's ``is_summary`` marker kept (for
         :func:`~chatfold.to_anthropic` or inspection)."""
+        self._settle()
+        return self._raw()
+
+    def _settle(self) -> None:
+        """Catch up with the store, and fold (inline) or start a fold (background) if due."""
         self._refresh()
-        msgs, _ = self._view()
-        total = self._tokens(msgs)
-        if not self._should_fold(total):
-            return msgs
-        if self.fold_mode == "background" and total <= self.hard_limit_tokens:
+        if not self._should_fold(self._total()):
+            return
+        if self.fold_mode == "background" and self._total() <= self.hard_limit_tokens:
             self._start_background()
-            return msgs
+            return
         if self.fold_mode == "background":
             self.wait()  # over the hard limit: let the pending fold land first
             self._refresh()
-            msgs, _ = self._view()
-            if not self._should_fold(self._tokens(msgs)):
-                return msgs
+            if not self._should_fold(self._total()):
+                return
         self.fold()
-        return self._view()[0]
 
     def fold(self, *, force: bool = False) -> FoldResult:
         """Fold now if the policy says so (or ``force``); returns what happened.
@@ -495,27 +553,28 @@ class AsyncConversation(_BaseConversation):
 
     async def acontext(self) -> list[dict[str, Any]]:
         """Async :meth:`Conversation.context`."""
-        return self._export(await self.araw_context())
+        await self._asettle()
+        return self._exported()
 
     async def araw_context(self) -> list[Any]:
         """Async :meth:`Conversation.raw_context`."""
+        await self._asettle()
+        return self._raw()
+
+    async def _asettle(self) -> None:
         await self._arefresh()
-        msgs, _ = self._view()
-        total = self._tokens(msgs)
-        if not self._should_fold(total):
-            return msgs
-        if self.fold_mode == "background" and total <= self.hard_limit_tokens:
+        if not self._should_fold(self._total()):
+            return
+        if self.fold_mode == "background" and self._total() <= self.hard_limit_tokens:
             if self._task is None or self._task.done():
                 self._task = asyncio.create_task(self._abackground())
-            return msgs
+            return
         if self.fold_mode == "background":
             await self.await_fold()
             await self._arefresh()
-            msgs, _ = self._view()
-            if not self._should_fold(self._tokens(msgs)):
-                return msgs
+            if not self._should_fold(self._total()):
+                return
         await self.afold()
-        return self._view()[0]
 
     async def _abackground(self) -> FoldResult:
         try:
