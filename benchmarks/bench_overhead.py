@@ -243,15 +243,12 @@ def main() -> None:
         verdict(t_under, "under the trigger"),
         "",
         "What a turn does here: the seed formats the whole history into one string and "
-        "estimates it (`_estimate_tokens(_fmt(messages))`: linear in the characters). "
-        "`Folder.fold` counts only the new message (per-message counts of an unchanged prefix "
-        "are cached) but still validates the list, sorts every message into pinned / flow "
-        "units and detects the language before it compares the total with the trigger "
-        "(linear in the messages, in Python). `Conversation` reads only the new log entry "
-        "from its store, then builds the context and exports a provider-safe copy of every "
-        "message in it (linear in the messages of the context). chatfold's drop-in "
-        "`maybe_compress` makes a fresh folder on every call (the seed's signature has "
-        "nowhere to keep a cache), so it re-counts the whole history.",
+        "estimates it on every turn (`_estimate_tokens(_fmt(messages))`), so its turn is "
+        "linear in the history's characters. chatfold counts each message once (per-message "
+        "counts are cached) and plans a fold only above the trigger; `Conversation` reads only "
+        "the new log entries from its store. The growth column shows how far each turn still "
+        "depends on the history's length. chatfold's drop-in `maybe_compress` has the seed's "
+        "signature (no folder to keep between calls).",
         "",
         "### Folded history (trigger 3,000, keep 4: the realistic hot path)",
         "",
