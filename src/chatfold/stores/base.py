@@ -22,12 +22,18 @@ import asyncio
 import json
 import re
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from types import TracebackType
 from typing import Any, ClassVar, Generic, ParamSpec, Protocol, Self, TypeVar, runtime_checkable
 
-from chatfold._errors import InvalidConversationIdError, InvalidMessageError, StoreError
+from chatfold._errors import (
+    ChatfoldError,
+    InvalidConversationIdError,
+    InvalidMessageError,
+    StoreError,
+)
 from chatfold.fold import FoldState
 
 __all__ = [
@@ -452,6 +458,23 @@ class BaseStore:
     def namespace(self) -> str:
         """The namespace this store object reads and writes."""
         return self._namespace
+
+    def _store_error(self, exc: Exception) -> StoreError | None:
+        """The chatfold error for a driver exception (``None``: not the driver's)."""
+        return None
+
+    @contextmanager
+    def _translate(self) -> Iterator[None]:
+        """The one boundary where driver exceptions become chatfold's ``StoreError``s."""
+        try:
+            yield
+        except ChatfoldError:
+            raise
+        except Exception as exc:
+            error = self._store_error(exc)
+            if error is None:
+                raise
+            raise error from exc
 
     @property
     def closed(self) -> bool:

@@ -29,7 +29,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from chatfold._errors import (
-    ChatfoldError,
     ConversationNotFoundError,
     FoldConflictError,
     MissingDependencyError,
@@ -342,17 +341,8 @@ class PostgresStore(BaseStore):
         other._pool = self._pool.acquire()
         return other
 
-    @contextmanager
-    def _translate(self) -> Iterator[None]:
-        try:
-            yield
-        except ChatfoldError:
-            raise
-        except Exception as exc:
-            error = translate_error(exc, self._location)
-            if error is None:
-                raise
-            raise error from exc
+    def _store_error(self, exc: Exception) -> StoreError | None:
+        return translate_error(exc, self._location)
 
     @contextmanager
     def _connection(self) -> Iterator[psycopg.Connection[Any]]:

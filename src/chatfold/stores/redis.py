@@ -25,12 +25,10 @@ import copy
 import json
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 from chatfold._errors import (
-    ChatfoldError,
     ConversationNotFoundError,
     FoldConflictError,
     MissingDependencyError,
@@ -334,17 +332,8 @@ class RedisStore(BaseStore):
         other._shared = self._shared.acquire()
         return other
 
-    @contextmanager
-    def _translate(self) -> Iterator[None]:
-        try:
-            yield
-        except ChatfoldError:
-            raise
-        except Exception as exc:
-            error = translate_error(exc, self._location)
-            if error is None:
-                raise
-            raise error from exc
+    def _store_error(self, exc: Exception) -> StoreError | None:
+        return translate_error(exc, self._location)
 
     def close(self) -> None:
         """Release the connections (closed with their last store). Idempotent."""

@@ -25,7 +25,6 @@ from contextlib import contextmanager
 from typing import Any, ClassVar, Self
 
 from chatfold._errors import (
-    ChatfoldError,
     ConversationNotFoundError,
     FoldConflictError,
     StoreCorruptError,
@@ -259,17 +258,8 @@ class SQLiteStore(BaseStore):
         """A store on the same file, scoped to ``namespace``."""
         return type(self)(self._path, namespace=namespace, timeout=self._timeout)
 
-    @contextmanager
-    def _translate(self) -> Iterator[None]:
-        try:
-            yield
-        except ChatfoldError:
-            raise
-        except Exception as exc:
-            error = translate_error(exc, self._path)
-            if error is None:
-                raise
-            raise error from exc
+    def _store_error(self, exc: Exception) -> StoreError | None:
+        return translate_error(exc, self._path)
 
     def _conn(self) -> sqlite3.Connection:
         self._check_open()
