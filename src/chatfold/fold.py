@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import dataclasses
 import inspect
 import json
@@ -47,7 +48,7 @@ import logging
 import re
 import threading
 import time
-from collections.abc import Callable, Generator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
@@ -746,8 +747,24 @@ class _Caller:
             )
         return self.summarizer(arg)  # type: ignore[operator]
 
-    def call(self, request: SummaryRequest) -> object:
+    @contextlib.contextmanager
+    def _boundary(self) -> Iterator[None]:
+        """The one place where a summarizer's exception becomes a SummarizerError."""
         try:
+            yield
+        except SummarizerError:
+            raise
+        except TimeoutError as exc:
+            limit = f" (limit {self.timeout}s)" if self.timeout is not None else ""
+            raise SummarizerError(f"the summarizer timed out{limit}: {exc}",
+                                  retryable=True) from exc
+        except Exception as exc:
+            raise SummarizerError(
+                f"the summarizer failed: {type(exc).__name__}: {exc}", retryable=False
+            ) from exc
+
+    def call(self, request: SummaryRequest) -> object:
+        with self._boundary():
             if self.timeout is None:
                 return self._sync_call(request)
             pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="chatfold-sum")
@@ -755,20 +772,10 @@ class _Caller:
                 return pool.submit(self._sync_call, request).result(timeout=self.timeout)
             finally:
                 pool.shutdown(wait=False)
-        except SummarizerError:
-            raise
-        except concurrent.futures.TimeoutError as exc:
-            raise SummarizerError(
-                f"the summarizer took longer than {self.timeout}s", retryable=True
-            ) from exc
-        except Exception as exc:
-            raise SummarizerError(
-                f"the summarizer failed: {type(exc).__name__}: {exc}", retryable=False
-            ) from exc
 
     async def acall(self, request: SummaryRequest) -> object:
         arg = self._arg(request)
-        try:
+        with self._boundary():
             if self.has_async:
                 coro = self.summarizer.asummarize(arg)  # type: ignore[attr-defined]
             else:
@@ -776,16 +783,6 @@ class _Caller:
             if self.timeout is None:
                 return await coro
             return await asyncio.wait_for(coro, self.timeout)
-        except SummarizerError:
-            raise
-        except TimeoutError as exc:
-            raise SummarizerError(
-                f"the summarizer took longer than {self.timeout}s", retryable=True
-            ) from exc
-        except Exception as exc:
-            raise SummarizerError(
-                f"the summarizer failed: {type(exc).__name__}: {exc}", retryable=False
-            ) from exc
 
 
 # ---------------------------------------------------------------------------------------------
