@@ -155,3 +155,10 @@ def test_public_api_is_complete_and_sorted() -> None:
     }
     typing_names = {"TYPE_CHECKING", "Any", "annotations"}
     assert public - set(names) - typing_names == set()
+
+
+def test_an_sdk_object_gets_a_hint() -> None:
+    from openai.types.chat import ChatCompletionMessage
+
+    with pytest.raises(InvalidMessageError, match=r"model_dump\(exclude_none=True\)"):
+        to_openai([ChatCompletionMessage(role="assistant", content="x")])

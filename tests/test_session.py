@@ -217,3 +217,14 @@ def test_async_background_fold(store: Any) -> None:
 
     folds, _ = asyncio.run(main())
     assert folds >= 1
+
+
+def test_sdk_message_objects_are_stored_as_dicts(store: Any) -> None:
+    from openai.types.chat import ChatCompletionMessage
+
+    conv = Conversation("sdk", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    reply = ChatCompletionMessage(role="assistant", content="Hello!")
+    conv.append({"role": "user", "content": "hi"})
+    conv.append(reply)
+    assert conv.transcript()[-1] == {"role": "assistant", "content": "Hello!"}
+    assert conv.context()[-1] == {"role": "assistant", "content": "Hello!"}

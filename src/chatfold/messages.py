@@ -87,7 +87,10 @@ def validate_message(message: object, index: int | None = None) -> None:
         InvalidMessageError: missing or unknown role, wrong content type, malformed tool calls.
     """
     if not isinstance(message, Mapping):
-        raise InvalidMessageError(index, f"expected a dict, got {type(message).__name__}")
+        hint = ""
+        if callable(getattr(message, "model_dump", None)):
+            hint = " (an SDK object: pass message.model_dump(exclude_none=True))"
+        raise InvalidMessageError(index, f"expected a dict, got {type(message).__name__}{hint}")
     role = message.get("role")
     if role is None:
         raise InvalidMessageError(index, "missing 'role'")

@@ -322,8 +322,15 @@ class _BaseConversation:
         return self._state.summary
 
     @staticmethod
-    def _as_list(message: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        items = [message] if isinstance(message, Mapping) else list(message)
+    def _as_list(message: Any) -> list[dict[str, Any]]:
+        # An SDK message object (the OpenAI SDK's ChatCompletionMessage, any pydantic model)
+        # is stored as its dict, the way the provider would send it back.
+        def plain(m: Any) -> Any:
+            dump = getattr(m, "model_dump", None)
+            return dump(exclude_none=True) if callable(dump) and not isinstance(m, Mapping) else m
+
+        single = isinstance(message, Mapping) or callable(getattr(message, "model_dump", None))
+        items = [plain(message)] if single else [plain(m) for m in message]
         out = []
         for i, m in enumerate(items):
             validate_message(m, i)
@@ -379,6 +386,9 @@ class Conversation(_BaseConversation):
 
     def append(self, message: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[int]:
         """Append one message or several to the log (atomically); returns their seqs.
+
+        SDK message objects (e.g. ``response.choices[0].message`` from the OpenAI SDK) are
+        accepted and stored as their ``model_dump(exclude_none=True)``.
 
         Raises:
             InvalidMessageError: a message is malformed (nothing is appended).
