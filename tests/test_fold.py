@@ -507,3 +507,11 @@ def test_async_fold_does_not_block_the_loop() -> None:
         return ticks
 
     assert asyncio.run(main()) >= 5
+
+
+def test_the_default_cap_fits_a_small_budget() -> None:
+    assert Policy().summary_max_tokens == 400
+    small = Policy(trigger_tokens=500)
+    assert small.target == 300 and small.summary_max_tokens == 100
+    with pytest.raises(InvalidPolicyError, match="below the target"):
+        Policy(trigger_tokens=500, summary_max_tokens=400)

@@ -42,7 +42,7 @@ from ._io import (
 )
 from ._registry import get_summarizer
 from ._simulate import ReplayReport, SeedCounter, replay, seed_folder
-from .fold import DEFAULT_SUMMARY_MAX_TOKENS, Folder, FoldResult, Policy, plan_fold
+from .fold import Folder, FoldResult, Policy, plan_fold
 from .messages import (
     OPENAI_KEYS,
     PINNED_KEY,
@@ -259,15 +259,10 @@ def json_option(f: F) -> F:
 def build_policy(trigger: int, target: int | None, keep: int, summary_max: int | None,
                  language: str) -> Policy:
     """The policy the options describe; a bad combination is a usage error naming the flag."""
-    cap = summary_max
-    if cap is None:
-        effective_target = target if target is not None else max(1, int(trigger * 0.6))
-        cap = DEFAULT_SUMMARY_MAX_TOKENS
-        if cap >= effective_target:
-            cap = max(16, effective_target // 3)
     try:
         return Policy(trigger_tokens=trigger, target_tokens=target, keep=keep,
-                      summary_max_tokens=cap, language=language,  # type: ignore[arg-type]
+                      summary_max_tokens=summary_max or 0,  # 0: the policy's auto cap
+                      language=language,  # type: ignore[arg-type]
                       on_overflow="keep")
     except InvalidPolicyError as exc:
         flag = _POLICY_FLAGS.get(exc.option, exc.option)

@@ -137,8 +137,9 @@ class Policy:
     """After a fold the context is at or below this; ``None`` means 60% of the trigger."""
     keep: int = DEFAULT_KEEP
     """Minimum number of recent (non-pinned) messages kept verbatim, widened to whole units."""
-    summary_max_tokens: int = DEFAULT_SUMMARY_MAX_TOKENS
-    """Hard cap on the summary's text."""
+    summary_max_tokens: int = 0
+    """Hard cap on the summary's text. ``0`` (the default) means 400, or a third of the
+    target when the target is too small for 400."""
     language: Literal["auto", "zh", "en"] = "auto"
     """Language of prompts and the summary prefix; ``auto`` detects it by script."""
     system_messages: Literal["pin", "fold"] = "pin"
@@ -165,8 +166,13 @@ class Policy:
             )
         if not isinstance(self.keep, int) or self.keep < 0:
             raise InvalidPolicyError("keep", "must be an integer >= 0")
+        if self.summary_max_tokens == 0:
+            auto = DEFAULT_SUMMARY_MAX_TOKENS
+            if auto >= self.target:
+                auto = max(16, self.target // 3)
+            object.__setattr__(self, "summary_max_tokens", auto)
         if not isinstance(self.summary_max_tokens, int) or self.summary_max_tokens < 16:
-            raise InvalidPolicyError("summary_max_tokens", "must be an integer >= 16")
+            raise InvalidPolicyError("summary_max_tokens", "must be an integer >= 16 (or 0: auto)")
         if self.summary_max_tokens >= self.target:
             raise InvalidPolicyError(
                 "summary_max_tokens",
@@ -1098,11 +1104,7 @@ def _seed_policy(keep: int, trigger: int | None) -> Policy:
         # compress() has no budget: any trigger works since it always forces the fold.
         return Policy(trigger_tokens=10**9, target_tokens=10**9, keep=keep,
                       on_overflow="keep")
-    cap = DEFAULT_SUMMARY_MAX_TOKENS
-    target = max(1, int(trigger * DEFAULT_TARGET_RATIO))
-    if cap >= target:
-        # A small max_tokens (the seed allowed any): keep the summary within a third of it.
-        cap = max(16, target // 3)
-        target = max(target, cap + 1)
+    # The seed accepted any max_tokens: a tiny one still gets a target the summary fits under.
+    target = max(int(trigger * DEFAULT_TARGET_RATIO), 17)
     return Policy(trigger_tokens=max(trigger, target), target_tokens=target, keep=keep,
-                  summary_max_tokens=cap, on_overflow="keep")
+                  on_overflow="keep")
