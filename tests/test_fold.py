@@ -513,5 +513,6 @@ def test_the_default_cap_fits_a_small_budget() -> None:
     assert Policy().summary_max_tokens == 400
     small = Policy(trigger_tokens=500)
     assert small.target == 300 and small.summary_max_tokens == 100
+    assert Policy(trigger_tokens=1500).summary_max_tokens == 300
     with pytest.raises(InvalidPolicyError, match="below the target"):
         Policy(trigger_tokens=500, summary_max_tokens=400)

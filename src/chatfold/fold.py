@@ -139,7 +139,7 @@ class Policy:
     """Minimum number of recent (non-pinned) messages kept verbatim, widened to whole units."""
     summary_max_tokens: int = 0
     """Hard cap on the summary's text. ``0`` (the default) means 400, or a third of the
-    target when the target is too small for 400."""
+    target if that is smaller."""
     language: Literal["auto", "zh", "en"] = "auto"
     """Language of prompts and the summary prefix; ``auto`` detects it by script."""
     system_messages: Literal["pin", "fold"] = "pin"
@@ -167,9 +167,8 @@ class Policy:
         if not isinstance(self.keep, int) or self.keep < 0:
             raise InvalidPolicyError("keep", "must be an integer >= 0")
         if self.summary_max_tokens == 0:
-            auto = DEFAULT_SUMMARY_MAX_TOKENS
-            if auto >= self.target:
-                auto = max(16, self.target // 3)
+            # At most a third of the target, so recent messages keep most of the room.
+            auto = min(DEFAULT_SUMMARY_MAX_TOKENS, max(16, self.target // 3))
             object.__setattr__(self, "summary_max_tokens", auto)
         if not isinstance(self.summary_max_tokens, int) or self.summary_max_tokens < 16:
             raise InvalidPolicyError("summary_max_tokens", "must be an integer >= 16 (or 0: auto)")
