@@ -516,3 +516,12 @@ def test_the_default_cap_fits_a_small_budget() -> None:
     assert Policy(trigger_tokens=1500).summary_max_tokens == 300
     with pytest.raises(InvalidPolicyError, match="below the target"):
         Policy(trigger_tokens=500, summary_max_tokens=400)
+
+
+def test_a_message_object_reply_is_read_from_its_content(driver: Any) -> None:
+    class AIMessage:  # what a LangChain chat model returns
+        def __init__(self, content: str) -> None:
+            self.content = content
+
+    result = driver(Folder(FakeSummarizer(AIMessage("The user likes tea.")), POLICY), chat(60))
+    assert result.summary == "The user likes tea."

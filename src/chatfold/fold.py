@@ -619,6 +619,11 @@ def _cut(text: str, budget: int, counter: TokenCounter) -> str:
 
 
 def _clean(reply: object) -> str:
+    # A chat-model message object (LangChain's AIMessage, an SDK message) carries the text in
+    # .content; anything else that is not a string is a summarizer bug.
+    content = getattr(reply, "content", None)
+    if not isinstance(reply, str) and isinstance(content, str):
+        reply = content
     if not isinstance(reply, str):
         raise SummarizerError(
             f"the summarizer returned {type(reply).__name__}, expected str", retryable=False
