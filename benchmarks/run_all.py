@@ -28,7 +28,7 @@ from typing import Any
 
 import _common as c
 
-BENCHES = ("tokens", "overhead", "calls", "retention", "latency", "peers")
+BENCHES = ("tokens", "overhead", "calls", "retention", "latency", "summarizer", "peers")
 """In the order they appear in BENCHMARKS.md."""
 TAKES_DATA = {"tokens", "calls", "retention", "latency", "peers"}
 
@@ -159,6 +159,18 @@ def headline_rows(out: Path) -> list[list[str]]:
             f"p50 inline {_num(h['inline_p50_ms'], 2)} ms, background "
             f"{_num(h['background_p50_ms'], 2)} ms",
         ])
+    su = load(out, "summarizer")
+    if su:
+        h = su["headline"]
+        cases = {k: v for k, v in h.items() if isinstance(v, dict)}
+        if cases:
+            rows.append([
+                f"Extractive summarizer, one fold of about {h['tokens']:,} tokens "
+                "(median ms)",
+                "–",
+                "; ".join(f"{k}: {_num(v['median_ms'], 1)} ms" for k, v in cases.items()),
+                "offline, deterministic; an LLM call takes seconds",
+            ])
     pe = load(out, "peers")
     if pe:
         h = pe["headline"]

@@ -59,7 +59,7 @@ def _run(python: str, name: str, out: Path, *args: str,
     return _Run(python, name, out, *args, env=env).result()
 
 
-QUICK = ["overhead", "calls", "retention", "latency", "tokens"]
+QUICK = ["overhead", "calls", "retention", "latency", "tokens", "summarizer"]
 
 
 def _peers_python() -> Path:
