@@ -198,6 +198,9 @@ class _BaseConversation:
         """Bring the cached view up to date with the store's state and new entries."""
         with self._lock:
             first = not self._loaded
+            if not first and state.version < self._state.version:
+                # Read before a fold another thread has already absorbed: versions only grow.
+                state, pinned = self._state, None
             if first:
                 self._last_seq = state.covered_through
             fresh = [e for e in new_entries if e.seq > self._last_seq]
