@@ -162,7 +162,16 @@ def test_refold_rebuilds_the_summary_from_the_log(store: Any) -> None:
     conv2.refold()
     assert conv2.summary == "Rebuilt summary."
     assert better.requests[0].previous_summary == ""
+    assert len(better.requests) >= 2  # replayed in trigger-sized folds, not one huge call
+    assert all(conv2.folder.count(list(r.messages)) <= POLICY.trigger_tokens
+               for r in better.requests)
     assert len(conv2.transcript()) == 80
+    assert conv2.raw_context()[-4:] == conv.raw_context()[-4:]
+
+
+def test_refold_of_an_unknown_conversation_does_nothing(store: Any) -> None:
+    conv = Conversation("never", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    assert not conv.refold().folded
 
 
 def test_invalid_message_is_rejected_before_anything_is_stored(store: Any) -> None:

@@ -190,6 +190,7 @@ class _BaseConversation:
         self._last_error: str | None = None
         self._retry_at = 0.0
         self._owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self._through: int | None = None  # refold replays the log up to this seq
 
     # -- the view ------------------------------------------------------------------------------
 
@@ -256,6 +257,9 @@ class _BaseConversation:
 
     def _fetch_after(self, state: FoldState) -> int:
         return self._last_seq if self._loaded else state.covered_through
+
+    def _fetch_limit(self, after: int) -> int | None:
+        return None if self._through is None else max(0, self._through - after)
 
     def _needs_pinned(self, state: FoldState) -> bool:
         return tuple(e.seq for e in self._pinned) != state.pinned_seqs
@@ -372,7 +376,9 @@ class Conversation(_BaseConversation):
 
     def _refresh(self) -> None:
         state = self.store.load_state(self.conversation_id)
-        new = self.store.entries(self.conversation_id, after=self._fetch_after(state))
+        after = self._fetch_after(state)
+        new = self.store.entries(self.conversation_id, after=after,
+                                 limit=self._fetch_limit(after))
         pinned = self._pinned_entries(state) if self._needs_pinned(state) else None
         self._absorb(state, new, pinned)
 
@@ -506,10 +512,19 @@ class Conversation(_BaseConversation):
         return self._stats(worker is not None and worker.is_alive())
 
     def refold(self) -> FoldResult:
-        """Forget the summary and fold the whole transcript again (e.g. with a better
-        summarizer); the log is untouched."""
+        """Forget the summary and fold the whole log again (e.g. with a better summarizer),
+        replaying it entry by entry so that each summarizer call sees about one trigger's
+        worth of messages, as the original folds did. The log is untouched.
+
+        Returns:
+            The last fold's result (``folded=False`` when the log fits under the trigger).
+        """
         with self._fold_lock:
             self._refresh()
+            if not self.store.exists(self.conversation_id):
+                tokens = self._total()
+                return FoldResult(messages=self._raw(), folded=False, reason="nothing_to_fold",
+                                  tokens_before=tokens, tokens_after=tokens)
             fresh = FoldState(version=self._state.version + 1, language=self._state.language,
                               folds=self._state.folds,
                               summarizer_calls=self._state.summarizer_calls)
@@ -517,12 +532,23 @@ class Conversation(_BaseConversation):
                                   expected_version=self._state.version)
             self._pinned, self._tail, self._last_seq, self._loaded = [], [], 0, False
             self._state = FoldState()
-        result = self.fold()
-        while result.folded:
-            nxt = self.fold()
-            if not nxt.folded:
-                break
-            result = nxt
+        last = self.store.last_seq(self.conversation_id)
+        result: FoldResult | None = None
+        try:
+            for seq in range(1, last + 1):
+                self._through = seq
+                self._refresh()
+                if self._should_fold(self._total()):
+                    result = self.fold()
+        finally:
+            self._through = None
+        self._refresh()
+        if self._should_fold(self._total()):
+            result = self.fold()
+        if result is None:
+            tokens = self._total()
+            result = FoldResult(messages=self._raw(), folded=False, reason="under_trigger",
+                                tokens_before=tokens, tokens_after=tokens)
         return result
 
     def close(self) -> None:
