@@ -706,3 +706,24 @@ def test_bilingual_sample_in_two_rolls_matches_the_essentials() -> None:
     assert "5000" not in second and "8000" in second
     for needle in ("李明", "花生", "MU523", "liming.work@example.com", "passport"):
         assert needle in second, needle
+
+
+def test_the_same_tool_call_made_again_keeps_each_result() -> None:
+    # One fold renders each distinct arguments and result text once; the lines stay separate.
+    def call(i: int) -> dict[str, Any]:
+        fn = {"name": "get_rate", "arguments": '{"pair": "EUR/USD"}'}
+        return {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [{"id": f"c{i}", "type": "function", "function": fn}],
+        }
+
+    def result(i: int, rate: float) -> dict[str, Any]:
+        return {"role": "tool", "tool_call_id": f"c{i}", "content": json.dumps({"rate": rate})}
+
+    messages = [call(1), result(1, 1.08), call(2), result(2, 1.09), call(3), result(3, 1.08)]
+    assert ask(messages).splitlines() == [
+        "Facts:",
+        "- Tool get_rate(pair=EUR/USD) → rate=1.08",
+        "- Tool get_rate(pair=EUR/USD) → rate=1.09",
+    ]

@@ -42,7 +42,6 @@ import json
 import re
 import string
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -493,48 +492,49 @@ def _is_question(sentence: str) -> bool:
 def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
     """Feature bits and count of distinct capitalised names, for each text."""
     big = "\n".join(texts)
+    # owner[p] is the text that character p of big belongs to (its joining newline included):
+    # a match counts for the text it starts in.
     starts: list[int] = []
-    pos = 0
-    for t in texts:
-        starts.append(pos)
-        pos += len(t) + 1
+    owner: list[int] = []
+    for i, t in enumerate(texts):
+        starts.append(len(owner))
+        owner += [i] * (len(t) + 1)
     low = big.lower()
     if len(low) != len(big):  # a few characters lowercase to two; keep offsets aligned
         low = big.translate(_ASCII_LOWER)
     masks = [0] * len(texts)
-    where = bisect_right  # a match counts for the sentence it starts in
     for m in _ZH_RE.finditer(big):
-        masks[where(starts, m.start()) - 1] |= _ZH_LEX[m.group()]
+        masks[owner[m.start()]] |= _ZH_LEX[m.group()]
     for m in _EN_RE.finditer(low):
         at = m.start()
         if not (at and low[at - 1].isalnum()):
-            masks[where(starts, at) - 1] |= _EN_LEX[m.group()]
+            masks[owner[at]] |= _EN_LEX[m.group()]
     for bit, rx, lowered, check, guard in _PATTERNS:
         src = low if lowered else big
         if guard and not any(g in src for g in guard):
             continue
         for m in rx.finditer(src):
             if check is None or check(src, m):
-                masks[where(starts, m.start()) - 1] |= bit
+                masks[owner[m.start()]] |= bit
     for m in _DIGIT_RE.finditer(low):
         group = m.lastgroup
         if group == "num":
-            masks[where(starts, m.start()) - 1] |= _NUM
+            masks[owner[m.start()]] |= _NUM
             continue
         bit, check = _DIGIT_GROUPS[group or "num"]
         if check(low, m):
-            masks[where(starts, m.start()) - 1] |= bit
+            masks[owner[m.start()]] |= bit
     for m in _CN_NUM_RE.finditer(big):
         kind = m.lastgroup
         bit = _MONEY if kind == "money" else _WHEN if kind == "day" else _NUM
         if kind or _cn_number(big, m):
-            masks[where(starts, m.start()) - 1] |= bit
+            masks[owner[m.start()]] |= bit
     caps: dict[int, set[str]] = {}
     for m in _UPPER_RE.finditer(big):
         at = m.start()
         if at and big[at - 1].isalnum():
             continue
-        i = where(starts, at) - 1
+        i = owner[at]
         if m.lastgroup == "code":
             if m.end() - at >= 4:
                 masks[i] |= _ID
@@ -546,9 +546,15 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
 def _score_all(texts: Sequence[str], roles: Sequence[str]) -> list[_Scored]:
     """Information score and section of each sentence, said by the matching role."""
     masks, caps = _scan(texts)
+    # A long history repeats itself (the same confirmation, the same tool line): each distinct
+    # (text, role, features) is scored once per fold.
+    seen: dict[tuple[str, str, int, int], _Scored] = {}
     out = []
-    for text, role, mask, n_caps in zip(texts, roles, masks, caps, strict=True):
-        out.append(_score_one(text, role, mask, n_caps))
+    for row in zip(texts, roles, masks, caps, strict=True):
+        scored = seen.get(row)
+        if scored is None:
+            scored = seen[row] = _score_one(*row)
+        out.append(scored)
     return out
 
 
@@ -782,6 +788,9 @@ def _without_clauses(parts: list[str], removed: set[int], subjects: dict[int, st
 # normalisation and near duplicates
 
 _TRAILING_FILLER = re.compile(r"(?:了|啦|呀|吧|呢|哦|啊|anymore|too|also|again|now)+\Z")
+# The last characters of those fillers: a key ending in none of them has none to strip, and
+# most keys do, so the search (which tries every position) is skipped.
+_TRAILING_FILLER_ENDS = frozenset("了啦呀吧呢哦啊eonw")
 
 
 def _normalise(text: str) -> str:
@@ -792,7 +801,8 @@ def _normalise(text: str) -> str:
 
 def _dedup_key(text: str) -> str:
     tag = _ROLE_TAG.match(text)
-    return _TRAILING_FILLER.sub("", _normalise(text[tag.end() :] if tag else text))
+    key = _normalise(text[tag.end() :] if tag else text)
+    return _TRAILING_FILLER.sub("", key) if key[-1:] in _TRAILING_FILLER_ENDS else key
 
 
 # ---------------------------------------------------------------------------------------------
@@ -900,6 +910,14 @@ def _result_text(content: object) -> str:
 # items
 
 
+class _Shape(NamedTuple):
+    """What an item's text alone decides: its clauses, the slots they fill, its key."""
+
+    parts: list[str]
+    slots: list[tuple[tuple[str, ...], int, str]]
+    key: str
+
+
 @dataclass(slots=True)
 class _Item:
     """One statement of the summary being built."""
@@ -930,10 +948,25 @@ class _Item:
 
     @classmethod
     def make(
-        cls, tag: str, body: str, section: int, score: float, order: int, role: str, slot: bool
+        cls,
+        tag: str,
+        body: str,
+        section: int,
+        score: float,
+        order: int,
+        role: str,
+        slot: bool,
+        cache: dict[tuple[str, str, bool], _Shape] | None = None,
     ) -> _Item:
-        parts, slots = _slots(body, role) if slot else ([], [])
-        return cls(tag, role, body, section, score, order, _dedup_key(body), parts, slots)
+        """The item for ``body``; ``cache`` keeps the clause and key work of one fold, so a
+        statement said again costs a lookup (the parts are only read, never changed)."""
+        shape = cache.get((body, role, slot)) if cache is not None else None
+        if shape is None:
+            parts, slots = _slots(body, role) if slot else ([], [])
+            shape = _Shape(parts, slots, _dedup_key(body))
+            if cache is not None:
+                cache[body, role, slot] = shape
+        return cls(tag, role, body, section, score, order, shape.key, shape.parts, shape.slots)
 
 
 _HEADING = re.compile(
@@ -1063,12 +1096,16 @@ class ExtractiveSummarizer(BaseSummarizer):
             rows.append((tag, text[len(tag) :], "summary", section))
         n_previous = len(rows)
         tags = {role: f"{tag}{_COLON[lang]}" for role, tag in _ROLE_TAGS[lang].items()}
+        sentences: dict[str, list[str]] = {}  # a message said again is split once per fold
         for role, text in self._pieces(request.messages, lang):
             if role == "tool":
                 rows.append(("", text, role, None))
             else:
                 tag = tags.get(role, "")
-                rows.extend((tag, _strip_filler(s), role, None) for s in split_sentences(text))
+                split = sentences.get(text)
+                if split is None:
+                    split = sentences[text] = [_strip_filler(s) for s in split_sentences(text)]
+                rows.extend((tag, s, role, None) for s in split)
         # A carried-forward statement is scored as what it was: the user's words, the
         # assistant's, a tool line; an untagged one (an LLM's summary) as a fact about the user.
         scores = _score_all(
@@ -1076,6 +1113,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             [_previous_role(r[0], r[1]) if r[2] == "summary" else r[2] for r in rows],
         )
         items: list[_Item] = []
+        shapes: dict[tuple[str, str, bool], _Shape] = {}
         for i, ((tag, body, role, section), scored) in enumerate(zip(rows, scores, strict=True)):
             order = i - n_previous  # previous-summary items come first, with negative orders
             score = scored.score
@@ -1089,7 +1127,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                     score *= _AGE_DECAY
             elif score < self.min_score and role != "tool":
                 continue  # small talk; every tool call stays a candidate, however plain
-            items.append(_Item.make(tag, body, sec, score, order, role, scored.hints_slot))
+            items.append(_Item.make(tag, body, sec, score, order, role, scored.hints_slot, shapes))
         return items
 
     def _pieces(
@@ -1098,6 +1136,19 @@ class ExtractiveSummarizer(BaseSummarizer):
         """(role, text) in conversation order; each tool call is one ("tool", line) piece."""
         pieces: list[tuple[str, str | _ToolLine]] = []
         calls: dict[str, _ToolLine] = {}
+        # A long history repeats its tool calls and results: each distinct JSON text is parsed
+        # and rendered once per fold.
+        results: dict[str, str] = {}
+        arg_texts: dict[str, str] = {}
+
+        def render_args(args: object) -> str:
+            if not isinstance(args, str):
+                return _render_args(args)
+            text = arg_texts.get(args)
+            if text is None:
+                text = arg_texts[args] = _render_args(args)
+            return text
+
         for message in messages:
             if message.get("is_summary"):
                 continue  # merged as a previous summary by _collect
@@ -1114,7 +1165,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 continue
             if role in ("tool", "function"):
                 call_id = str(message.get("tool_call_id") or "")
-                self._attach(pieces, calls, call_id, _result_text(content), message.get("name"))
+                self._attach(
+                    pieces, calls, results, call_id, _result_text(content), message.get("name")
+                )
                 continue
             if isinstance(content, list):
                 plain = [p for p in content if not _is_tool_block(p)]
@@ -1128,13 +1181,14 @@ class ExtractiveSummarizer(BaseSummarizer):
                     if not isinstance(part, Mapping):
                         continue
                     if part.get("type") == "tool_use":
-                        line = _ToolLine(str(part.get("name")), _render_args(part.get("input")))
+                        line = _ToolLine(str(part.get("name")), render_args(part.get("input")))
                         calls[str(part.get("id"))] = line
                         pieces.append(("tool", line))
                     elif part.get("type") == "tool_result":
                         self._attach(
                             pieces,
                             calls,
+                            results,
                             str(part.get("tool_use_id")),
                             _result_text(part.get("content")),
                             None,
@@ -1143,12 +1197,12 @@ class ExtractiveSummarizer(BaseSummarizer):
                 fn = call.get("function") if isinstance(call, Mapping) else None
                 if not isinstance(fn, Mapping):
                     continue
-                line = _ToolLine(str(fn.get("name")), _render_args(fn.get("arguments")))
+                line = _ToolLine(str(fn.get("name")), render_args(fn.get("arguments")))
                 calls[str(call.get("id"))] = line
                 pieces.append(("tool", line))
             fc = message.get("function_call")
             if isinstance(fc, Mapping):
-                line = _ToolLine(str(fc.get("name")), _render_args(fc.get("arguments")))
+                line = _ToolLine(str(fc.get("name")), render_args(fc.get("arguments")))
                 calls[f"function:{fc.get('name')}"] = line
                 pieces.append(("tool", line))
         for role, piece in pieces:
@@ -1161,12 +1215,15 @@ class ExtractiveSummarizer(BaseSummarizer):
         self,
         pieces: list[tuple[str, str | _ToolLine]],
         calls: dict[str, _ToolLine],
+        results: dict[str, str],
         call_id: str,
         result: str,
         name: object,
     ) -> None:
         line = calls.get(call_id) or (calls.get(f"function:{name}") if name else None)
-        rendered = _render_result(result, self.tool_result_chars)
+        rendered = results.get(result)
+        if rendered is None:
+            rendered = results[result] = _render_result(result, self.tool_result_chars)
         if line is not None:
             line.result = rendered if line.result is None else f"{line.result} | {rendered}"
         elif rendered:
@@ -1313,7 +1370,8 @@ def _merge(items: list[_Item]) -> list[_Item]:
                 if other.dropped or other is it:
                     continue
                 short, long_ = (it, other) if len(it.key) < len(other.key) else (other, it)
-                if short.key in long_.key and len(short.key) >= 0.6 * len(long_.key):
+                # Lengths first: most pairs differ too much for the substring test to matter.
+                if len(short.key) >= 0.6 * len(long_.key) and short.key in long_.key:
                     short.dropped = True
                     long_.score = max(long_.score, short.score)
             bucket.append(it)
