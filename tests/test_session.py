@@ -237,3 +237,18 @@ def test_sdk_message_objects_are_stored_as_dicts(store: Any) -> None:
     conv.append(reply)
     assert conv.transcript()[-1] == {"role": "assistant", "content": "Hello!"}
     assert conv.context()[-1] == {"role": "assistant", "content": "Hello!"}
+
+
+def test_async_refold(store: Any) -> None:
+    async def main() -> tuple[str, int]:
+        conv = AsyncConversation("ar", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+        for m in chat(80, system=False):
+            await conv.aappend(m)
+            await conv.acontext()
+        better = FakeSummarizer(fn=lambda r: "Rebuilt.")
+        again = AsyncConversation("ar", store=store, summarizer=better, policy=POLICY)
+        await again.arefold()
+        return again.summary, better.calls
+
+    summary, calls = asyncio.run(main())
+    assert summary == "Rebuilt." and calls >= 2

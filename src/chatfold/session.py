@@ -574,7 +574,9 @@ class AsyncConversation(_BaseConversation):
 
     async def _arefresh(self) -> None:
         state = await self.store.aload_state(self.conversation_id)
-        new = await self.store.aentries(self.conversation_id, after=self._fetch_after(state))
+        after = self._fetch_after(state)
+        new = await self.store.aentries(self.conversation_id, after=after,
+                                        limit=self._fetch_limit(after))
         pinned = None
         if self._needs_pinned(state):
             pinned = []
@@ -657,6 +659,42 @@ class AsyncConversation(_BaseConversation):
                 return result
             finally:
                 await self.store.arelease_lease(self.conversation_id, self._owner)
+
+    async def arefold(self) -> FoldResult:
+        """Async :meth:`Conversation.refold`."""
+        if self._afold_lock is None:
+            self._afold_lock = asyncio.Lock()
+        async with self._afold_lock:
+            await self._arefresh()
+            if not await self.store.aexists(self.conversation_id):
+                tokens = self._total()
+                return FoldResult(messages=self._raw(), folded=False, reason="nothing_to_fold",
+                                  tokens_before=tokens, tokens_after=tokens)
+            fresh = FoldState(version=self._state.version + 1, language=self._state.language,
+                              folds=self._state.folds,
+                              summarizer_calls=self._state.summarizer_calls)
+            await self.store.asave_state(self.conversation_id, fresh,
+                                         expected_version=self._state.version)
+            self._pinned, self._tail, self._last_seq, self._loaded = [], [], 0, False
+            self._state = FoldState()
+        last = await self.store.alast_seq(self.conversation_id)
+        result: FoldResult | None = None
+        try:
+            for seq in range(1, last + 1):
+                self._through = seq
+                await self._arefresh()
+                if self._should_fold(self._total()):
+                    result = await self.afold()
+        finally:
+            self._through = None
+        await self._arefresh()
+        if self._should_fold(self._total()):
+            result = await self.afold()
+        if result is None:
+            tokens = self._total()
+            result = FoldResult(messages=self._raw(), folded=False, reason="under_trigger",
+                                tokens_before=tokens, tokens_after=tokens)
+        return result
 
     async def await_fold(self) -> None:
         """Wait for a pending background fold to finish."""
