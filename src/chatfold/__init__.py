@@ -77,6 +77,8 @@ from .tokens import (
 )
 
 if TYPE_CHECKING:
+    from .session import AsyncConversation, Conversation, ConversationStats
+    from .stores import MemoryStore, PostgresStore, RedisStore, SQLiteStore
     from .summarizers import (
         AnthropicSummarizer,
         CallableSummarizer,
@@ -88,12 +90,15 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AnthropicSummarizer",
+    "AsyncConversation",
     "AsyncSummarizer",
     "CallableSummarizer",
     "ChatfoldError",
     "ContextOverflowError",
+    "Conversation",
     "ConversationFileError",
     "ConversationNotFoundError",
+    "ConversationStats",
     "ExtractiveSummarizer",
     "FoldConflictError",
     "FoldPlan",
@@ -105,9 +110,13 @@ __all__ = [
     "InvalidConversationIdError",
     "InvalidMessageError",
     "InvalidPolicyError",
+    "MemoryStore",
     "MissingDependencyError",
     "OpenAISummarizer",
     "Policy",
+    "PostgresStore",
+    "RedisStore",
+    "SQLiteStore",
     "StoreCorruptError",
     "StoreError",
     "StoreUnavailableError",
@@ -139,6 +148,13 @@ __all__ = [
 ]
 
 _LAZY = {
+    "AsyncConversation": "chatfold.session",
+    "Conversation": "chatfold.session",
+    "ConversationStats": "chatfold.session",
+    "MemoryStore": "chatfold.stores",
+    "PostgresStore": "chatfold.stores",
+    "RedisStore": "chatfold.stores",
+    "SQLiteStore": "chatfold.stores",
     "AnthropicSummarizer": "chatfold.summarizers",
     "CallableSummarizer": "chatfold.summarizers",
     "ExtractiveSummarizer": "chatfold.summarizers",
@@ -147,7 +163,7 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    # Summarizers (and their SDKs) load on first use.
+    # Conversations, stores and summarizers (and their SDKs) load on first use.
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'chatfold' has no attribute {name!r}")
