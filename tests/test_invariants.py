@@ -240,3 +240,62 @@ def test_rolling_replay_keeps_one_summary_and_the_pinned_head(
     assert messages[0] is system
     assert sum(1 for m in messages if m.get("is_summary")) <= 1
     assert find_orphans(messages) == []
+
+
+@settings(max_examples=25, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(st.lists(st.lists(unit(0), min_size=1, max_size=4), min_size=1, max_size=12), policy(),
+       st.integers(1, 5))
+def test_a_stored_conversation_keeps_every_message_and_one_summary(
+    batches: list[list[list[dict[str, Any]]]], pol: Policy, every: int
+) -> None:
+    from chatfold.session import Conversation
+    from chatfold.stores import MemoryStore
+
+    pol = Policy(trigger_tokens=pol.trigger_tokens, target_tokens=pol.target_tokens,
+                 keep=pol.keep, summary_max_tokens=pol.summary_max_tokens, on_overflow="keep",
+                 system_messages=pol.system_messages)
+    conv = Conversation("prop", store=MemoryStore(), summarizer=FakeSummarizer(), policy=pol,
+                        system="You are helpful.")
+    appended: list[dict[str, Any]] = []
+    n = 0
+    for batch in batches:
+        for group in batch:
+            # Tool-call ids must be unique across the whole conversation.
+            group = [_renamed(m, n) for m in group]
+            n += 1
+            conv.append(group)
+            appended += group
+            if n % every == 0:
+                ctx = conv.raw_context()
+                assert find_orphans(ctx) == []
+                assert sum(1 for m in ctx if m.get("is_summary")) <= 1
+                assert ctx[0] == {"role": "system", "content": "You are helpful."}
+    assert conv.transcript()[1:] == appended
+    from hypothesis import event
+
+    event(f"folds: {min(conv.stats().folds, 3)}+")
+    final = conv.raw_context()
+    assert find_orphans(final) == []
+    flow = [m for m in final if not m.get("is_summary") and m.get("role") != "system"]
+    logged = [m for m in appended if m.get("role") != "system"]
+    assert flow == logged[len(logged) - len(flow):]  # a suffix of the log, in order
+
+
+def _renamed(m: dict[str, Any], n: int) -> dict[str, Any]:
+    m = dict(m)
+    if m.get("tool_calls"):
+        m["tool_calls"] = [{**c, "id": f"{c['id']}-{n}"} for c in m["tool_calls"]]
+    if m.get("role") == "tool":
+        m["tool_call_id"] = f"{m['tool_call_id']}-{n}"
+    content = m.get("content")
+    if isinstance(content, list):
+        parts = []
+        for p in content:
+            if p.get("type") == "tool_use":
+                p = {**p, "id": f"{p['id']}-{n}"}
+            elif p.get("type") == "tool_result":
+                p = {**p, "tool_use_id": f"{p['tool_use_id']}-{n}"}
+            parts.append(p)
+        m["content"] = parts
+    return m
