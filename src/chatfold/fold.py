@@ -967,61 +967,76 @@ class Folder(_BaseFolder):
             ContextOverflowError: pinned + latest unit exceed the target (``on_overflow="raise"``).
             SummarizerError: the summarizer failed (``on_error="raise"``); nothing changed.
         """
-        return self._fold(messages, force=force, metadata=metadata or {},
-                          seed_compress=exact_keep)
-
-    def _fold(self, messages: Sequence[Message], *, force: bool, metadata: Mapping[str, Any],
-              seed_compress: bool = False) -> FoldResult:
-        plan = self._prepare(messages, force, grow_recent=not seed_compress,
-                             require_gain=not seed_compress)
-        if isinstance(plan, FoldResult):
-            return plan
-        started = time.perf_counter()
-        steps = _summary_steps(plan, messages, self.policy, self.counter, metadata)
-        calls = 0
-        try:
-            request = next(steps)
-            while True:
-                calls += 1
-                try:
-                    reply = self._caller.call(request)
-                except SummarizerError as exc:
-                    if request.attempt == 1:
-                        raise
-                    reply = exc  # a failed re-ask falls back to the first answer
-                request = steps.throw(reply) if isinstance(reply, SummarizerError) else \
-                    steps.send(reply)
-        except StopIteration as stop:
-            return self._done(messages, plan, stop.value, started)
-        except SummarizerError as exc:
-            return self._failed(messages, plan, exc, calls, started)
+        run = self._start(messages, force, exact_keep, metadata)
+        if isinstance(run, FoldResult):
+            return run
+        while run.request is not None:
+            try:
+                reply: object = self._caller.call(run.request)
+            except SummarizerError as exc:
+                reply = exc
+            run.advance(reply)
+        return self._finish(messages, run)
 
     async def afold(self, messages: Sequence[Message], *, force: bool = False,
-                    metadata: Mapping[str, Any] | None = None) -> FoldResult:
+                    metadata: Mapping[str, Any] | None = None,
+                    exact_keep: bool = False) -> FoldResult:
         """Async twin of :meth:`fold`: awaits ``asummarize`` (or runs a sync summarizer in a
         thread), never blocking the event loop."""
-        plan = self._prepare(messages, force)
+        run = self._start(messages, force, exact_keep, metadata)
+        if isinstance(run, FoldResult):
+            return run
+        while run.request is not None:
+            try:
+                reply: object = await self._caller.acall(run.request)
+            except SummarizerError as exc:
+                reply = exc
+            run.advance(reply)
+        return self._finish(messages, run)
+
+    def _start(self, messages: Sequence[Message], force: bool, exact_keep: bool,
+               metadata: Mapping[str, Any] | None) -> FoldResult | _Run:
+        plan = self._prepare(messages, force, grow_recent=not exact_keep,
+                             require_gain=not exact_keep)
         if isinstance(plan, FoldResult):
             return plan
-        started = time.perf_counter()
         steps = _summary_steps(plan, messages, self.policy, self.counter, metadata or {})
-        calls = 0
+        return _Run(plan, steps)
+
+    def _finish(self, messages: Sequence[Message], run: _Run) -> FoldResult:
+        if run.error is not None:
+            return self._failed(messages, run.plan, run.error, run.calls, run.started)
+        assert run.outcome is not None
+        return self._done(messages, run.plan, run.outcome, run.started)
+
+
+class _Run:
+    """One fold in progress: the summary generator and where it stands. The drivers feed it
+    each reply (or the summarizer's error); the generator decides what happens next."""
+
+    def __init__(self, plan: FoldPlan,
+                 steps: Generator[SummaryRequest, object, _Outcome]) -> None:
+        self.plan = plan
+        self.steps = steps
+        self.started = time.perf_counter()
+        self.calls = 0
+        self.outcome: _Outcome | None = None
+        self.error: SummarizerError | None = None
+        self.request: SummaryRequest | None = next(steps)
+
+    def advance(self, reply: object) -> None:
+        """Send the reply in (a SummarizerError is thrown in: the generator falls back on a
+        failed re-ask, and a failed first ask ends the fold)."""
+        self.calls += 1
         try:
-            request = next(steps)
-            while True:
-                calls += 1
-                try:
-                    reply = await self._caller.acall(request)
-                except SummarizerError as exc:
-                    if request.attempt == 1:
-                        raise
-                    reply = exc
-                request = steps.throw(reply) if isinstance(reply, SummarizerError) else \
-                    steps.send(reply)
+            if isinstance(reply, SummarizerError):
+                self.request = self.steps.throw(reply)
+            else:
+                self.request = self.steps.send(reply)
         except StopIteration as stop:
-            return self._done(messages, plan, stop.value, started)
+            self.outcome, self.request = stop.value, None
         except SummarizerError as exc:
-            return self._failed(messages, plan, exc, calls, started)
+            self.error, self.request = exc, None
 
 
 # ---------------------------------------------------------------------------------------------
