@@ -47,6 +47,7 @@ from .fold import (
     FoldResult,
     FoldState,
     Policy,
+    Reason,
     summary_message,
 )
 from .messages import (
@@ -302,6 +303,22 @@ class _BaseConversation:
             last_fold_seconds=result.seconds,
         )
 
+    def _unfolded(self, reason: Reason) -> FoldResult:
+        """The result of a fold that did not run: the current context, unchanged."""
+        tokens = self._total()
+        return FoldResult(messages=self._raw(), folded=False, reason=reason,
+                          tokens_before=tokens, tokens_after=tokens)
+
+    def _cleared_state(self) -> FoldState:
+        """The state a refold starts from: no summary, the counters kept, the next version."""
+        s = self._state
+        return FoldState(version=s.version + 1, language=s.language, folds=s.folds,
+                         summarizer_calls=s.summarizer_calls)
+
+    def _forget_view(self) -> None:
+        self._pinned, self._tail, self._last_seq, self._loaded = [], [], 0, False
+        self._state = FoldState()
+
     def _should_fold(self, total: int) -> bool:
         return total > self.policy.trigger_tokens and time.monotonic() >= self._retry_at
 
@@ -450,9 +467,7 @@ class Conversation(_BaseConversation):
             msgs, seqs = self._view()
             if not self.store.acquire_lease(self.conversation_id, self._owner,
                                             self.lease_seconds):
-                tokens = self._tokens(msgs)
-                return FoldResult(messages=msgs, folded=False, reason="fold_in_progress",
-                                  tokens_before=tokens, tokens_after=tokens)
+                return self._unfolded("fold_in_progress")
             try:
                 result = self.folder.fold(msgs, force=force,
                                           metadata={"conversation_id": self.conversation_id})
@@ -522,16 +537,10 @@ class Conversation(_BaseConversation):
         with self._fold_lock:
             self._refresh()
             if not self.store.exists(self.conversation_id):
-                tokens = self._total()
-                return FoldResult(messages=self._raw(), folded=False, reason="nothing_to_fold",
-                                  tokens_before=tokens, tokens_after=tokens)
-            fresh = FoldState(version=self._state.version + 1, language=self._state.language,
-                              folds=self._state.folds,
-                              summarizer_calls=self._state.summarizer_calls)
-            self.store.save_state(self.conversation_id, fresh,
+                return self._unfolded("nothing_to_fold")
+            self.store.save_state(self.conversation_id, self._cleared_state(),
                                   expected_version=self._state.version)
-            self._pinned, self._tail, self._last_seq, self._loaded = [], [], 0, False
-            self._state = FoldState()
+            self._forget_view()
         last = self.store.last_seq(self.conversation_id)
         result: FoldResult | None = None
         try:
@@ -545,11 +554,7 @@ class Conversation(_BaseConversation):
         self._refresh()
         if self._should_fold(self._total()):
             result = self.fold()
-        if result is None:
-            tokens = self._total()
-            result = FoldResult(messages=self._raw(), folded=False, reason="under_trigger",
-                                tokens_before=tokens, tokens_after=tokens)
-        return result
+        return result if result is not None else self._unfolded("under_trigger")
 
     def close(self) -> None:
         """Wait for a pending fold and close the store."""
@@ -624,9 +629,7 @@ class AsyncConversation(_BaseConversation):
             self._last_error = str(exc)
             self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
             logger.warning("chatfold: background fold of %s failed: %s", self.conversation_id, exc)
-            msgs = self._view()[0]
-            return FoldResult(messages=msgs, folded=False, reason="summarizer_error",
-                              tokens_before=0, tokens_after=0)
+            return self._unfolded("summarizer_error")
 
     async def afold(self, *, force: bool = False) -> FoldResult:
         """Async :meth:`Conversation.fold`."""
@@ -637,9 +640,7 @@ class AsyncConversation(_BaseConversation):
             msgs, seqs = self._view()
             if not await self.store.aacquire_lease(self.conversation_id, self._owner,
                                                    self.lease_seconds):
-                tokens = self._tokens(msgs)
-                return FoldResult(messages=msgs, folded=False, reason="fold_in_progress",
-                                  tokens_before=tokens, tokens_after=tokens)
+                return self._unfolded("fold_in_progress")
             try:
                 result = await self.folder.afold(
                     msgs, force=force, metadata={"conversation_id": self.conversation_id})
@@ -667,16 +668,10 @@ class AsyncConversation(_BaseConversation):
         async with self._afold_lock:
             await self._arefresh()
             if not await self.store.aexists(self.conversation_id):
-                tokens = self._total()
-                return FoldResult(messages=self._raw(), folded=False, reason="nothing_to_fold",
-                                  tokens_before=tokens, tokens_after=tokens)
-            fresh = FoldState(version=self._state.version + 1, language=self._state.language,
-                              folds=self._state.folds,
-                              summarizer_calls=self._state.summarizer_calls)
-            await self.store.asave_state(self.conversation_id, fresh,
+                return self._unfolded("nothing_to_fold")
+            await self.store.asave_state(self.conversation_id, self._cleared_state(),
                                          expected_version=self._state.version)
-            self._pinned, self._tail, self._last_seq, self._loaded = [], [], 0, False
-            self._state = FoldState()
+            self._forget_view()
         last = await self.store.alast_seq(self.conversation_id)
         result: FoldResult | None = None
         try:
@@ -690,11 +685,7 @@ class AsyncConversation(_BaseConversation):
         await self._arefresh()
         if self._should_fold(self._total()):
             result = await self.afold()
-        if result is None:
-            tokens = self._total()
-            result = FoldResult(messages=self._raw(), folded=False, reason="under_trigger",
-                                tokens_before=tokens, tokens_after=tokens)
-        return result
+        return result if result is not None else self._unfolded("under_trigger")
 
     async def await_fold(self) -> None:
         """Wait for a pending background fold to finish."""
