@@ -337,7 +337,7 @@ class PeerRunner:
             out.append(hit[1])
         return out
 
-    # subclasses -------------------------------------------------------------------------
+    # subclasses (abstract: each peer runner implements all four) -------------------------
 
     def _native(self, message: Message) -> Any:
         """``message`` as the framework's message type (the adapter's work, not timed)."""

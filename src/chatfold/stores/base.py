@@ -507,6 +507,9 @@ class BaseStore:
             return fn(*args, **kwargs)
         return await asyncio.to_thread(fn, *args, **kwargs)
 
+    # The sync methods below are abstract: each backend implements every one of them, and
+    # BaseStore alone stores nothing (the contract suite runs against every backend).
+
     def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         raise NotImplementedError
 
