@@ -62,7 +62,8 @@ def test_compress_sends_the_seed_text_format() -> None:
     msgs = seed_conversation()
     llm = SeedLLM("第一版摘要")
     first = compress(msgs, llm, keep=4)
-    assert llm.texts[0].startswith("user: msg_1: 我想去杭州玩")
+    assert llm.texts[0].startswith("<<<TRANSCRIPT ")  # fenced as data
+    assert "\nuser: msg_1: 我想去杭州玩" in llm.texts[0]
     assert "assistant: 好的，第1天的行程已经记下了。" in llm.texts[0]
     more = first + [{"role": "user", "content": f"第{i}个新问题"} for i in range(6)]
     compress(more, llm, keep=4)
