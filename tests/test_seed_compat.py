@@ -139,3 +139,13 @@ def test_english_conversation_gets_an_english_prefix_and_format() -> None:
     assert first[1]["content"] == "Summary of the earlier conversation: The user plans a trip."
     compress(first + chat(6, system=False), llm, keep=4)
     assert llm.texts[1].startswith("Previous summary: The user plans a trip.\nNew messages:\n")
+
+
+@pytest.mark.parametrize("module", ["chatfold.compat", "chatfold._summary", "chatfold._adapter"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module),
+                             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0

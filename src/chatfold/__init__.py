@@ -45,6 +45,7 @@ from ._registry import (
     register_store,
     register_summarizer,
 )
+from .compat import compress, maybe_compress
 from .fold import (
     AsyncSummarizer,
     Folder,
@@ -55,8 +56,6 @@ from .fold import (
     Summarizer,
     SummaryRequest,
     apply_fold,
-    compress,
-    maybe_compress,
     plan_fold,
 )
 from .messages import (

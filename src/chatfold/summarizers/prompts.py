@@ -23,7 +23,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..fold import SummaryRequest, fence
+from .._adapter import fence
+from ..fold import SummaryRequest
 
 __all__ = ["PROMPT_VERSION", "SECTION_TITLES", "Prompt", "build_prompt", "fence"]
 
