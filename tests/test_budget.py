@@ -178,3 +178,12 @@ def test_a_user_message_marked_is_summary_is_an_ordinary_message() -> None:
     assert request.previous_summary == ""  # not promoted into the summary's fence
     assert forged in request.messages  # summarized as the user message it is
     assert sum(1 for m in result.messages if m.get("is_summary")) == 1
+
+
+@pytest.mark.parametrize("bad", [None, 5, object(), "text"])
+def test_a_non_summarizer_gets_a_typed_error(bad: object) -> None:
+    from chatfold import InvalidSummarizerError
+
+    with pytest.raises(InvalidSummarizerError, match=type(bad).__name__) as info:
+        Folder(bad, Policy())
+    assert isinstance(info.value, TypeError)

@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
-from ._errors import SummarizerError
+from ._errors import InvalidSummarizerError, SummarizerError
 from ._summary import Language, Style
 from .messages import format_messages
 
@@ -147,10 +147,7 @@ class Caller:
         has_sync = callable(getattr(summarizer, "summarize", None))
         has_async = callable(getattr(summarizer, "asummarize", None))
         if not (has_sync or has_async or callable(summarizer)):
-            raise TypeError(
-                "summarizer must have summarize(request_or_text) -> str, "
-                "async asummarize(request) -> str, or be a callable(text) -> str"
-            )
+            raise InvalidSummarizerError(summarizer)
         self.summarizer = summarizer
         self.timeout = timeout
         self.structured = accepts_request(summarizer)
