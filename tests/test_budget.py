@@ -187,3 +187,32 @@ def test_a_non_summarizer_gets_a_typed_error(bad: object) -> None:
     with pytest.raises(InvalidSummarizerError, match=type(bad).__name__) as info:
         Folder(bad, Policy())
     assert isinstance(info.value, TypeError)
+
+
+# --- a summary over its cap loses items by a fixed priority (issue 11.2) -------------------
+
+
+def test_an_overlong_itemised_summary_loses_new_chatter_before_old_facts() -> None:
+    from chatfold._summary import cut_to_budget
+
+    previous = "Facts:\n- Ada's cat is called Luna.\n- Ada is allergic to peanuts."
+    text = ("Facts:\n- Ada's cat is called Luna.\n- Ada is allergic to peanuts.\n"
+            "- Ada ordered 25 postcards.\n"
+            "Preferences:\n- Ada enjoyed talking about the weather today.\n"
+            "- Ada liked the assistant's friendly tone in this chat.")
+    full = COUNTER.count(text)
+    out = cut_to_budget(text, full - 6, COUNTER, previous)
+    assert COUNTER.count(out) <= full - 6
+    assert "Luna" in out and "peanuts" in out and "25 postcards" in out
+    assert "weather" not in out  # the earliest of the lowest-value items goes first
+    assert "friendly tone" in out  # never all at once
+    tight = cut_to_budget(text, COUNTER.count(previous) + 12, COUNTER, previous)
+    assert "Luna" in tight and "peanuts" in tight and "Preferences:" not in tight
+
+
+def test_an_overlong_paragraph_is_cut_at_a_sentence() -> None:
+    from chatfold._summary import cut_to_budget
+
+    text = "Ada lives in Oslo. Her cat is Luna. She likes tea. " * 3
+    out = cut_to_budget(text.strip(), 20, COUNTER)
+    assert out.endswith(".") and COUNTER.count(out) <= 20

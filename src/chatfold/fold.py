@@ -672,7 +672,8 @@ def _outcome_steps(
         second = summary
     if counter.count(second) <= plan.summary_budget:
         return _Outcome(second, 2, False)
-    return _Outcome(cut_to_budget(second, plan.summary_budget, counter), 2, True)
+    cut = cut_to_budget(second, plan.summary_budget, counter, plan.previous_summary)
+    return _Outcome(cut, 2, True)
 
 
 # ---------------------------------------------------------------------------------------------
