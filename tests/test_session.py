@@ -5,11 +5,13 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from _session_twins import TWINS, opener
 from chatfold import Policy, SummarizerError, find_orphans
 from chatfold.session import AsyncConversation, Conversation
 from chatfold.stores import MemoryStore, SQLiteStore
@@ -19,6 +21,12 @@ from helpers import FakeSummarizer, chat, tool_turn
 POLICY = Policy(trigger_tokens=1000, target_tokens=600, keep=4, summary_max_tokens=150)
 
 
+@pytest.fixture(params=TWINS)
+def twin(request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]]:
+    """Opens a Conversation, or an AsyncConversation driven through the same names."""
+    yield from opener(request.param)
+
+
 @pytest.fixture(params=["memory", "sqlite"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     if request.param == "memory":
@@ -26,9 +34,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     return SQLiteStore(str(tmp_path / "chat.db"))
 
 
-def test_context_stays_within_budget_and_transcript_keeps_everything(store: Any) -> None:
+def test_context_stays_within_budget_and_transcript_keeps_everything(store: Any, twin: Any) -> None:
     fake = FakeSummarizer()
-    conv = Conversation("c1", store=store, summarizer=fake, policy=POLICY, system="You help.")
+    conv = twin("c1", store=store, summarizer=fake, policy=POLICY, system="You help.")
     history = chat(120, system=False)
     for m in history:
         conv.append(m)
@@ -48,9 +56,9 @@ def test_context_stays_within_budget_and_transcript_keeps_everything(store: Any)
     assert conv.summary
 
 
-def test_the_summarizer_rolls_previous_summary_forward(store: Any) -> None:
+def test_the_summarizer_rolls_previous_summary_forward(store: Any, twin: Any) -> None:
     fake = FakeSummarizer()
-    conv = Conversation("c2", store=store, summarizer=fake, policy=POLICY)
+    conv = twin("c2", store=store, summarizer=fake, policy=POLICY)
     for m in chat(120, system=False):
         conv.append(m)
         conv.context()
@@ -60,23 +68,23 @@ def test_the_summarizer_rolls_previous_summary_forward(store: Any) -> None:
         assert nxt.messages[0] is not prev.messages[0]
 
 
-def test_state_survives_a_new_process_view(tmp_path: Path) -> None:
+def test_state_survives_a_new_process_view(tmp_path: Path, twin: Any) -> None:
     path = str(tmp_path / "chat.db")
     fake = FakeSummarizer()
-    conv = Conversation("c3", store=SQLiteStore(path), summarizer=fake, policy=POLICY)
+    conv = twin("c3", store=SQLiteStore(path), summarizer=fake, policy=POLICY)
     for m in chat(80, system=False):
         conv.append(m)
         conv.context()
     before = conv.raw_context()
     conv.close()
-    again = Conversation("c3", store=SQLiteStore(path), summarizer=FakeSummarizer(), policy=POLICY)
+    again = twin("c3", store=SQLiteStore(path), summarizer=FakeSummarizer(), policy=POLICY)
     assert again.raw_context() == before
     assert again.summary == conv.summary
 
 
-def test_a_failing_summarizer_leaves_state_and_log_intact(store: Any) -> None:
-    conv = Conversation("c4", store=store, summarizer=FakeSummarizer(RuntimeError("down")),
-                        policy=POLICY)
+def test_a_failing_summarizer_leaves_state_and_log_intact(store: Any, twin: Any) -> None:
+    conv = twin("c4", store=store, summarizer=FakeSummarizer(RuntimeError("down")),
+                policy=POLICY)
     history = chat(60, system=False)
     conv.append(history)
     with pytest.raises(SummarizerError):
@@ -86,18 +94,18 @@ def test_a_failing_summarizer_leaves_state_and_log_intact(store: Any) -> None:
     assert store.load_state("c4").version == 0
 
 
-def test_tool_calls_are_never_orphaned(store: Any) -> None:
-    conv = Conversation("c5", store=store, summarizer=FakeSummarizer(),
-                        policy=Policy(trigger_tokens=500, target_tokens=300, keep=2,
-                                      summary_max_tokens=60))
+def test_tool_calls_are_never_orphaned(store: Any, twin: Any) -> None:
+    conv = twin("c5", store=store, summarizer=FakeSummarizer(),
+                policy=Policy(trigger_tokens=500, target_tokens=300, keep=2,
+                              summary_max_tokens=60))
     for i in range(40):
         for m in tool_turn(i, results=2):
             conv.append(m)
             assert find_orphans(conv.raw_context()) == []
 
 
-def test_pinned_entries_stay_in_context(store: Any) -> None:
-    conv = Conversation("c6", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+def test_pinned_entries_stay_in_context(store: Any, twin: Any) -> None:
+    conv = twin("c6", store=store, summarizer=FakeSummarizer(), policy=POLICY)
     rule = {"role": "user", "content": "Always answer in French.", "pinned": True}
     conv.append(rule)
     for m in chat(100, system=False):
@@ -107,15 +115,19 @@ def test_pinned_entries_stay_in_context(store: Any) -> None:
     assert ctx[1]["is_summary"]
 
 
-def test_background_fold_does_not_block_the_turn(store: Any) -> None:
+def test_background_fold_does_not_block_the_turn(store: Any, twin: Any) -> None:
     class Slow(FakeSummarizer):
         def summarize(self, request: Any) -> str:
             time.sleep(0.3)
             return super().summarize(request)
 
+        async def asummarize(self, request: Any) -> str:
+            await asyncio.sleep(0.3)
+            return await super().asummarize(request)
+
     slow = Slow()
-    conv = Conversation("c7", store=store, summarizer=slow, policy=POLICY,
-                        fold_mode="background")
+    conv = twin("c7", store=store, summarizer=slow, policy=POLICY,
+                fold_mode="background")
     waits = []
     for m in chat(80, system=False):
         conv.append(m)
@@ -129,18 +141,18 @@ def test_background_fold_does_not_block_the_turn(store: Any) -> None:
     assert sorted(waits)[len(waits) // 2] < 0.1
 
 
-def test_one_fold_at_a_time_across_conversation_objects(tmp_path: Path) -> None:
+def test_one_fold_at_a_time_across_conversation_objects(tmp_path: Path, twin: Any) -> None:
     path = str(tmp_path / "chat.db")
     gate = threading.Event()
 
     class Gated(FakeSummarizer):
-        def summarize(self, request: Any) -> str:
-            gate.wait(5)
-            return super().summarize(request)
+        def _answer(self, request: Any) -> str:
+            gate.wait(5)  # the async twin's fold runs on its own loop in the thread below
+            return super()._answer(request)
 
     a, b = Gated(), FakeSummarizer()
-    conv_a = Conversation("c8", store=SQLiteStore(path), summarizer=a, policy=POLICY)
-    conv_b = Conversation("c8", store=SQLiteStore(path), summarizer=b, policy=POLICY)
+    conv_a = twin("c8", store=SQLiteStore(path), summarizer=a, policy=POLICY)
+    conv_b = twin("c8", store=SQLiteStore(path), summarizer=b, policy=POLICY)
     conv_a.append(chat(60, system=False))
     t = threading.Thread(target=conv_a.fold)
     t.start()
@@ -152,13 +164,13 @@ def test_one_fold_at_a_time_across_conversation_objects(tmp_path: Path) -> None:
     assert conv_b.raw_context() == conv_a.raw_context()
 
 
-def test_refold_rebuilds_the_summary_from_the_log(store: Any) -> None:
-    conv = Conversation("c9", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+def test_refold_rebuilds_the_summary_from_the_log(store: Any, twin: Any) -> None:
+    conv = twin("c9", store=store, summarizer=FakeSummarizer(), policy=POLICY)
     for m in chat(80, system=False):
         conv.append(m)
         conv.context()
     better = FakeSummarizer(fn=lambda r: "Rebuilt summary.")
-    conv2 = Conversation("c9", store=store, summarizer=better, policy=POLICY)
+    conv2 = twin("c9", store=store, summarizer=better, policy=POLICY)
     conv2.refold()
     assert conv2.summary == "Rebuilt summary."
     assert better.requests[0].previous_summary == ""
@@ -169,15 +181,15 @@ def test_refold_rebuilds_the_summary_from_the_log(store: Any) -> None:
     assert conv2.raw_context()[-4:] == conv.raw_context()[-4:]
 
 
-def test_refold_of_an_unknown_conversation_does_nothing(store: Any) -> None:
-    conv = Conversation("never", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+def test_refold_of_an_unknown_conversation_does_nothing(store: Any, twin: Any) -> None:
+    conv = twin("never", store=store, summarizer=FakeSummarizer(), policy=POLICY)
     assert not conv.refold().folded
 
 
-def test_invalid_message_is_rejected_before_anything_is_stored(store: Any) -> None:
+def test_invalid_message_is_rejected_before_anything_is_stored(store: Any, twin: Any) -> None:
     from chatfold import InvalidMessageError
 
-    conv = Conversation("c10", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    conv = twin("c10", store=store, summarizer=FakeSummarizer(), policy=POLICY)
     with pytest.raises(InvalidMessageError):
         conv.append([{"role": "user", "content": "ok"}, {"role": "robot", "content": "x"}])
     assert conv.transcript() == []
