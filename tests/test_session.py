@@ -264,3 +264,30 @@ def test_async_refold(store: Any) -> None:
 
     summary, calls = asyncio.run(main())
     assert summary == "Rebuilt." and calls >= 2
+
+
+def test_a_background_fold_that_fails_in_the_store_records_the_error_and_backs_off(
+    store: Any, twin: Any
+) -> None:
+    # The conversation is deleted while its fold runs (another process cleaning up): the
+    # compare-and-set fails with a store error, not a summarizer error. Both twins record it
+    # and wait before trying again, instead of folding on every turn.
+    def delete_meanwhile(request: Any) -> str:
+        store.delete("bg")
+        return "Summary: talked."
+
+    fake = FakeSummarizer(fn=delete_meanwhile)
+    conv = twin("bg", store=store, summarizer=fake, policy=POLICY, fold_mode="background")
+    for m in chat(60, system=False):  # just over the trigger, under the hard limit
+        conv.append(m)
+        if conv.stats().total_tokens > POLICY.trigger_tokens:
+            break
+    assert conv.stats().total_tokens <= conv.hard_limit_tokens
+    conv.context()
+    conv.wait()
+    assert fake.calls == 1
+    stats = conv.stats()
+    assert stats.last_error is not None and "ConversationNotFoundError" in stats.last_error
+    conv.context()  # still over the trigger, but backing off: no second fold
+    conv.wait()
+    assert fake.calls == 1
