@@ -6,6 +6,7 @@ import asyncio
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -291,3 +292,19 @@ def test_a_background_fold_that_fails_in_the_store_records_the_error_and_backs_o
     conv.context()  # still over the trigger, but backing off: no second fold
     conv.wait()
     assert fake.calls == 1
+
+
+def test_a_fold_that_loses_the_compare_and_set_says_so(store: Any, twin: Any) -> None:
+    def another_fold_wins(request: Any) -> str:
+        state = store.load_state("cas")
+        store.save_state("cas", replace(state, version=state.version + 1, summary="theirs"),
+                         expected_version=state.version)
+        return "Summary: ours."
+
+    conv = twin("cas", store=store, summarizer=FakeSummarizer(fn=another_fold_wins),
+                policy=POLICY)
+    conv.append(chat(60, system=False))
+    result = conv.fold()
+    assert not result.folded
+    assert result.reason == "fold_conflict"
+    assert conv.summary == "theirs"

@@ -458,7 +458,8 @@ class _BaseConversation:
                     logger.warning("chatfold: %s: another fold won; this one is discarded",
                                    self.conversation_id)
                     yield from self._refresh_steps()
-                    return replace(result, messages=self._view()[0], folded=False)
+                    return replace(result, messages=self._view()[0], folded=False,
+                                   reason="fold_conflict")
                 self._last_error = None
                 yield from self._refresh_steps()
             return result
@@ -593,7 +594,8 @@ class Conversation(_BaseConversation):
 
         Only one fold per conversation runs at a time, across processes: a fold that finds
         another one running returns ``reason="fold_in_progress"`` without calling the
-        summarizer, and a fold whose compare-and-set loses is discarded.
+        summarizer, and a fold whose compare-and-set loses is discarded
+        (``reason="fold_conflict"``, the context as the winning fold left it).
         """
         return self._locked(self._fold_steps(force))
 
