@@ -308,3 +308,50 @@ def test_a_fold_that_loses_the_compare_and_set_says_so(store: Any, twin: Any) ->
     assert not result.folded
     assert result.reason == "fold_conflict"
     assert conv.summary == "theirs"
+
+
+ORPHAN = {"role": "tool", "tool_call_id": "nope", "content": "42"}
+IMPORTANT = {"role": "user", "content": "IMPORTANT: the deadline moved to Friday."}
+
+
+def test_an_orphan_tool_result_is_refused_at_append_and_nothing_is_stored(
+    store: Any, twin: Any
+) -> None:
+    from chatfold import InvalidMessageError
+
+    conv = twin("orph", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    conv.append({"role": "user", "content": "What is 6 x 7?"})
+    with pytest.raises(InvalidMessageError, match="nope") as info:
+        conv.append([ORPHAN, IMPORTANT])
+    assert info.value.index == 0
+    assert conv.transcript() == [{"role": "user", "content": "What is 6 x 7?"}]
+    conv.append(IMPORTANT)
+    assert conv.context()[-1] == IMPORTANT
+
+
+def test_a_tool_result_may_answer_the_stored_tail_or_its_own_batch(store: Any, twin: Any) -> None:
+    conv = twin("pair", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    call, result, answer = tool_turn(1)[1:4]
+    conv.append(call)
+    conv.append(result)  # answers the call stored by the previous append
+    conv.append(answer)
+    conv.append(tool_turn(2)[1:4])  # call and result in one batch
+    assert find_orphans(conv.raw_context()) == []
+    assert len(conv.transcript()) == 6
+
+
+def test_an_orphan_already_in_the_log_fails_every_read_and_is_never_skipped(
+    store: Any, twin: Any
+) -> None:
+    from chatfold import InvalidMessageError
+
+    # Written past the conversation (an older chatfold, another tool): the view refuses it on
+    # every call, in every new view, and never silently drops the messages after it.
+    store.append("poisoned", [{"role": "user", "content": "hi"}, ORPHAN, IMPORTANT])
+    conv = twin("poisoned", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    for _ in range(2):
+        with pytest.raises(InvalidMessageError, match="nope"):
+            conv.context()
+    again = twin("poisoned", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    with pytest.raises(InvalidMessageError, match="nope"):
+        again.context()

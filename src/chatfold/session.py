@@ -232,8 +232,6 @@ class _BaseConversation:
             if first:
                 self._last_seq = state.covered_through
             fresh = [e for e in new_entries if e.seq > self._last_seq]
-            if fresh:
-                self._last_seq = fresh[-1].seq
             if pinned is not None:
                 self._pinned = list(pinned)
             if first or pinned is not None or state.version != self._state.version:
@@ -243,7 +241,11 @@ class _BaseConversation:
                 self._rebuild()
             self._state = state
             self._loaded = True
-            self._extend_tail(fresh)
+            for e in fresh:
+                # An entry the view refuses raises here, and the read position stays before
+                # it: every later call raises again rather than silently skipping it.
+                self._extend_tail((e,))
+                self._last_seq = e.seq
 
     def _rebuild(self) -> None:
         """Recompute every part of the view (after a fold, or on first load)."""
@@ -416,8 +418,27 @@ class _BaseConversation:
 
     def _append_steps(self, message: Any) -> _Steps[list[int]]:
         batch = self._as_list(message)
+        if any(is_tool_result(m) for m in batch):
+            yield from self._refresh_steps()  # what a tool result may answer: the stored tail
+            self._check_pairing(batch)
         seqs = yield self._store_call("append", batch)
         return list(seqs)
+
+    def _check_pairing(self, batch: Sequence[Mapping[str, Any]]) -> None:
+        """Refuse a tool result that answers no tool call of the context or of the batch: the
+        view could never send it (providers reject an orphan result)."""
+        with self._lock:
+            known = set(self._call_ids)
+        for i, m in enumerate(batch):
+            if is_tool_result(m) and m.get("role") != "function":
+                missing = [x for x in tool_result_ids(m) if x not in known]
+                if missing:
+                    raise InvalidMessageError(
+                        i, f"tool result for {missing[0]!r} answers no tool call in the context "
+                        f"of {self.conversation_id!r} or earlier in this batch; append the "
+                        "assistant's tool call first, or both together (nothing was appended)"
+                    )
+            known.update(tool_call_ids(m))
 
     def _settle_steps(self) -> _Steps[None]:
         """Catch up with the store, and fold (inline) or start a fold (background) if due."""
