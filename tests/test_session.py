@@ -355,3 +355,21 @@ def test_an_orphan_already_in_the_log_fails_every_read_and_is_never_skipped(
     again = twin("poisoned", store=store, summarizer=FakeSummarizer(), policy=POLICY)
     with pytest.raises(InvalidMessageError, match="nope"):
         again.context()
+
+
+@pytest.mark.parametrize("bad", [None, 5, object(), "hello", [None], [{"role": "user"}, 5]])
+def test_appending_what_is_not_a_message_is_a_typed_error(store: Any, twin: Any,
+                                                          bad: Any) -> None:
+    from chatfold import InvalidMessageError
+
+    conv = twin("typed", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    with pytest.raises(InvalidMessageError):
+        conv.append(bad)
+    assert conv.transcript() == []
+
+
+def test_a_bad_fold_mode_is_a_typed_error(store: Any) -> None:
+    from chatfold import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match="fold_mode"):
+        Conversation("x", store=store, fold_mode="later")  # type: ignore[arg-type]

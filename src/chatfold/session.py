@@ -34,13 +34,18 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Generator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from ._errors import FoldConflictError, InvalidMessageError, SummarizerError
+from ._errors import (
+    FoldConflictError,
+    InvalidArgumentError,
+    InvalidMessageError,
+    SummarizerError,
+)
 from .fold import (
     Folder,
     FoldPlan,
@@ -168,7 +173,9 @@ class _BaseConversation:
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ) -> None:
         if fold_mode not in ("inline", "background"):
-            raise ValueError("fold_mode must be 'inline' or 'background'")
+            raise InvalidArgumentError(
+                "fold_mode", f"must be 'inline' or 'background', got {fold_mode!r}"
+            )
         if store is None:
             from .stores import default_store
 
@@ -381,8 +388,15 @@ class _BaseConversation:
             dump = getattr(m, "model_dump", None)
             return dump(exclude_none=True) if callable(dump) and not isinstance(m, Mapping) else m
 
-        single = isinstance(message, Mapping) or callable(getattr(message, "model_dump", None))
-        items = [plain(message)] if single else [plain(m) for m in message]
+        if isinstance(message, Mapping) or callable(getattr(message, "model_dump", None)):
+            items = [plain(message)]
+        elif isinstance(message, Iterable) and not isinstance(message, (str, bytes, bytearray)):
+            items = [plain(m) for m in message]
+        else:
+            raise InvalidMessageError(
+                None, "expected a message (a dict) or a list of messages, got "
+                f"{type(message).__name__}"
+            )
         out = []
         for i, m in enumerate(items):
             validate_message(m, i)
