@@ -328,6 +328,7 @@ Reason = Literal[
     "gain_too_small",
     "summarizer_error",
     "fold_in_progress",
+    "fold_conflict",
 ]
 
 
