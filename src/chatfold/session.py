@@ -56,6 +56,7 @@ from .fold import (
     summary_message,
 )
 from .messages import (
+    is_summary,
     is_tool_result,
     to_openai,
     to_openai_message,
@@ -400,6 +401,12 @@ class _BaseConversation:
         out = []
         for i, m in enumerate(items):
             validate_message(m, i)
+            if is_summary(m):
+                # Only a fold writes the summary (it lives in the fold state, not the log):
+                # a stored one would be a second summary in every later context.
+                raise InvalidMessageError(
+                    i, "is a summary message (is_summary): a conversation keeps its own "
+                    "summary; append the raw messages instead")
             out.append(dict(m))
         return out
 
