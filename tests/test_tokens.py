@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import gzip
 import hashlib
 import importlib.util
@@ -10,6 +11,7 @@ import operator
 import subprocess
 import sys
 import threading
+import weakref
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -216,9 +218,10 @@ def test_an_unchanged_message_is_counted_once() -> None:
     assert counter.count_message(message) == 6
     assert counter.count_message(message) == 6
     assert len(counter.texts) == 1
-    # An equal but distinct message is its own entry.
+    # An equal message (a distinct object with the same text) shares the entry.
     assert counter.count_message(dict(message)) == 6
-    assert len(counter.texts) == 2
+    assert counter.count_message({"role": "assistant", "content": "one " + "two"}) == 6
+    assert len(counter.texts) == 1
 
 
 def test_a_message_whose_content_was_replaced_is_counted_again() -> None:
@@ -244,11 +247,54 @@ def test_a_message_whose_tool_calls_were_replaced_is_counted_again() -> None:
     assert len(counter.texts) == 2
 
 
-def test_the_cache_holds_the_message_so_its_id_cannot_be_reused() -> None:
+def test_name_and_tool_call_id_are_part_of_what_is_cached() -> None:
     counter = CountingCounter()
-    counter.count_message({"role": "user", "content": "temporary"})
-    (entry,) = counter._cache.values()
-    assert entry[0] == {"role": "user", "content": "temporary"}  # still alive, held by the cache
+    plain = counter.count_message({"role": "user", "content": "hi there"})
+    named = counter.count_message({"role": "user", "content": "hi there", "name": "alice bob"})
+    result = counter.count_message({"role": "tool", "content": "hi there", "tool_call_id": "c1"})
+    assert (plain, named, result) == (6, 8, 7)
+
+
+class Msg(dict):  # type: ignore[type-arg]
+    """A message that can be weakly referenced (a plain dict cannot)."""
+
+
+def test_the_cache_keeps_no_message_or_text_alive() -> None:
+    counter = HeuristicCounter()
+    message = Msg(role="user", content="temporary " * 1000)
+    ref = weakref.ref(message)
+    n = counter.count_message(message)
+    assert counter.count_message(Msg(role="user", content="temporary " * 1000)) == n
+    del message
+    gc.collect()
+    assert ref() is None
+    assert all(isinstance(k, int) and isinstance(v, tuple) for k, v in counter._cache.items())
+
+
+def test_a_folded_away_message_is_collectable() -> None:
+    # The folder's memo holds what it was last given, then the context its fold returned:
+    # once the caller drops the old history, nothing in chatfold keeps it.
+    from chatfold import Folder, Policy
+
+    class Summary:
+        def summarize(self, text: str) -> str:
+            return "They talked."
+
+    folder = Folder(Summary(), Policy(trigger_tokens=2000, target_tokens=1000, keep=2))
+    history: list[Any] = [Msg(role="user" if i % 2 == 0 else "assistant",
+                              content=f"message {i} " + "word " * 100) for i in range(40)]
+    refs = [weakref.ref(m) for m in history]
+    result = folder.fold(history)
+    assert result.folded
+    kept = {id(m) for m in result.messages}
+    folded_away = [r for r in refs if id(r()) not in kept]
+    assert folded_away
+    del history
+    gc.collect()
+    assert all(r() is None for r in folded_away)
+    # The next turn extends the folded context without counting it again.
+    context = [*result.messages, {"role": "user", "content": "next"}]
+    assert folder.count(context) == result.tokens_after + folder.counter.count_message(context[-1])
 
 
 def test_the_cache_is_bounded_and_can_be_cleared_or_disabled() -> None:

@@ -904,8 +904,13 @@ class _BaseFolder:
     def _done(self, messages: Sequence[Message], plan: FoldPlan, outcome: _Outcome,
               started: float) -> FoldResult:
         new = apply_fold(messages, plan, outcome.summary)
-        tokens_after = sum(self.counter.count_message(m) for m in new)
-        summary_tokens = self.counter.count_message(new[len(plan.pinned)])
+        counts = [self.counter.count_message(m) for m in new]
+        tokens_after = sum(counts)
+        summary_tokens = counts[len(plan.pinned)]
+        with self._memo_lock:
+            # The next turn extends the folded context: the memo now holds that, and lets
+            # the folded-away messages go.
+            self._memo = (new[:], counts, tokens_after)
         over = tokens_after > self.policy.target
         seconds = time.perf_counter() - started
         result = FoldResult(

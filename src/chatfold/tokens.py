@@ -19,8 +19,9 @@ Counters:
 * :class:`HFTokenizerCounter` (extra ``hf``): exact counts with any ``tokenizer.json``
   (Qwen, DeepSeek, Llama...).
 
-Message counts are cached per message object, so re-counting a long conversation after each
-new message costs time proportional to the new messages, not to the history.
+Counts are cached by the message's text (its hash and length, holding no reference to the
+text or the message), so counting a message again costs a lookup, and the cache never keeps a
+folded-away message alive.
 
 Example:
     >>> counter = default_counter()
@@ -74,8 +75,8 @@ __all__ = [
 DEFAULT_MESSAGE_OVERHEAD: Final = 4
 """Tokens each message costs beyond its text (OpenAI's chat format: role and delimiters)."""
 
-DEFAULT_CACHE_SIZE: Final = 200_000
-"""Message counts a counter caches before it starts its cache afresh."""
+DEFAULT_CACHE_SIZE: Final = 65_536
+"""Text counts a counter caches before it starts its cache afresh (about 10 MB at most)."""
 
 
 @runtime_checkable
@@ -100,14 +101,14 @@ class TokenCounter(Protocol):
 class BaseCounter(ABC):
     """Message counting and its cache, shared by every counter; subclasses implement ``count``.
 
-    The cache is keyed by the message object's ``id``. Each entry keeps a strong reference to
-    the message (so the ``id`` cannot be reused while the entry lives) and the identity of its
-    ``content`` and ``tool_calls`` at counting time: a message whose ``content`` or
-    ``tool_calls`` was replaced is counted again. Changing other fields in place, or mutating a
-    content list in place, is not noticed; chatfold never does either (messages are values),
-    and :meth:`clear_cache` is there for callers who do. The cache holds at most
-    ``cache_size`` entries and starts afresh when full. It uses single dict operations only,
-    so counters can be shared between threads.
+    The cache maps a message's text (by its hash and length, with no reference to the text or
+    to the message) to its count, so counting an unchanged message again costs a hash lookup
+    (a ``str`` caches its own hash), and nothing is kept alive by the cache: a message dropped
+    by every conversation is freed, whatever was counted. Equal texts share one entry. Two
+    different texts would have to agree on their length and 64-bit hash (randomised per
+    process) to be confused. The cache holds at most ``cache_size`` entries (about 150 bytes
+    each, whatever the texts' size) and starts afresh when full; it uses single dict
+    operations only, so counters can be shared between threads.
 
     Args:
         message_overhead: Tokens each message costs beyond its text.
@@ -115,7 +116,7 @@ class BaseCounter(ABC):
             primes every reply with 3). Default 0, so that the count of a list is the sum of
             the counts of its parts: the fold plans by adding and removing per-message counts,
             and a constant added per list would be counted once per part.
-        cache_size: Most message counts kept in the cache.
+        cache_size: Most text counts kept in the cache (``0``: no cache).
     """
 
     name: str = "base"
@@ -132,7 +133,7 @@ class BaseCounter(ABC):
         self.message_overhead = message_overhead
         self.reply_priming = reply_priming
         self.cache_size = cache_size
-        self._cache: dict[int, tuple[Mapping[str, Any], object, object, int]] = {}
+        self._cache: dict[int, tuple[int, int]] = {}
 
     @abstractmethod
     def count(self, text: str) -> int:
@@ -148,24 +149,30 @@ class BaseCounter(ABC):
             message: An OpenAI-style message mapping.
 
         Returns:
-            The message's token count, from the cache when the message is unchanged.
+            The message's token count (its text's count comes from the cache when the same
+            text was counted before).
         """
-        key = id(message)
         content = message.get("content")
-        tool_calls = message.get("tool_calls")
-        entry = self._cache.get(key)
-        if (
-            entry is not None
-            and entry[0] is message
-            and entry[1] is content
-            and entry[2] is tool_calls
+        if type(content) is str and not (
+            message.get("name") or message.get("tool_calls") or message.get("function_call")
+            or message.get("role") == "tool"
         ):
-            return entry[3]
-        n = self.message_overhead + self.count(message_text(message))
-        if self.cache_size:
-            if len(self._cache) >= self.cache_size:
-                self._cache.clear()
-            self._cache[key] = (message, content, tool_calls, n)
+            # The common message: its text is its content (the same object, hash cached).
+            return self.message_overhead + self._cached_count(content)
+        return self.message_overhead + self._cached_count(message_text(message))
+
+    def _cached_count(self, text: str) -> int:
+        if not self.cache_size:
+            return self.count(text)
+        key = hash(text)
+        entry = self._cache.get(key)
+        size = len(text)
+        if entry is not None and entry[0] == size:
+            return entry[1]
+        n = self.count(text)
+        if len(self._cache) >= self.cache_size:
+            self._cache.clear()
+        self._cache[key] = (size, n)
         return n
 
     def count_messages(self, messages: Iterable[Mapping[str, Any]]) -> int:
@@ -179,7 +186,7 @@ class BaseCounter(ABC):
         return total + (self.reply_priming if seen else 0)
 
     def clear_cache(self) -> None:
-        """Forget every cached message count."""
+        """Forget every cached text count."""
         self._cache.clear()
 
     def __repr__(self) -> str:
