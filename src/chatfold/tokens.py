@@ -81,8 +81,8 @@ __all__ = [
 DEFAULT_MESSAGE_OVERHEAD: Final = 4
 """Tokens each message costs beyond its text (OpenAI's chat format: role and delimiters)."""
 
-DEFAULT_CACHE_SIZE: Final = 65_536
-"""Text counts a counter caches before it starts its cache afresh (about 10 MB at most)."""
+DEFAULT_CACHE_SIZE: Final = 16_384
+"""Text counts a counter caches before it starts its cache afresh (about 2.5 MB at most)."""
 
 
 @runtime_checkable
@@ -112,7 +112,7 @@ class BaseCounter(ABC):
     (a ``str`` caches its own hash), and nothing is kept alive by the cache: a message dropped
     by every conversation is freed, whatever was counted. Equal texts share one entry. Two
     different texts would have to agree on their length and 64-bit hash (randomised per
-    process) to be confused. The cache holds at most ``cache_size`` entries (about 150 bytes
+    process) to be confused. The cache holds at most ``cache_size`` entries (about 130 bytes
     each, whatever the texts' size) and starts afresh when full; it uses single dict
     operations only, so counters can be shared between threads.
 
