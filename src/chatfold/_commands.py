@@ -44,17 +44,12 @@ from ._registry import get_summarizer
 from ._simulate import ReplayReport, SeedCounter, replay, seed_folder
 from .fold import Folder, FoldResult, Policy, plan_fold
 from .messages import (
-    OPENAI_KEYS,
-    PINNED_KEY,
-    SUMMARY_KEY,
-    find_orphans,
     format_messages,
-    is_summary,
-    is_tool_result,
+    iter_parts,
+    provider_problems,
     split_units,
     to_anthropic,
     to_openai,
-    tool_call_ids,
 )
 from .tokens import TokenCounter, get_counter
 
@@ -517,60 +512,23 @@ def _inspect(messages: Sequence[Mapping[str, Any]], policy: Policy,
                 "indices": indices}
 
     units = split_units(messages)
-    calls: list[dict[str, Any]] = []
     answered: dict[str, int] = {}
     for i, m in enumerate(messages):
-        if is_tool_result(m):
-            if m.get("role") == "tool":
-                answered.setdefault(str(m.get("tool_call_id")), i)
-            content = m.get("content")
-            if isinstance(content, list):
-                for p in content:
-                    if isinstance(p, Mapping) and p.get("type") == "tool_result":
-                        answered.setdefault(str(p.get("tool_use_id")), i)
+        for p in iter_parts(m):
+            if p.kind == "tool_result" and p.id is not None:
+                answered.setdefault(p.id, i)
+    calls: list[dict[str, Any]] = []
     for i, m in enumerate(messages):
         if m.get("role") != "assistant":
             continue
-        names = _call_names(m)
-        for call_id in tool_call_ids(m):
-            result = answered.get(call_id)
-            calls.append({"id": call_id, "name": names.get(call_id), "call_index": i,
-                          "result_index": result if result is not None and result > i
-                          else None})
-
-    problems: list[dict[str, Any]] = []
-    for i in find_orphans(messages):
-        problems.append(_problem("error", "all", i, "tool result without a matching tool call "
-                                 "earlier in the list (providers answer 400)"))
-    for call in calls:
-        if call["result_index"] is None:
-            problems.append(_problem(
-                "error", "all", call["call_index"],
-                f"tool call {call['id']} ({call['name']}) has no result after it "
-                "(providers answer 400)"))
-    for i, m in enumerate(messages):
-        unknown = sorted(str(k) for k in m if k not in OPENAI_KEYS)
-        markers = [k for k in unknown if k in (SUMMARY_KEY, PINNED_KEY)]
-        others = [k for k in unknown if k not in markers]
-        if others:
-            problems.append(_problem(
-                "warning", "openai", i, f"unknown key(s) {', '.join(map(repr, others))}: "
-                "strict endpoints reject them (--to openai drops them)"))
-        if markers:
-            problems.append(_problem(
-                "info", "openai", i, f"chatfold marker(s) {', '.join(map(repr, markers))}: "
-                "--to openai drops them"))
-    started = False
-    for i, m in enumerate(messages):
-        role = m.get("role")
-        if role in ("system", "developer"):
-            if started and not is_summary(m):
-                problems.append(_problem(
-                    "warning", "anthropic", i, "system message after the conversation "
-                    "started: Anthropic accepts none mid-list (--to anthropic moves it into "
-                    "'system')"))
-        else:
-            started = True
+        for p in iter_parts(m):
+            if p.kind == "tool_call" and p.type != "function_call":
+                result = answered.get(str(p.id))
+                calls.append({"id": str(p.id), "name": p.name, "call_index": i,
+                              "result_index": result if result is not None and result > i
+                              else None})
+    problems = [_problem(p.severity, p.provider, p.index, p.problem)
+                for p in provider_problems(messages)]
     summaries = list(plan.summaries)
     if len(summaries) > 1:
         problems.append(_problem(
@@ -600,19 +558,6 @@ def _inspect(messages: Sequence[Mapping[str, Any]], policy: Policy,
         "tool_calls": calls,
         "problems": problems,
     }
-
-
-def _call_names(message: Mapping[str, Any]) -> dict[str, str]:
-    names: dict[str, str] = {}
-    for call in message.get("tool_calls") or ():
-        fn = call.get("function") or {}
-        names[str(call.get("id"))] = str(fn.get("name"))
-    content = message.get("content")
-    if isinstance(content, list):
-        for p in content:
-            if isinstance(p, Mapping) and p.get("type") == "tool_use":
-                names[str(p.get("id"))] = str(p.get("name"))
-    return names
 
 
 @cli.command()
