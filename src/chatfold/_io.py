@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, Literal, TextIO
 
 from ._errors import ConversationFileError, InvalidMessageError
-from .messages import validate_message
+from .messages import find_surrogate, validate_message
 
 __all__ = [
     "ConversationFile",
@@ -148,6 +148,9 @@ def _from_json(data: object, source: str, sample: str | None) -> ConversationFil
             return _from_locomo([data], source, sample)
         if "messages" in data:
             extra = {k: v for k, v in data.items() if k != "messages"}
+            bad = find_surrogate(extra)
+            if bad is not None:
+                raise ConversationFileError(source, bad)
             msgs = data["messages"]
             if not isinstance(msgs, list):
                 raise ConversationFileError(
@@ -215,6 +218,7 @@ def _from_locomo(samples: Sequence[Mapping[str, Any]], source: str,
     chosen = samples[k]
     label = str(chosen.get("sample_id") or k)
     msgs = locomo_messages(chosen, source=f"{source} sample {label}")
+    msgs = _messages(msgs, f"{source} sample {label}")  # the same checks as any message
     return ConversationFile(msgs, "locomo", source, sample=label, samples=len(samples))
 
 

@@ -43,6 +43,7 @@ __all__ = [
     "check_sequence",
     "content_text",
     "find_orphans",
+    "find_surrogate",
     "format_messages",
     "is_pinned",
     "is_summary",
@@ -141,6 +142,55 @@ def validate_message(message: object, index: int | None = None) -> None:
     name = message.get("name")
     if name is not None and not isinstance(name, str):
         raise InvalidMessageError(index, f"'name' must be a string, got {type(name).__name__}")
+    bad = find_surrogate(message)
+    if bad is not None:
+        raise InvalidMessageError(index, bad)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def find_surrogate(value: object) -> str | None:
+    """Where ``value`` (a message, or any JSON-like data) holds an unpaired UTF-16 surrogate.
+
+    chatfold's rule for text that is not valid Unicode: it is **rejected where it enters**
+    (:func:`validate_message`, which appending, folding, exporting and the command line's file
+    readers all run), never stored. One lone surrogate (``"\\ud83d"`` in JSON, or bytes
+    decoded with ``surrogateescape``) cannot be encoded as UTF-8, so every summarizer would
+    fail on it and folding would stop for good; replacing it silently would change the
+    user's text. Returns ``None`` when all is well, else a description naming the field.
+
+    Example:
+        >>> print(find_surrogate({"role": "user", "content": [{"type": "text",
+        ...                                                    "text": "a\\ud83d"}]}))
+        content[0].text holds an unpaired UTF-16 surrogate (U+D83D at character 1): not valid ...
+    """
+    seen: set[int] = set()
+    stack: list[tuple[str, object]] = [("", value)]
+    while stack:
+        path, item = stack.pop()
+        if isinstance(item, str):
+            hit = None if item.isascii() else _SURROGATE.search(item)
+            if hit is not None:
+                where = path or "the text"
+                return (f"{where} holds an unpaired UTF-16 surrogate (U+{ord(hit.group()):04X} "
+                        f"at character {hit.start()}): not valid Unicode text; decode the "
+                        'source with errors="replace" or fix it')
+        elif isinstance(item, (Mapping, list, tuple)):
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            if isinstance(item, Mapping):
+                children = []
+                for k, v in item.items():
+                    key = str(k)
+                    if isinstance(k, str) and not k.isascii() and _SURROGATE.search(k):
+                        children.append((f"{path}.<key>" if path else "a key", k))
+                    children.append((f"{path}.{key}" if path else key, v))
+            else:
+                children = [(f"{path}[{j}]", v) for j, v in enumerate(item)]
+            stack.extend(reversed(children))
+    return None
 
 
 def check_sequence(messages: object) -> None:

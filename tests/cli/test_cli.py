@@ -245,6 +245,8 @@ def test_a_bad_message_in_jsonl_names_line_and_index(tmp_path: Path) -> None:
     ('{"model": "x"}', "'messages'"),
     ("42", "expected a list"),
     ('{"messages": {"role": "user"}}', "'messages' must be a list"),
+    ('[{"role": "user", "content": "a\\ud83d"}]', "message 0: content holds an unpaired"),
+    ('{"model": "\\udcff", "messages": []}', "model holds an unpaired UTF-16 surrogate"),
 ])
 def test_other_unreadable_files(tmp_path: Path, content: str | None, problem: str) -> None:
     path = tmp_path / "f.json"
