@@ -363,9 +363,25 @@ def message_text(message: Message) -> str:
     return "\n".join(p for p in pieces if p)
 
 
+# Every line boundary str.splitlines() knows: a model reading the transcript may too.
+_LINE_BREAK = re.compile("\r\n|[\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+_LABEL_ESCAPES = {
+    c: f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+    for c in [*range(0x20), 0x7F, *range(0x80, 0xA0), 0x2028, 0x2029]
+} | {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t"}
+
+
 def _indent_continuation(text: str) -> str:
-    # A newline inside content must not start a line that looks like another speaker's turn.
-    return text.replace("\r\n", "\n").replace("\n", "\n  ")
+    # A line break inside content must not start a line that looks like another speaker's
+    # turn: every continuation line is indented, whichever separator broke it.
+    return _LINE_BREAK.sub("\n  ", text)
+
+
+def _label(value: object) -> str:
+    # A label (name, tool name, call id) stays on its line: control characters and line
+    # separators are written as escapes.
+    return str(value).translate(_LABEL_ESCAPES)
 
 
 def render_message(message: Message, tool_names: Mapping[str, str] | None = None) -> str:
@@ -381,11 +397,12 @@ def render_message(message: Message, tool_names: Mapping[str, str] | None = None
     if role == "tool":
         call_id = str(message.get("tool_call_id", ""))
         tool = (tool_names or {}).get(call_id) or name
-        label = f"tool ({tool}, id={call_id})" if tool else f"tool (id={call_id})"
+        label = (f"tool ({_label(tool)}, id={_label(call_id)})" if tool
+                 else f"tool (id={_label(call_id)})")
     elif name:
-        label = f"{role} ({name})"
+        label = f"{_label(role)} ({_label(name)})"
     else:
-        label = role
+        label = _label(role)
     body = "\n".join(p for p in [text, *calls] if p)
     return f"{label}: {_indent_continuation(body)}"
 
