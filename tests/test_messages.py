@@ -198,3 +198,27 @@ _TEXT = st.lists(st.sampled_from(["a", "ü", " ", ":", *SEPARATORS]), max_size=8
 def test_one_transcript_entry_per_message_whatever_the_text(msgs: list[dict[str, Any]]) -> None:
     lines = format_messages(msgs).splitlines()
     assert sum(not line.startswith("  ") for line in lines) == len(msgs)
+
+
+def test_iter_parts_walks_both_shapes_alike() -> None:
+    from chatfold.messages import iter_parts
+
+    openai = {"role": "assistant", "content": "Checking.", "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "f", "arguments": '{"q": 1}'}}]}
+    anthropic = {"role": "assistant", "content": [
+        {"type": "text", "text": "Checking."},
+        {"type": "tool_use", "id": "c1", "name": "f", "input": {"q": 1}}]}
+    for m in (openai, anthropic):
+        parts = list(iter_parts(m))
+        assert [(p.kind, p.id, p.name) for p in parts] == [("text", None, None),
+                                                            ("tool_call", "c1", "f")]
+    result = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "1"}],
+         "is_error": True},
+        {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}]}
+    assert [(p.kind, p.id, p.text, p.is_error) for p in iter_parts(result)] == [
+        ("tool_result", "c1", "1", True), ("other", None, "[image: https://x.test/a.png]", False)]
+    tool = {"role": "tool", "tool_call_id": "c1", "content": "1"}
+    assert [(p.kind, p.type, p.id, p.text) for p in iter_parts(tool)] == [
+        ("tool_result", "tool", "c1", "1")]
+    assert list(iter_parts({"role": "user", "content": ""})) == []

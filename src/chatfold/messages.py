@@ -29,7 +29,7 @@ import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ._errors import InvalidMessageError
 
@@ -218,6 +218,116 @@ def validate_messages(messages: object) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# parts
+
+PartKind = Literal["text", "tool_call", "tool_result", "other"]
+
+
+class Part(NamedTuple):
+    """One piece of a message, whatever its shape (see :func:`iter_parts`).
+
+    A named tuple rather than a dataclass: one is made per part on every walk, and walks run
+    under token counting and rendering.
+    """
+
+    kind: PartKind
+    """``text``, ``tool_call``, ``tool_result`` or ``other`` (image, file, thinking, ...)."""
+    type: str
+    """Where it came from: the content part's ``type`` (``text``, ``tool_use``,
+    ``image_url``, ...), ``tool_calls`` / ``function_call`` for OpenAI calls, and the role
+    (``tool`` / ``function``) for a whole tool-result message."""
+    text: str = ""
+    """A text part's text, a tool result's text, or a short description of another part
+    (``[image: https://...]``); empty for a call."""
+    id: str | None = None
+    """A call's id, or the id of the call a result answers (``None`` when absent)."""
+    name: str | None = None
+    """A call's function name (a legacy ``function`` result's name)."""
+    arguments: object = None
+    """A call's arguments as given: a JSON string (OpenAI) or an object (Anthropic)."""
+    is_error: bool = False
+    """A tool result marked ``is_error``."""
+    position: int | None = None
+    """Position in ``content`` (or in ``tool_calls``); ``None`` for message-level parts."""
+
+
+def _opt_str(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _content_parts(content: object) -> Iterator[Part]:
+    if content is None:
+        return
+    if isinstance(content, str):
+        if content:
+            yield Part("text", "text", content)
+        return
+    if not isinstance(content, list):
+        yield Part("text", "text", str(content))
+        return
+    for k, p in enumerate(content):
+        if not isinstance(p, Mapping):
+            continue
+        kind = p.get("type")
+        if kind == "tool_use":
+            yield Part("tool_call", "tool_use", id=_opt_str(p.get("id")),
+                       name=_opt_str(p.get("name")), arguments=p.get("input", {}), position=k)
+        elif kind == "tool_result":
+            inner = p.get("content")
+            yield Part("tool_result", "tool_result", content_text(inner) if inner is not None
+                       else "", id=_opt_str(p.get("tool_use_id")),
+                       is_error=bool(p.get("is_error")), position=k)
+        elif kind in ("text", "input_text", "output_text", "refusal"):
+            field = "refusal" if kind == "refusal" else "text"
+            yield Part("text", str(kind), str(p.get(field, "")), position=k)
+        else:
+            yield Part("other", str(kind), _describe(p), position=k)
+
+
+def iter_parts(message: Message) -> Iterator[Part]:
+    """Every part of a message in order, in one shape whatever the provider's.
+
+    Content parts come first (text; Anthropic ``tool_use`` / ``tool_result`` blocks; images,
+    files and other parts), then OpenAI ``tool_calls``, then a legacy ``function_call``. A
+    ``tool`` (or legacy ``function``) message is one ``tool_result`` part holding its content.
+
+    Example:
+        >>> m = {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "c1",
+        ...      "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
+        >>> [(p.kind, p.id) for p in iter_parts(m)]
+        [('text', None), ('tool_call', 'c1')]
+    """
+    role = message.get("role")
+    content = message.get("content")
+    if type(content) is str and role not in ("tool", "function") and not (
+            message.get("tool_calls") or message.get("function_call")):
+        if content:  # the common case, kept fast
+            yield Part("text", "text", content)
+        return
+    if role in ("tool", "function"):
+        ident = _opt_str(message.get("tool_call_id")) if role == "tool" else None
+        name = _opt_str(message.get("name"))
+        yield Part("tool_result", str(role), content_text(message.get("content")), id=ident,
+                   name=name)
+        return
+    yield from _content_parts(content)
+    calls = message.get("tool_calls")
+    if isinstance(calls, list):
+        for k, call in enumerate(calls):
+            if not isinstance(call, Mapping):
+                continue
+            fn = call.get("function")
+            fn = fn if isinstance(fn, Mapping) else {}
+            yield Part("tool_call", "tool_calls", id=_opt_str(call.get("id")),
+                       name=_opt_str(fn.get("name")), arguments=fn.get("arguments", ""),
+                       position=k)
+    fc = message.get("function_call")
+    if isinstance(fc, Mapping):
+        yield Part("tool_call", "function_call", name=_opt_str(fc.get("name")),
+                   arguments=fc.get("arguments", ""))
+
+
+# ---------------------------------------------------------------------------------------------
 # predicates
 
 
@@ -237,61 +347,47 @@ def is_tool_result(message: Message) -> bool:
     role = message.get("role")
     if role in ("tool", "function"):
         return True
-    if role == "user":
-        content = message.get("content")
-        if isinstance(content, list):
-            return any(
-                isinstance(p, Mapping) and p.get("type") == "tool_result" for p in content
-            )
-    return False
+    return role == "user" and isinstance(message.get("content"), list) and any(
+        p.kind == "tool_result" for p in iter_parts(message))
 
 
 def tool_call_ids(message: Message) -> list[str]:
     """Ids of the tool calls an assistant message makes (OpenAI or Anthropic shape)."""
-    ids: list[str] = []
-    for call in message.get("tool_calls") or ():
-        ids.append(str(call.get("id")))
-    content = message.get("content")
-    if isinstance(content, list):
-        for part in content:
-            if isinstance(part, Mapping) and part.get("type") == "tool_use":
-                ids.append(str(part.get("id")))
-    return ids
+    if not message.get("tool_calls") and not isinstance(message.get("content"), list):
+        return []  # nothing to walk
+    return [str(p.id) for p in iter_parts(message)
+            if p.kind == "tool_call" and p.type != "function_call"]
 
 
 def tool_result_ids(message: Message) -> list[str]:
     """Ids of the tool calls a tool result answers (``tool_call_id`` or ``tool_use_id``)."""
-    if message.get("role") == "tool":
-        return [str(message.get("tool_call_id"))]
-    content = message.get("content")
-    if isinstance(content, list):
-        return [
-            str(p.get("tool_use_id"))
-            for p in content
-            if isinstance(p, Mapping) and p.get("type") == "tool_result"
-        ]
-    return []
+    if message.get("role") != "tool" and not isinstance(message.get("content"), list):
+        return []  # nothing to walk
+    return [str(p.id) for p in iter_parts(message)
+            if p.kind == "tool_result" and p.type != "function"]
 
 
 # ---------------------------------------------------------------------------------------------
 # text
 
 
+def _render(part: Part) -> str:
+    # One part as transcript text: calls and results as bracketed notes, never a repr.
+    if part.kind == "tool_call":
+        args = part.arguments
+        if part.type == "tool_use" or not isinstance(args, str):
+            args = json.dumps(args, ensure_ascii=False, sort_keys=True, default=str)
+        if part.type == "function_call":
+            return f"[calls {part.name}({args})]"
+        return f"[calls {part.name}({args}) id={part.id}]"
+    if part.kind == "tool_result" and part.type == "tool_result":
+        err = " error" if part.is_error else ""
+        return f"[result{err} id={part.id}: {part.text}]"
+    return part.text
+
+
 def _part_text(part: Mapping[str, Any]) -> str:
-    kind = part.get("type")
-    if kind in ("text", "input_text", "output_text"):
-        return str(part.get("text", ""))
-    if kind == "refusal":
-        return str(part.get("refusal", ""))
-    if kind == "tool_use":
-        args = json.dumps(part.get("input", {}), ensure_ascii=False, sort_keys=True)
-        return f"[calls {part.get('name')}({args}) id={part.get('id')}]"
-    if kind == "tool_result":
-        inner = part.get("content")
-        text = content_text(inner) if inner is not None else ""
-        err = " error" if part.get("is_error") else ""
-        return f"[result{err} id={part.get('tool_use_id')}: {text}]"
-    return _describe(part)
+    return "\n".join(_render(p) for p in _content_parts([part]))
 
 
 def _describe(part: Mapping[str, Any]) -> str:
@@ -326,38 +422,18 @@ def content_text(content: object) -> str:
         ...               {"type": "image_url", "image_url": {"url": "https://x.test/a.png"}}])
         'Look:\\n[image: https://x.test/a.png]'
     """
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = (_part_text(p) for p in content if isinstance(p, Mapping))
-        return "\n".join(t for t in texts if t)
-    return str(content)
-
-
-def _call_text(call: Mapping[str, Any]) -> str:
-    fn = call.get("function") or {}
-    args = fn.get("arguments", "")
-    if not isinstance(args, str):
-        args = json.dumps(args, ensure_ascii=False, sort_keys=True)
-    return f"[calls {fn.get('name')}({args}) id={call.get('id')}]"
+    return "\n".join(t for t in map(_render, _content_parts(content)) if t)
 
 
 def message_text(message: Message) -> str:
     """Everything in a message that is sent to the model, as text (used for token counting).
 
-    Content of any shape, the ``name``, tool-call names and JSON arguments, tool-call ids.
+    Content of any shape, tool-call names and JSON arguments, tool-call ids, the ``name``.
     """
-    pieces = [content_text(message.get("content"))]
+    pieces = [_render(p) for p in iter_parts(message)]
     name = message.get("name")
     if name:
         pieces.append(str(name))
-    for call in message.get("tool_calls") or ():
-        pieces.append(_call_text(call))
-    fc = message.get("function_call")
-    if isinstance(fc, Mapping):
-        pieces.append(f"[calls {fc.get('name')}({fc.get('arguments', '')})]")
     if message.get("role") == "tool":
         pieces.append(str(message.get("tool_call_id", "")))
     return "\n".join(p for p in pieces if p)
@@ -389,11 +465,6 @@ def render_message(message: Message, tool_names: Mapping[str, str] | None = None
     included (the seed's ``_fmt`` printed ``None`` for them)."""
     role = str(message.get("role"))
     name = message.get("name")
-    text = content_text(message.get("content"))
-    calls = [_call_text(c) for c in message.get("tool_calls") or ()]
-    fc = message.get("function_call")
-    if isinstance(fc, Mapping):
-        calls.append(f"[calls {fc.get('name')}({fc.get('arguments', '')})]")
     if role == "tool":
         call_id = str(message.get("tool_call_id", ""))
         tool = (tool_names or {}).get(call_id) or name
@@ -403,7 +474,7 @@ def render_message(message: Message, tool_names: Mapping[str, str] | None = None
         label = f"{_label(role)} ({_label(name)})"
     else:
         label = _label(role)
-    body = "\n".join(p for p in [text, *calls] if p)
+    body = "\n".join(t for t in map(_render, iter_parts(message)) if t)
     return f"{label}: {_indent_continuation(body)}"
 
 
@@ -415,117 +486,11 @@ def format_messages(messages: Iterable[Message]) -> str:
     names: dict[str, str] = {}
     lines = []
     for m in messages:
-        for call in m.get("tool_calls") or ():
-            fn = call.get("function") or {}
-            names[str(call.get("id"))] = str(fn.get("name"))
-        content = m.get("content")
-        if isinstance(content, list):
-            for p in content:
-                if isinstance(p, Mapping) and p.get("type") == "tool_use":
-                    names[str(p.get("id"))] = str(p.get("name"))
+        for p in iter_parts(m):
+            if p.kind == "tool_call" and p.type != "function_call":
+                names[str(p.id)] = str(p.name)
         lines.append(render_message(m, names))
     return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------------------------
-# parts
-
-PartKind = Literal["text", "tool_call", "tool_result", "other"]
-
-
-@dataclass(frozen=True)
-class Part:
-    """One piece of a message, whatever its shape (see :func:`iter_parts`)."""
-
-    kind: PartKind
-    """``text``, ``tool_call``, ``tool_result`` or ``other`` (image, file, thinking, ...)."""
-    type: str
-    """Where it came from: the content part's ``type`` (``text``, ``tool_use``,
-    ``image_url``, ...), ``tool_calls`` / ``function_call`` for OpenAI calls, and the role
-    (``tool`` / ``function``) for a whole tool-result message."""
-    text: str = ""
-    """A text part's text, a tool result's text, or a short description of another part
-    (``[image: https://...]``); empty for a call."""
-    id: str | None = None
-    """A call's id, or the id of the call a result answers (``None`` when absent)."""
-    name: str | None = None
-    """A call's function name (a legacy ``function`` result's name)."""
-    arguments: object = None
-    """A call's arguments as given: a JSON string (OpenAI) or an object (Anthropic)."""
-    is_error: bool = False
-    """A tool result marked ``is_error``."""
-    index: int | None = None
-    """Position in ``content`` (or in ``tool_calls``); ``None`` for message-level parts."""
-
-
-def _opt_str(value: object) -> str | None:
-    return None if value is None else str(value)
-
-
-def _content_parts(content: object) -> Iterator[Part]:
-    if content is None:
-        return
-    if isinstance(content, str):
-        if content:
-            yield Part("text", "text", content)
-        return
-    if not isinstance(content, list):
-        yield Part("text", "text", str(content))
-        return
-    for k, p in enumerate(content):
-        if not isinstance(p, Mapping):
-            continue
-        kind = p.get("type")
-        if kind == "tool_use":
-            yield Part("tool_call", "tool_use", id=_opt_str(p.get("id")),
-                       name=_opt_str(p.get("name")), arguments=p.get("input", {}), index=k)
-        elif kind == "tool_result":
-            inner = p.get("content")
-            yield Part("tool_result", "tool_result", content_text(inner) if inner is not None
-                       else "", id=_opt_str(p.get("tool_use_id")),
-                       is_error=bool(p.get("is_error")), index=k)
-        elif kind in ("text", "input_text", "output_text", "refusal"):
-            field = "refusal" if kind == "refusal" else "text"
-            yield Part("text", str(kind), str(p.get(field, "")), index=k)
-        else:
-            yield Part("other", str(kind), _describe(p), index=k)
-
-
-def iter_parts(message: Message) -> Iterator[Part]:
-    """Every part of a message in order, in one shape whatever the provider's.
-
-    Content parts come first (text; Anthropic ``tool_use`` / ``tool_result`` blocks; images,
-    files and other parts), then OpenAI ``tool_calls``, then a legacy ``function_call``. A
-    ``tool`` (or legacy ``function``) message is one ``tool_result`` part holding its content.
-
-    Example:
-        >>> m = {"role": "assistant", "content": "Checking.", "tool_calls": [{"id": "c1",
-        ...      "type": "function", "function": {"name": "f", "arguments": "{}"}}]}
-        >>> [(p.kind, p.id) for p in iter_parts(m)]
-        [('text', None), ('tool_call', 'c1')]
-    """
-    role = message.get("role")
-    if role in ("tool", "function"):
-        ident = _opt_str(message.get("tool_call_id")) if role == "tool" else None
-        name = _opt_str(message.get("name"))
-        yield Part("tool_result", str(role), content_text(message.get("content")), id=ident,
-                   name=name)
-        return
-    yield from _content_parts(message.get("content"))
-    calls = message.get("tool_calls")
-    if isinstance(calls, list):
-        for k, call in enumerate(calls):
-            if not isinstance(call, Mapping):
-                continue
-            fn = call.get("function")
-            fn = fn if isinstance(fn, Mapping) else {}
-            yield Part("tool_call", "tool_calls", id=_opt_str(call.get("id")),
-                       name=_opt_str(fn.get("name")), arguments=fn.get("arguments", ""),
-                       index=k)
-    fc = message.get("function_call")
-    if isinstance(fc, Mapping):
-        yield Part("tool_call", "function_call", name=_opt_str(fc.get("name")),
-                   arguments=fc.get("arguments", ""))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -680,7 +645,7 @@ def _problems(messages: Sequence[Message], provider: Provider) -> list[Problem]:
         if anthropic and role != "function":
             for p in parts:
                 if p.kind == "text" and not p.text.strip():
-                    where = "content" if p.index is None else f"content[{p.index}]"
+                    where = "content" if p.position is None else f"content[{p.position}]"
                     add(i, f"empty text in {where}: Anthropic rejects empty text blocks "
                         "(to_anthropic drops it)", "warning")
         if role == "function":
