@@ -12,7 +12,8 @@ from _cli_fixtures import chat, locomo_sample, tool_chat, write_json, write_json
 from _fake_openai import FakeOpenAI
 from click.testing import CliRunner, Result
 
-from chatfold._commands import cli, sparkline
+from chatfold.cli.app import cli
+from chatfold.cli.simulate import sparkline
 from chatfold.messages import find_orphans, is_summary
 
 SMALL = ["--trigger", "600", "--target", "400", "--keep", "4"]

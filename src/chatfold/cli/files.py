@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from ._errors import ConversationFileError, InvalidMessageError
-from .messages import find_surrogate, validate_message
+from .._errors import ConversationFileError, InvalidMessageError
+from ..messages import find_surrogate, validate_message
 
 __all__ = [
     "ConversationFile",
