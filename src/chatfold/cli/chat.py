@@ -171,6 +171,10 @@ def chat(db: str | None, session_id: str, model: str | None, base_url: str | Non
 
 def _chat_loop(conv: Any, llm: _ChatModel, path: Path, *, remote: bool) -> int:
     stdin = sys.stdin
+    # Bytes that are not UTF-8 arrive as lone surrogates, which the append then refuses
+    # with one clear line, instead of a UnicodeDecodeError ending the chat.
+    with contextlib.suppress(Exception):
+        stdin.reconfigure(errors="surrogateescape")  # type: ignore[union-attr]
     interactive = stdin.isatty()
     stats = conv.stats()
     note(f"chatfold chat — session {conv.conversation_id!r} in {path} "
@@ -196,7 +200,12 @@ def _chat_loop(conv: Any, llm: _ChatModel, path: Path, *, remote: bool) -> int:
                     break
                 continue
             # Saved before the model is called: an interrupt or a failure loses nothing.
-            conv.append({"role": "user", "content": line})
+            try:
+                conv.append({"role": "user", "content": line})
+            except InvalidMessageError as exc:  # text that is not valid Unicode, say
+                failed = True
+                error(f"{exc.problem} (not sent, not saved)")
+                continue
             try:
                 with status("folding…", remote and _over(conv)):
                     context = conv.context()

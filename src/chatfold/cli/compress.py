@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -35,6 +34,7 @@ from .shared import (
     progress,
     status,
     summarizer_options,
+    to_json,
 )
 
 __all__ = ['compress']
@@ -113,7 +113,7 @@ def _describe_fold(result: FoldResult, policy: Policy, counter: TokenCounter) ->
 def _render_output(conv: ConversationFile, messages: Sequence[Mapping[str, Any]],
                    to: str | None) -> str:
     if to == "anthropic":
-        return json.dumps(to_anthropic(messages), ensure_ascii=False, indent=2) + "\n"
+        return to_json(to_anthropic(messages)) + "\n"
     if to == "openai":
         return dump_conversation(conv, to_openai(messages))
     return dump_conversation(conv, messages)

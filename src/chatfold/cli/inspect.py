@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -28,6 +27,7 @@ from .shared import (
     load_conversation,
     out_console,
     policy_options,
+    to_json,
 )
 
 __all__ = ['inspect']
@@ -132,7 +132,7 @@ def inspect(file: str, sample: str | None, as_json: bool, strict: bool, trigger:
     data = {"file": conv.source, "format": conv.format, **_inspect(conv.messages, policy,
                                                                    counter)}
     if as_json:
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(to_json(data))
     else:
         _print_inspection(data)
     rejected = any(p["severity"] == "error" for p in data["problems"])

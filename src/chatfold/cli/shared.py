@@ -26,6 +26,7 @@ from ..fold import Policy
 from ..tokens import TokenCounter, get_counter
 from .files import (
     ConversationFile,
+    dumps,
     read_conversation,
 )
 
@@ -97,7 +98,8 @@ class ChatfoldGroup(click.Group):
         if not logger.level:
             logger.setLevel(logging.WARNING)
         try:
-            code = self._run(args, prog_name, complete_var, extra)
+            with _lenient_output():
+                code = self._run(args, prog_name, complete_var, extra)
         finally:
             logger.removeHandler(handler)
             logger.setLevel(level)
@@ -125,6 +127,10 @@ class ChatfoldGroup(click.Group):
         except ChatfoldError as exc:
             error(str(exc))
             return exit_code(exc)
+        except RecursionError:
+            # The readers bound nesting; this is the last guard against a traceback.
+            error("the input is nested too deeply to process")
+            return EXIT_INPUT
         except SystemExit as exc:
             # Outside standalone mode Click only exits itself after stdout's reader went
             # away (EPIPE, `chatfold simulate x | head`): not an error of ours.
@@ -138,6 +144,32 @@ class ChatfoldGroup(click.Group):
         if isinstance(rv, int):
             return rv
         return EXIT_OK
+
+
+@contextlib.contextmanager
+def _lenient_output() -> Iterator[None]:
+    """Text that cannot be encoded (a file name with undecodable bytes, say) is written with
+    backslash escapes instead of failing the command; inside a JSON string that is a valid
+    escape, so JSON output stays JSON."""
+    restore = []
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        errors = getattr(stream, "errors", None)
+        if callable(reconfigure) and errors == "strict":
+            with contextlib.suppress(Exception):
+                reconfigure(errors="backslashreplace")
+                restore.append(reconfigure)
+    try:
+        yield
+    finally:
+        for reconfigure in restore:
+            with contextlib.suppress(Exception):
+                reconfigure(errors="strict")
+
+
+def to_json(data: Any) -> str:
+    """``data`` as standard JSON for stdout (see :func:`~chatfold.cli.files.dumps`)."""
+    return dumps(data, indent=2)
 
 
 def error(message: str) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from .shared import (
     policy_options,
     progress,
     summarizer_options,
+    to_json,
 )
 
 __all__ = ['plot_replays', 'simulate', 'sparkline']
@@ -177,7 +177,7 @@ def simulate(file: str, sample: str | None, as_json: bool, plot_path: str | None
             "plot": plot_path,
             "reports": {r.name: r.to_dict() for r in reports},
         }
-        click.echo(json.dumps(data, ensure_ascii=False, indent=2))
+        click.echo(to_json(data))
     else:
         _print_simulation(label, reports, policy, summarizer)
         if plot_path:
