@@ -1,5 +1,4 @@
-"""``chatfold chat``: chat with a model, the conversation stored and kept within budget.
-"""
+"""``chatfold chat``: chat with a model, the conversation stored and kept within budget."""
 
 from __future__ import annotations
 
@@ -19,12 +18,10 @@ from .._errors import (
     StoreError,
     SummarizerError,
 )
-from ..messages import (
-    format_messages,
-)
-from .files import (
-    ConversationFileError,
-)
+from ..messages import format_messages
+from ..summarizers._http import HTTPFailures, RetryPolicy, display_host
+from ..summarizers.openai import LOCAL_API_KEY, OPENAI_ERROR_RULES, OPENAI_URL
+from .files import ConversationFileError
 from .shared import (
     DEFAULT_SYSTEM_PROMPT,
     EXIT_INPUT,
@@ -41,7 +38,7 @@ from .shared import (
     status,
 )
 
-__all__ = ['chat']
+__all__ = ["chat"]
 
 _CHAT_HELP = """commands:
   /summary     the current rolling summary
@@ -58,7 +55,8 @@ def _gauge(used: int, limit: int, width: int = 20) -> str:
 
 
 class _ChatModel:
-    """Replies through an OpenAI-compatible endpoint with the ``openai`` SDK."""
+    """Replies through an OpenAI-compatible endpoint: the ``openai`` SDK's client behind the
+    summarizers' HTTP layer (one error boundary, the same messages and bounded retries)."""
 
     def __init__(self, model: str, base_url: str | None, api_key: str, timeout: float) -> None:
         try:
@@ -66,33 +64,24 @@ class _ChatModel:
         except ImportError as exc:
             raise MissingDependencyError("chatfold chat", "openai") from exc
         self.model = model
-        self.base_url = base_url
-        self._openai = openai
         self.client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout,
-                                    max_retries=1)
+                                    max_retries=0)  # the failures below count retries
+        self.failures = HTTPFailures(
+            provider=f"OpenAI-compatible API at {display_host(base_url, OPENAI_URL)}",
+            model=model, sdk_errors=openai.OpenAIError, rules=OPENAI_ERROR_RULES,
+            secrets=() if api_key == LOCAL_API_KEY else (api_key,),
+            retry=RetryPolicy(max_retries=1), timeout=timeout)
 
     def reply(self, messages: list[dict[str, Any]]) -> str:
-        openai = self._openai
-        where = self.base_url or "OpenAI"
-        try:
+        def attempt() -> str:
             response = self.client.chat.completions.create(
                 model=self.model, messages=cast(Any, messages))
-        except openai.APIConnectionError as exc:
-            raise SummarizerError(f"the model endpoint {where} could not be reached "
-                                  f"({type(exc).__name__}): check --base-url") from exc
-        except openai.APIStatusError as exc:
-            raise SummarizerError(f"the model endpoint {where} answered {exc.status_code}: "
-                                  f"{_short(exc.message)}", status_code=exc.status_code) from exc
-        except openai.OpenAIError as exc:
-            raise SummarizerError(f"the model call failed: {_short(str(exc))}") from exc
-        if not response.choices:
-            raise SummarizerError("the model returned no choices")
-        return response.choices[0].message.content or ""
+            if not response.choices:
+                raise SummarizerError(f"{self.failures.provider} returned no choices",
+                                      retryable=False)
+            return response.choices[0].message.content or ""
 
-
-def _short(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return self.failures.call(attempt)
 
 
 @click.command()
@@ -146,7 +135,7 @@ def chat(db: str | None, session_id: str, model: str | None, base_url: str | Non
             raise click.UsageError(
                 "chat needs an API key for OpenAI (OPENAI_API_KEY or CHATFOLD_API_KEY), or "
                 "--base-url for a local server")
-        api_key = "not-needed"
+        api_key = LOCAL_API_KEY
     counter = build_counter(counter_name)
     policy = build_policy(trigger, target, keep, summary_max, language)
     engine = build_summarizer(summarizer, model=summary_model or model, base_url=base_url,

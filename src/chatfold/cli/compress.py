@@ -37,7 +37,7 @@ from .shared import (
     to_json,
 )
 
-__all__ = ['compress']
+__all__ = ["compress"]
 
 @click.command()
 @file_argument

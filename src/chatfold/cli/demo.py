@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-__all__ = ['demo']
+__all__ = ["demo"]
 
 @click.command()
 def demo() -> int:

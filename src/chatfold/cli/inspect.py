@@ -30,7 +30,7 @@ from .shared import (
     to_json,
 )
 
-__all__ = ['inspect']
+__all__ = ["inspect"]
 
 def _problem(severity: str, provider: str, index: int | None, text: str) -> dict[str, Any]:
     return {"severity": severity, "provider": provider, "index": index, "problem": text}

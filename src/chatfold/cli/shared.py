@@ -51,7 +51,6 @@ _POLICY_FLAGS = {
 }
 
 
-
 # ---------------------------------------------------------------------------------------------
 # the group: exit codes, one-line errors, logging to stderr
 

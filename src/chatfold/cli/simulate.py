@@ -10,13 +10,9 @@ from pathlib import Path
 import click
 from rich.table import Table
 
-from .._errors import (
-    MissingDependencyError,
-)
+from .._errors import MissingDependencyError
 from ..fold import Folder, Policy
-from .files import (
-    ConversationFileError,
-)
+from .files import ConversationFileError
 from .replay import ReplayReport, SeedCounter, replay, seed_folder
 from .shared import (
     EXIT_OK,
@@ -36,7 +32,7 @@ from .shared import (
     to_json,
 )
 
-__all__ = ['plot_replays', 'simulate', 'sparkline']
+__all__ = ["plot_replays", "simulate", "sparkline"]
 
 _BLOCKS = " ▁▂▃▄▅▆▇█"
 
