@@ -32,7 +32,6 @@ from chatfold._errors import (
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.fold import FoldState
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -45,6 +44,7 @@ from chatfold.stores.base import (
     state_from_record,
     validate_conversation_id,
 )
+from chatfold.stores.state import FoldState
 
 __all__ = ["APPLICATION_ID", "DEFAULT_BUSY_TIMEOUT", "MIGRATIONS", "SQLiteStore", "migrate"]
 
