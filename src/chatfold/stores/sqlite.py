@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 from chatfold._errors import (
     ConversationNotFoundError,
@@ -139,9 +140,50 @@ def _version(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(app_id), int(version)
 
 
+_T = TypeVar("_T")
+
+
+class _Connection(sqlite3.Connection):
+    """A connection that knows its busy timeout, for :func:`_retry_busy`."""
+
+    busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+
+
+def _connect(path: str, timeout: float) -> _Connection:
+    # The busy timeout is set when the connection opens, before its first statement.
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False,
+                           factory=_Connection)
+    conn.busy_timeout = timeout
+    return conn
+
+
+def _retry_busy(conn: sqlite3.Connection, fn: Callable[[], _T]) -> _T:
+    """Run ``fn``, retrying while SQLite reports the file busy, up to the busy timeout.
+
+    The busy handler covers most waits, but SQLite returns SQLITE_BUSY at once where waiting
+    could deadlock: switching a fresh file to WAL while another connection opens it, WAL
+    recovery, ``BEGIN IMMEDIATE`` racing a journal-mode change. Under load (several processes
+    opening one new file at once) those are common, and only safe to retry before anything
+    was written, which is where this is used.
+    """
+    deadline = time.monotonic() + getattr(conn, "busy_timeout", DEFAULT_BUSY_TIMEOUT)
+    delay = 0.002
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+            if code not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or (
+                time.monotonic() + delay > deadline
+            ):
+                raise
+        time.sleep(delay * random.uniform(0.5, 1.0))  # jitter: contenders do not retry in step
+        delay = min(delay * 2, 0.1)
+
+
 @contextmanager
 def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    conn.execute("BEGIN IMMEDIATE")
+    _retry_busy(conn, lambda: conn.execute("BEGIN IMMEDIATE"))
     try:
         yield
     except BaseException:
@@ -154,6 +196,11 @@ def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        conn.execute("PRAGMA journal_mode=WAL").fetchone()
 
 
 def migrate(conn: sqlite3.Connection, path: str, target: int = SCHEMA_VERSION) -> None:
@@ -171,7 +218,7 @@ def migrate(conn: sqlite3.Connection, path: str, target: int = SCHEMA_VERSION) -
     Raises:
         StoreCorruptError: The file is a foreign SQLite database, or from a newer chatfold.
     """
-    if _version(conn) == (APPLICATION_ID, target):
+    if _retry_busy(conn, lambda: _version(conn)) == (APPLICATION_ID, target):
         return  # the common case, without waiting for the write lock
     while True:
         with _write_transaction(conn):
@@ -240,8 +287,7 @@ class SQLiteStore(BaseStore):
         try:
             with self._translate():
                 conn = self._conn()
-                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    conn.execute("PRAGMA journal_mode=WAL").fetchone()
+                _retry_busy(conn, lambda: _use_wal(conn))
                 migrate(conn, self._path)
         except BaseException:
             self.close()
@@ -270,9 +316,7 @@ class SQLiteStore(BaseStore):
         thread = threading.current_thread()
         conn = self._conns.get(thread)
         if conn is None:
-            conn = sqlite3.connect(
-                self._path, timeout=self._timeout, isolation_level=None, check_same_thread=False
-            )
+            conn = _connect(self._path, self._timeout)
             with self._lock:
                 for dead in [t for t in self._conns if not t.is_alive()]:
                     self._conns.pop(dead).close()
