@@ -30,7 +30,9 @@ from ._errors import (
     InvalidConversationIdError,
     InvalidMessageError,
     InvalidPolicyError,
+    InvalidSummarizerError,
     MissingDependencyError,
+    PluginConflictError,
     StoreCorruptError,
     StoreError,
     StoreUnavailableError,
@@ -46,6 +48,7 @@ from ._registry import (
     register_store,
     register_summarizer,
 )
+from .compat import compress, maybe_compress
 from .fold import (
     AsyncSummarizer,
     Folder,
@@ -56,8 +59,6 @@ from .fold import (
     Summarizer,
     SummaryRequest,
     apply_fold,
-    compress,
-    maybe_compress,
     plan_fold,
 )
 from .messages import (
@@ -112,9 +113,11 @@ __all__ = [
     "InvalidConversationIdError",
     "InvalidMessageError",
     "InvalidPolicyError",
+    "InvalidSummarizerError",
     "MemoryStore",
     "MissingDependencyError",
     "OpenAISummarizer",
+    "PluginConflictError",
     "Policy",
     "PostgresStore",
     "RedisStore",
