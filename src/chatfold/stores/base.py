@@ -390,6 +390,11 @@ class Store(Protocol):
 
         Returns True when the lease was free, expired or already held by ``owner`` (then it
         is renewed), False when another owner holds it.
+
+        Expiry follows the holder's ``ttl_seconds`` on a clock every process agrees on: the
+        server's (PostgreSQL, Redis), this process's (memory). SQLite has no shared clock: a
+        process there sees another's lease expire once it has watched it unchanged for the
+        holder's TTL, so the first attempt on a stale lease returns False.
         """
         ...
 

@@ -7,6 +7,12 @@ of failing, and sequence numbers are assigned inside the lock, so they stay gap-
 
 Each thread gets its own connection (SQLite connections must not be shared between threads).
 
+Fold leases trust no process's wall clock (processes may disagree, and clocks jump): a lease row
+holds its owner, a token the holder changes whenever it takes or renews the lease, and the
+holder's TTL. Another process treats the lease as expired only once it has itself seen the same
+owner and token, unchanged, for that TTL on its own monotonic clock. A process meeting a lease
+for the first time therefore waits up to one TTL, however old the lease is.
+
 The file is marked with ``PRAGMA application_id`` and its schema version is
 ``PRAGMA user_version``; numbered migrations run in order when a store opens, each in one
 transaction with its version bump. A file that is not SQLite, or an SQLite database that is not
@@ -21,6 +27,7 @@ import random
 import sqlite3
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, Self, TypeVar
@@ -91,6 +98,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (namespace, id)
         ) WITHOUT ROWID""",
     ),
+    # 3: lease tokens, so no process trusts another's wall clock (expires_at: informational).
+    (
+        "ALTER TABLE chatfold_leases ADD COLUMN token TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE chatfold_leases ADD COLUMN ttl REAL NOT NULL DEFAULT 0",
+    ),
 )
 """``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
 
@@ -108,6 +120,38 @@ _UNAVAILABLE_CODES = {
     sqlite3.SQLITE_AUTH,
     sqlite3.SQLITE_NOLFS,
 }
+
+
+class _LeaseWatch:
+    """What this process has seen of other owners' leases, on its own monotonic clock.
+
+    Shared by every store object of the process on the same file, so a web app that opens a
+    store per request still sees a dead holder's lease expire.
+    """
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self._seen: dict[tuple[str, str, str], tuple[str, str, float]] = {}
+        self._lock = threading.Lock()
+        self._limit = limit
+
+    def expired(self, key: tuple[str, str, str], owner: str, token: str, ttl: float) -> bool:
+        """True once ``owner``'s lease with ``token`` has been seen unchanged for ``ttl``."""
+        now = time.monotonic()
+        with self._lock:
+            seen = self._seen.get(key)
+            if seen is not None and seen[:2] == (owner, token):
+                return now - seen[2] >= ttl
+            if seen is None and len(self._seen) >= self._limit:
+                self._seen.pop(next(iter(self._seen)))  # the oldest watch
+            self._seen[key] = (owner, token, now)
+            return False
+
+    def forget(self, key: tuple[str, str, str]) -> None:
+        with self._lock:
+            self._seen.pop(key, None)
+
+
+_LEASES = _LeaseWatch()
 
 
 def translate_error(exc: BaseException, path: str) -> StoreError | None:
@@ -281,6 +325,7 @@ class SQLiteStore(BaseStore):
                 "use MemoryStore for an in-memory store"
             )
         self._timeout = timeout
+        self._file = os.path.realpath(self._path)  # the lease watch's key
         self._lock = threading.Lock()
         self._conns: dict[threading.Thread, sqlite3.Connection] = {}
         self._pid = os.getpid()
@@ -491,20 +536,25 @@ class SQLiteStore(BaseStore):
         ns = self._namespace
         with self._translate():
             conn = self._conn()
+            key = (self._file, ns, cid)
             with _write_transaction(conn):
-                now = time.time()
                 row = conn.execute(
-                    "SELECT owner, expires_at FROM chatfold_leases WHERE namespace = ? AND id = ?",
+                    "SELECT owner, token, ttl FROM chatfold_leases WHERE namespace = ? AND id = ?",
                     (ns, cid),
                 ).fetchone()
-                if row is not None and row[0] != owner and row[1] > now:
-                    return False
+                if row is not None and row[0] != owner:
+                    held_for = float(row[2]) if row[2] > 0 else ttl_seconds  # 0: a v2 row
+                    if not _LEASES.expired(key, str(row[0]), str(row[1]), held_for):
+                        return False
+                # A new token on every take and renewal: watchers start counting again.
                 conn.execute(
-                    "INSERT OR REPLACE INTO chatfold_leases (namespace, id, owner, expires_at) "
-                    "VALUES (?, ?, ?, ?)",
-                    (ns, cid, owner, now + ttl_seconds),
+                    "INSERT OR REPLACE INTO chatfold_leases "
+                    "(namespace, id, owner, expires_at, token, ttl) VALUES (?, ?, ?, ?, ?, ?)",
+                    (ns, cid, owner, time.time() + ttl_seconds, uuid.uuid4().hex,
+                     float(ttl_seconds)),
                 )
-                return True
+            _LEASES.forget(key)
+            return True
 
     def release_lease(self, conversation_id: str, owner: str) -> None:
         """See :meth:`chatfold.stores.base.Store.release_lease`."""
