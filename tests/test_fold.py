@@ -259,7 +259,7 @@ def test_every_existing_summary_is_read(driver: Any) -> None:
 
 def test_overflow_raises_with_the_figures(driver: Any) -> None:
     fake = FakeSummarizer()
-    messages = chat(30) + [{"role": "user", "content": "huge " * 900}]
+    messages = chat(30) + [{"role": "user", "content": "huge " * 1200}]  # over the trigger
     with pytest.raises(ContextOverflowError) as info:
         driver(Folder(fake, POLICY), messages)
     err = info.value
@@ -279,6 +279,16 @@ def test_overflow_keep_returns_best_context_and_warns(
     assert result.folded and result.over_target
     assert result.messages[-1] is messages[-1]
     assert any("exceed the target" in r.message for r in caplog.records)
+
+
+def test_a_latest_unit_over_the_target_but_under_the_trigger_is_kept(driver: Any) -> None:
+    # The deep default target is a preference: a long question that fits the trigger is kept
+    # and everything else folded, not an error.
+    policy = Policy(trigger_tokens=3000, keep=1)
+    messages = chat(60) + [{"role": "user", "content": "long " * 900}]
+    result = driver(Folder(FakeSummarizer(), policy), messages)
+    assert result.folded and result.over_target and result.plan.overflow
+    assert result.messages[-1] is messages[-1] and result.tokens_after <= 3000
 
 
 # --- summarizer failures ----------------------------------------------------------------------

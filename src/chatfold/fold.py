@@ -491,7 +491,11 @@ def plan_fold(
     overhead = _summary_overhead(counter, language)
     latest = sum(c[i] for i in units[-1])
     overflow = pinned_tokens + latest > target
-    if overflow and policy.on_overflow == "raise":
+    # A deep default target is a preference: a long latest message that still fits under the
+    # trigger folds everything else and is kept (flagged). Only one that leaves no room below
+    # the trigger is an error.
+    if overflow and policy.on_overflow == "raise" and \
+            pinned_tokens + latest + MIN_SUMMARY_TOKENS > policy.fold_trigger:
         raise ContextOverflowError(
             tokens=pinned_tokens + latest,
             target=target,
@@ -787,7 +791,7 @@ class _BaseFolder:
         if plan.overflow:
             logger.warning(
                 "chatfold: pinned messages plus the latest unit exceed the target (%d); kept "
-                "them anyway (on_overflow='keep')", self.policy.target,
+                "them anyway", self.policy.target,
             )
         return self._emit(result)
 
