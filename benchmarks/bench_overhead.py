@@ -182,7 +182,7 @@ def main() -> None:
     def turns(n: int) -> int:
         # Fewer turns where a turn is slow: the median settles quickly, and the whole
         # benchmark must stay within a few minutes on a small machine.
-        return 10 if args.quick else 50 if n <= 1_000 else 20 if n <= 10_000 else 8
+        return 10 if args.quick else 50 if n <= 1_000 else 20 if n <= 10_000 else 30
 
     def repeats(n: int) -> int:
         return 2 if args.quick else 5 if n <= 1_000 else 3 if n <= 10_000 else 2
