@@ -733,7 +733,7 @@ class _BaseFolder:
             memo_msgs, counts, total = self._memo
             n = len(memo_msgs)
             if n and size >= n and messages[n - 1] is memo_msgs[-1] and (
-                    size == n or messages[:n] == memo_msgs):
+                    messages == memo_msgs if size == n else messages[:n] == memo_msgs):
                 if size == n:
                     return counts, total
                 # The memo is extended in place (under the lock): no O(n) copy per turn.
