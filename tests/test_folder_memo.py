@@ -10,7 +10,9 @@ from __future__ import annotations
 import threading
 from typing import Any
 
-from chatfold import Folder, Policy
+import pytest
+
+from chatfold import Folder, InvalidMessageError, Policy
 from chatfold.fold import FoldResult
 from chatfold.tokens import HeuristicCounter
 
@@ -114,3 +116,18 @@ def test_after_a_fold_the_next_turn_counts_only_the_new_message() -> None:
     context = [*result.messages, msg(77)]
     assert folder.fold(context).tokens_before == fresh(context)
     assert counter.counted == [context[-1]]
+
+
+def test_a_bad_new_message_leaves_the_memo_as_it_was() -> None:
+    folder = Folder(Quiet(), Policy(trigger_tokens=10**6))
+    history = [msg(i) for i in range(10)]
+    folder.count(history)
+    with pytest.raises(InvalidMessageError):
+        folder.count([*history, msg(10, words=60), {"role": "user"}])  # the second is bad
+    assert folder.count(history) == fresh(history)
+    other = [*history, msg(11), msg(12)]
+    assert folder.count(other) == fresh(other)
+    # the per-message counts the planner reads stay aligned with the messages
+    per_message = [HeuristicCounter(cache_size=0).count_message(m) for m in other]
+    assert folder._scan(other)[0][:len(other)] == per_message
+    assert folder.count([*other, msg(13)]) == fresh([*other, msg(13)])

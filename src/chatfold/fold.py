@@ -732,27 +732,38 @@ class _BaseFolder:
         with self._memo_lock:
             memo_msgs, counts, total = self._memo
             n = len(memo_msgs)
-            if n and size >= n and messages[n - 1] is memo_msgs[-1] and (
-                    messages == memo_msgs if size == n else messages[:n] == memo_msgs):
+            start = 0
+            if n and size >= n and messages[n - 1] is memo_msgs[-1]:
                 if size == n:
-                    return counts, total
-                # The memo is extended in place (under the lock): no O(n) copy per turn.
-                start = n
-            else:
-                start, memo_msgs, counts, total = 0, [], [], 0
-            validate, count = validate_message, self.counter.count_message
-            for i in range(start, size):
-                m = messages[i]
-                validate(m, i)
-                c = count(m)
-                counts.append(c)
-                total += c
+                    if messages == memo_msgs:
+                        return counts, total
+                else:
+                    # Extend the memo first, then compare whole lists: no O(n) slice of the
+                    # prefix is copied, only the identity loop over it remains.
+                    memo_msgs.extend(messages[n:])
+                    if messages == memo_msgs:
+                        start = n
+                    else:
+                        del memo_msgs[n:]
+            new_counts: list[int] = []
+            running = total if start else 0
+            try:
+                validate, count = validate_message, self.counter.count_message
+                for i in range(start, size):
+                    m = messages[i]
+                    validate(m, i)
+                    c = count(m)
+                    new_counts.append(c)
+                    running += c
+            except BaseException:
+                del memo_msgs[n:]  # a bad message leaves the memo as it was
+                raise
             if start:
-                memo_msgs.extend(messages[start:])
+                counts.extend(new_counts)
             else:
-                memo_msgs = messages[:]
-            self._memo = (memo_msgs, counts, total)
-        return counts, total
+                memo_msgs, counts = messages[:], new_counts
+            self._memo = (memo_msgs, counts, running)
+        return counts, running
 
     def _prepare(self, messages: Sequence[Message], force: bool, grow_recent: bool = True,
                  require_gain: bool = True) -> FoldPlan | FoldResult:
