@@ -9,7 +9,7 @@ tokens) behind every policy:
   estimates 0.6 token per character, folds whenever its estimate of the context exceeds
   3,000, and keeps exactly the last 4 messages.
 * **seed policy, chatfold planner**: the same policy expressed with chatfold's planner
-  (``chatfold._simulate.seed_folder``): unit-safe, otherwise the seed's rules.
+  (``chatfold.cli.replay.seed_folder``): unit-safe, otherwise the seed's rules.
 * **chatfold**: ``Folder`` with ``Policy(trigger_tokens=3000, keep=4)`` (its default target:
   the summary's cap plus a tenth of the trigger; a fold must land at the target or free
   ``Policy.min_gain``), counting with the
@@ -34,7 +34,7 @@ from typing import Any
 
 import _common as c
 from chatfold import Folder, Policy
-from chatfold._simulate import ReplayReport, replay, seed_folder
+from chatfold.cli.replay import ReplayReport, replay, seed_folder
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 from chatfold.tokens import default_counter
 

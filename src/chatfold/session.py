@@ -50,12 +50,12 @@ from .fold import (
     Folder,
     FoldPlan,
     FoldResult,
-    FoldState,
     Policy,
     Reason,
     summary_message,
 )
 from .messages import (
+    is_summary,
     is_tool_result,
     to_openai,
     to_openai_message,
@@ -63,6 +63,7 @@ from .messages import (
     tool_result_ids,
     validate_message,
 )
+from .stores.state import FoldState
 from .tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -400,6 +401,12 @@ class _BaseConversation:
         out = []
         for i, m in enumerate(items):
             validate_message(m, i)
+            if is_summary(m):
+                # Only a fold writes the summary (it lives in the fold state, not the log):
+                # a stored one would be a second summary in every later context.
+                raise InvalidMessageError(
+                    i, "is a summary message (is_summary): a conversation keeps its own "
+                    "summary; append the raw messages instead")
             out.append(dict(m))
         return out
 
