@@ -92,7 +92,7 @@ def scenario(name: str, quick: bool) -> tuple[Callable[[list[c.Message]], Any],
     from chatfold.stores import MemoryStore
 
     big = name.endswith("4kb")
-    n = (400 if big else 3000) if quick else (20_000 if big else 100_000)
+    n = (200 if big else 1500) if quick else (20_000 if big else 100_000)
     msgs = messages(n, 600 if big else 24)
     system = {"role": "system", "content": "You are a helpful assistant."}
     under = name.endswith("under")
