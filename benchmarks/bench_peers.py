@@ -488,11 +488,12 @@ def main() -> None:
     worker = _Worker(args.data, args.quick)
     n_over = 60 if args.quick else 1000
     last = 20 if args.quick else 100
-    over_conv = [{"role": "system", "content": "You are a helpful assistant."},
-                 *(c.synthetic_message(i) for i in range(n_over))]
-    for name in names:
+    for k, name in enumerate(names):
         if results[name].at_trigger is None:
             continue
+        # new message objects and texts for each memory: no count cache answers for them
+        over_conv = [{"role": "system", "content": "You are a helpful assistant."},
+                     *(c.synthetic_message(i) for i in range(k * n_over, (k + 1) * n_over))]
         try:
             results[name].overhead_us = overhead(worker, name, over_conv, last)
         except Exception as exc:  # as above: report, carry on with the other peers
