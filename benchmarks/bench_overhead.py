@@ -265,11 +265,11 @@ def main() -> None:
         "linear in the history's characters. chatfold's `Folder` counts only the new message "
         "(it keeps the counts of the prefix it was given last time) and plans a fold only "
         "above the trigger; what still grows with n is one C-level identity comparison of "
-        "that prefix (a few ns a message), which notices a replaced message. `Conversation` "
-        "reads only the new log entries from its store, and returns the context as a new "
-        "list (O(n) by nature under the trigger). The growth column shows how far each turn "
-        "still depends on the history's length. chatfold's drop-in `maybe_compress` is "
-        "called exactly as the seed's is.",
+        "that prefix (about a nanosecond a message), which notices a replaced message. "
+        "`Conversation` reads only the new log entries from its store, and returns the "
+        "context as a new list (O(n) by nature under the trigger). The growth column shows "
+        "how far each turn still depends on the history's length. chatfold's drop-in "
+        "`maybe_compress` is called exactly as the seed's is.",
         "",
         "### Path 2, folded history (trigger 3,000, keep 4: the realistic hot path; the "
         "median turn is under the trigger of a folded context, a fold every few turns)",

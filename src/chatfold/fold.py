@@ -673,8 +673,8 @@ class _BaseFolder:
         Messages are values: a prefix whose message objects are the same (``is``) as last
         time is not validated or counted again, so the check after each new message costs
         time proportional to the new messages, plus one C-speed identity comparison of the
-        prefix (a few ns a message, so that a replaced message is noticed). Replace a message
-        to change it; a message mutated in place keeps its count.
+        prefix (about a nanosecond a message, so that a replaced message is noticed). Replace
+        a message to change it; a message mutated in place keeps its count.
 
         The memo holds only what this folder was last given, or the context its last fold
         returned: a folded-away message is not kept alive by it. The returned counts may be
