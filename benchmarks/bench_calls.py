@@ -16,7 +16,7 @@ tokens) behind every policy:
   default heuristic, and the same with the exact o200k_base counter; and chatfold at the
   budget the seed really used (its 3,000 estimated tokens converted to real ones).
 
-A second, synthetic replay has long messages (about 450 tokens each, like tool results or
+A second, synthetic replay has long messages (about 500 tokens each, like tool results or
 pasted documents), where the summary plus the last 4 messages sit near the trigger.
 
 All token figures are measured with one ruler (o200k_base when it loads offline), whatever
@@ -231,10 +231,10 @@ def plot(rows: dict[str, Row], out: Any, effective: int) -> str:
 
 
 def long_messages(n: int) -> list[c.Message]:
-    """A chat whose every message is about 450 tokens (pasted documents, tool output)."""
+    """A chat whose every message is about 500 tokens (pasted documents, tool output)."""
     out = []
     for i in range(n):
-        m = c.synthetic_message(i, words=330)
+        m = c.synthetic_message(i, words=190)
         out.append({"role": m["role"], "content": m["content"]})
     return out
 

@@ -15,8 +15,8 @@ conversation object), then drops its own copy of the input, collects garbage, an
 Scenarios (the summarizer is instant):
 
 * ``folder-4kb``: 20,000 messages of about 4 KB (about 2,500 heuristic tokens: many numbers)
-  through ``Folder`` at trigger 12,000: the issue's case (the old process-wide count cache
-  kept them all, 82 MiB).
+  through ``Folder`` at trigger 30,000 (its default target must hold one): the issue's case
+  (the old process-wide count cache kept them all, 82 MiB).
 * ``seed-4kb``: the same through the seed's ``maybe_compress`` (the reference: it caches
   nothing).
 * ``folder-100k``: 100,000 short messages through ``Folder`` at trigger 3,000.
@@ -46,7 +46,7 @@ import seed_reference as seed
 
 SCENARIOS = ("folder-4kb", "seed-4kb", "folder-100k", "folder-100k-under", "conversation-100k")
 TRIGGER = 3000
-TRIGGER_4KB = 12_000
+TRIGGER_4KB = 30_000
 MIB = 1024 * 1024
 
 
@@ -92,7 +92,7 @@ def scenario(name: str, quick: bool) -> tuple[Callable[[list[c.Message]], Any],
     from chatfold.stores import MemoryStore
 
     big = name.endswith("4kb")
-    n = (400 if big else 3000) if quick else (20_000 if big else 100_000)
+    n = (200 if big else 1500) if quick else (20_000 if big else 100_000)
     msgs = messages(n, 600 if big else 24)
     system = {"role": "system", "content": "You are a helpful assistant."}
     under = name.endswith("under")

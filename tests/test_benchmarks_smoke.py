@@ -43,8 +43,10 @@ class _Run:
             cwd=ROOT, env=env or _env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True,
         )
+        self.collected = False
 
     def result(self) -> tuple[int, str]:
+        self.collected = True
         try:
             _, err = self.proc.communicate(timeout=110)
         except subprocess.TimeoutExpired:
@@ -86,8 +88,9 @@ def started(out_dir: Path) -> Iterator[dict[str, _Run]]:
         runs["peers"] = _Run(str(_peers_python()), "peers", out_dir)
     yield runs
     for run in runs.values():
-        if run.proc.poll() is None:
-            run.proc.kill()
+        if not run.collected:  # a run no selected test waited for: stop it, close its pipes
+            if run.proc.poll() is None:
+                run.proc.kill()
             run.proc.communicate()
 
 

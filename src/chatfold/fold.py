@@ -677,8 +677,8 @@ class _BaseFolder:
         Messages are values: a prefix whose message objects are the same (``is``) as last
         time is not validated or counted again, so the check after each new message costs
         time proportional to the new messages, plus one C-speed identity comparison of the
-        prefix (a few ns a message, so that a replaced message is noticed). Replace a message
-        to change it; a message mutated in place keeps its count.
+        prefix (about a nanosecond a message, so that a replaced message is noticed). Replace
+        a message to change it; a message mutated in place keeps its count.
 
         The memo holds only what this folder was last given, or the context its last fold
         returned: a folded-away message is not kept alive by it. The returned counts may be
@@ -692,27 +692,38 @@ class _BaseFolder:
         with self._memo_lock:
             memo_msgs, counts, total = self._memo
             n = len(memo_msgs)
-            if n and size >= n and messages[n - 1] is memo_msgs[-1] and (
-                    size == n or messages[:n] == memo_msgs):
+            start = 0
+            if n and size >= n and messages[n - 1] is memo_msgs[-1]:
                 if size == n:
-                    return counts, total
-                # The memo is extended in place (under the lock): no O(n) copy per turn.
-                start = n
-            else:
-                start, memo_msgs, counts, total = 0, [], [], 0
-            validate, count = validate_message, self.counter.count_message
-            for i in range(start, size):
-                m = messages[i]
-                validate(m, i)
-                c = count(m)
-                counts.append(c)
-                total += c
+                    if messages == memo_msgs:
+                        return counts, total
+                else:
+                    # Extend the memo first, then compare whole lists: no O(n) slice of the
+                    # prefix is copied, only the identity loop over it remains.
+                    memo_msgs.extend(messages[n:])
+                    if messages == memo_msgs:
+                        start = n
+                    else:
+                        del memo_msgs[n:]
+            new_counts: list[int] = []
+            running = total if start else 0
+            try:
+                validate, count = validate_message, self.counter.count_message
+                for i in range(start, size):
+                    m = messages[i]
+                    validate(m, i)
+                    c = count(m)
+                    new_counts.append(c)
+                    running += c
+            except BaseException:
+                del memo_msgs[n:]  # a bad message leaves the memo as it was
+                raise
             if start:
-                memo_msgs.extend(messages[start:])
+                counts.extend(new_counts)
             else:
-                memo_msgs = messages[:]
-            self._memo = (memo_msgs, counts, total)
-        return counts, total
+                memo_msgs, counts = messages[:], new_counts
+            self._memo = (memo_msgs, counts, running)
+        return counts, running
 
     def _prepare(self, messages: Sequence[Message], force: bool,
                  exact_keep: bool = False) -> FoldPlan | FoldResult:
