@@ -39,12 +39,11 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._adapter import AsyncSummarizer, Caller, Summarizer, SummaryRequest
@@ -80,7 +79,6 @@ __all__ = [
     "AsyncSummarizer",
     "FoldPlan",
     "FoldResult",
-    "FoldState",
     "Folder",
     "Language",
     "Policy",
@@ -281,46 +279,6 @@ class Policy:
                           int(self.fold_trigger * MIN_GAIN_RATIO)))
 
 
-@dataclass(frozen=True)
-class FoldState:
-    """The running-summary state of a stored conversation.
-
-    ``covered_through`` is the sequence number of the last log entry folded into ``summary``
-    (0 before the first fold); ``version`` is bumped by every successful fold and is what a
-    store's compare-and-set checks.
-    """
-
-    summary: str = ""
-    """Summary text, without its prefix; ``""`` before the first fold."""
-    covered_through: int = 0
-    """Sequence number of the last log entry folded into the summary."""
-    version: int = 0
-    """Bumped by every successful fold; the compare-and-set key."""
-    language: str | None = None
-    """Language of the summary ("zh" / "en"), fixed at the first fold."""
-    pinned_seqs: tuple[int, ...] = ()
-    """Log entries at or before ``covered_through`` that stay in the context (pinned)."""
-    folds: int = 0
-    """Folds done so far."""
-    summarizer_calls: int = 0
-    """Summarizer calls made so far (re-asks included)."""
-    last_fold_seconds: float | None = None
-    """Wall time of the last fold."""
-
-    def to_json(self) -> str:
-        """Serialise for a store."""
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> FoldState:
-        """Parse what :meth:`to_json` wrote; unknown keys (from a newer chatfold) are ignored."""
-        data: dict[str, Any] = json.loads(text)
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        if "pinned_seqs" in known:
-            known["pinned_seqs"] = tuple(known["pinned_seqs"])
-        return cls(**known)
-
-
 Reason = Literal[
     "folded",
     "under_trigger",
@@ -471,8 +429,7 @@ def plan_fold(
     counter: TokenCounter,
     *,
     force: bool = False,
-    grow_recent: bool = True,
-    require_gain: bool = True,
+    exact_keep: bool = False,
     counts: Sequence[int] | None = None,
 ) -> FoldPlan:
     """Decide what a fold of ``messages`` under ``policy`` would do. Pure: no I/O, no clock.
@@ -483,10 +440,9 @@ def plan_fold(
         counter: Token counter.
         force: Fold even under the trigger (as long as there is something to fold that frees
             tokens).
-        grow_recent: Let the recent window grow beyond ``keep`` up to the target (the seed's
-            ``compress`` keeps exactly ``keep``).
-        require_gain: Skip a fold that would not shrink the context (the seed's explicit
-            ``compress`` folds regardless).
+        exact_keep: The seed's ``compress``: keep exactly the last ``keep`` messages (whole
+            units), without growing the window to the target and without the batching rule
+            (fold even when it would not shrink the context).
         counts: Precomputed ``counter.count_message`` of each message, if the caller has them.
 
     Raises:
@@ -560,7 +516,7 @@ def plan_fold(
     # the summary's room is reserved before the window grows.
     # (2 tokens of slack: a counter need not be exactly additive where prefix and text meet.)
     room = target - pinned_tokens - overhead - cap - 2
-    if grow_recent:
+    if not exact_keep:
         while n_recent_units < len(units):
             unit_tokens = sum(c[i] for i in units[-1 - n_recent_units])
             if recent_tokens + unit_tokens > room:
@@ -588,9 +544,9 @@ def plan_fold(
     expected_summary = overhead + min(budget, previous_tokens + old_tokens)
     expected_after = pinned_tokens + expected_summary + recent_tokens
     gain = total - expected_after
-    if require_gain and gain <= 0:
+    if not exact_keep and gain <= 0:
         return plan("gain_too_small", old, recent, budget, overflow, squeezed)
-    if require_gain and not force and expected_after > target and gain < policy.min_gain:
+    if not exact_keep and not force and expected_after > target and gain < policy.min_gain:
         return plan("gain_too_small", old, recent, budget, overflow, squeezed)
     return plan("folded", old, recent, budget, overflow, squeezed)
 
@@ -698,6 +654,8 @@ class _BaseFolder:
         self._caller = Caller(summarizer, self.policy.summarizer_timeout)
         self._memo_lock = threading.Lock()
         self._memo: tuple[list[Any], list[int], int] = ([], [], 0)
+        self._under_trigger = vars(FoldResult(messages=[], folded=False, reason="under_trigger",
+                                              tokens_before=0, tokens_after=0)).copy()
 
     @property
     def summarizer(self) -> object:
@@ -714,45 +672,60 @@ class _BaseFolder:
 
         Messages are values: a prefix whose message objects are the same (``is``) as last
         time is not validated or counted again, so the check after each new message costs
-        time proportional to the new messages (plus a C-speed identity comparison of the
-        prefix). Replace a message to change it; a message mutated in place keeps its count.
+        time proportional to the new messages, plus one C-speed identity comparison of the
+        prefix (a few ns a message, so that a replaced message is noticed). Replace a message
+        to change it; a message mutated in place keeps its count.
+
+        The memo holds only what this folder was last given, or the context its last fold
+        returned: a folded-away message is not kept alive by it. The returned counts may be
+        the memo's own list, longer than ``messages`` once a later call extends it: read only
+        its first ``len(messages)`` entries.
         """
-        check_sequence(messages)
+        if type(messages) is not list:
+            check_sequence(messages)
+            messages = list(messages)
+        size = len(messages)
         with self._memo_lock:
-            memo_msgs, memo_counts, memo_total = self._memo
-        n = len(memo_msgs)
-        if n and len(messages) >= n and messages[:n] == memo_msgs:
-            start, counts, total = n, memo_counts, memo_total
-            if len(messages) > n:
-                counts = memo_counts[:]
-        else:
-            start, counts, total = 0, [], 0
-        for i in range(start, len(messages)):
-            validate_message(messages[i], i)
-            c = self.counter.count_message(messages[i])
-            counts.append(c)
-            total += c
-        if start != len(messages) or not n:
-            snapshot = messages if isinstance(messages, list) else list(messages)
-            with self._memo_lock:
-                self._memo = (snapshot[:], counts, total)
+            memo_msgs, counts, total = self._memo
+            n = len(memo_msgs)
+            if n and size >= n and messages[n - 1] is memo_msgs[-1] and (
+                    size == n or messages[:n] == memo_msgs):
+                if size == n:
+                    return counts, total
+                # The memo is extended in place (under the lock): no O(n) copy per turn.
+                start = n
+            else:
+                start, memo_msgs, counts, total = 0, [], [], 0
+            validate, count = validate_message, self.counter.count_message
+            for i in range(start, size):
+                m = messages[i]
+                validate(m, i)
+                c = count(m)
+                counts.append(c)
+                total += c
+            if start:
+                memo_msgs.extend(messages[start:])
+            else:
+                memo_msgs = messages[:]
+            self._memo = (memo_msgs, counts, total)
         return counts, total
 
-    def _prepare(self, messages: Sequence[Message], force: bool, grow_recent: bool = True,
-                 require_gain: bool = True) -> FoldPlan | FoldResult:
+    def _prepare(self, messages: Sequence[Message], force: bool,
+                 exact_keep: bool = False) -> FoldPlan | FoldResult:
         """The plan of a fold that should run, or the result of one that should not."""
         counts, total = self._scan(messages)
         if total <= self.policy.fold_trigger and not force:
-            # The hot path: no planning at all under the trigger.
+            # The hot path: no planning at all under the trigger. FoldResult is frozen, so its
+            # generated __init__ sets each field through object.__setattr__ (over a µs, a
+            # tenth of a turn); this result is a copy of a template's fields instead.
             same = messages if isinstance(messages, list) else list(messages)
-            result = FoldResult(messages=same, folded=False, reason="under_trigger",
-                                tokens_before=total, tokens_after=total)
-            if self.on_result:
-                self.on_result(result)
-            return result
+            result = object.__new__(FoldResult)
+            result.__dict__.update(self._under_trigger, messages=same, tokens_before=total,
+                                   tokens_after=total)
+            return self._emit(result)
         plan = plan_fold(
-            messages, self.policy, self.counter, force=force, grow_recent=grow_recent,
-            require_gain=require_gain, counts=counts,
+            messages, self.policy, self.counter, force=force, exact_keep=exact_keep,
+            counts=counts[:len(messages)],
         )
         return plan if plan.should_fold else self._skipped(messages, plan)
 
@@ -765,9 +738,7 @@ class _BaseFolder:
             messages=messages, folded=False, reason=plan.reason, tokens_before=plan.tokens_before,
             tokens_after=plan.tokens_before, plan=plan,
         )
-        if self.on_result:
-            self.on_result(result)
-        return result
+        return self._emit(result)
 
     def _failed(self, messages: Any, plan: FoldPlan, exc: SummarizerError, calls: int,
                 started: float) -> FoldResult:
@@ -779,15 +750,18 @@ class _BaseFolder:
             tokens_before=plan.tokens_before, tokens_after=plan.tokens_before,
             summarizer_calls=calls, seconds=time.perf_counter() - started, error=exc, plan=plan,
         )
-        if self.on_result:
-            self.on_result(result)
-        return result
+        return self._emit(result)
 
     def _done(self, messages: Sequence[Message], plan: FoldPlan, outcome: _Outcome,
               started: float) -> FoldResult:
         new = apply_fold(messages, plan, outcome.summary)
-        tokens_after = sum(self.counter.count_message(m) for m in new)
-        summary_tokens = self.counter.count_message(new[len(plan.pinned)])
+        counts = [self.counter.count_message(m) for m in new]
+        tokens_after = sum(counts)
+        summary_tokens = counts[len(plan.pinned)]
+        with self._memo_lock:
+            # The next turn extends the folded context: the memo now holds that, and lets
+            # the folded-away messages go.
+            self._memo = (new[:], counts, tokens_after)
         over = tokens_after > self.policy.target
         seconds = time.perf_counter() - started
         result = FoldResult(
@@ -815,6 +789,10 @@ class _BaseFolder:
                 "chatfold: pinned messages plus the latest unit exceed the target (%d); kept "
                 "them anyway (on_overflow='keep')", self.policy.target,
             )
+        return self._emit(result)
+
+    def _emit(self, result: FoldResult) -> FoldResult:
+        """The one place every result, folded or not, goes out through ``on_result``."""
         if self.on_result:
             self.on_result(result)
         return result
@@ -885,8 +863,7 @@ class Folder(_BaseFolder):
 
     def _start(self, messages: Sequence[Message], force: bool, exact_keep: bool,
                metadata: Mapping[str, Any] | None) -> FoldResult | _Run:
-        plan = self._prepare(messages, force, grow_recent=not exact_keep,
-                             require_gain=not exact_keep)
+        plan = self._prepare(messages, force, exact_keep)
         if isinstance(plan, FoldResult):
             return plan
         steps = _summary_steps(plan, messages, self.policy, self.counter, metadata or {})

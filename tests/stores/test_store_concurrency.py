@@ -16,8 +16,7 @@ import pytest
 from _store_workers import Backend, write, write_in_process
 
 from chatfold import FoldConflictError
-from chatfold.fold import FoldState
-from chatfold.stores import BaseStore, SQLiteStore
+from chatfold.stores import BaseStore, FoldState, SQLiteStore
 from chatfold.stores.sqlite import MIGRATIONS
 
 THREADS = 4

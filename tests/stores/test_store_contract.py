@@ -18,8 +18,7 @@ from chatfold import (
     InvalidMessageError,
     StoreError,
 )
-from chatfold.fold import FoldState
-from chatfold.stores import AsyncStore, BaseStore, LogEntry, Store
+from chatfold.stores import AsyncStore, BaseStore, FoldState, LogEntry, Store
 
 MESSAGES: list[dict[str, Any]] = [
     {"role": "system", "content": "你是一个旅行助手。You are a travel assistant."},

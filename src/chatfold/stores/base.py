@@ -36,7 +36,7 @@ from chatfold._errors import (
     StoreError,
 )
 from chatfold._threads import STORE_THREADS
-from chatfold.fold import FoldState
+from chatfold.stores.state import FoldState
 
 __all__ = [
     "DEFAULT_NAMESPACE",

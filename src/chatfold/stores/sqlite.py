@@ -40,7 +40,6 @@ from chatfold._errors import (
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.fold import FoldState
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -53,6 +52,7 @@ from chatfold.stores.base import (
     state_from_record,
     validate_conversation_id,
 )
+from chatfold.stores.state import FoldState
 
 __all__ = [
     "APPLICATION_ID",
