@@ -30,6 +30,7 @@ in real use, so no per-message cache answers for it):
 from __future__ import annotations
 
 import gc
+import itertools
 import shutil
 import tempfile
 import threading
@@ -133,32 +134,37 @@ class InstantSummarizer:
         return "The user and the assistant discussed budgets, flights and a database bug."
 
 
+_UNSEEN = itertools.count(1)
+
+
 def time_turns(store: Any, history: int, turns: int, counted: list[float] | None = None
                ) -> list[float]:
     """Seconds per turn (one append of a new message object + one ``context()``) of a
     conversation on ``store`` that already holds ``history`` messages (folded, untimed).
-    With ``counted``, the floor of each turn (counting the new message alone, on another new
-    object) is timed in the same loop."""
+    With ``counted``, the floor of each turn (counting a new message alone: another message,
+    whose text was never counted, since counts are cached by text) is timed in the same loop."""
     conv = Conversation("turns", store=store, summarizer=InstantSummarizer(),
                         policy=Policy(trigger_tokens=3000, keep=4),
                         system="You are a helpful assistant.")
     conv.append([c.synthetic_message(i) for i in range(history)])
     conv.context()
     counter = default_counter()
-    new = [c.synthetic_message(i) for i in range(history, history + turns)]
+    # Texts never counted before, by this call or an earlier one (counts are cached by text).
+    first = 10**6 * next(_UNSEEN)
+    new = [c.synthetic_message(i) for i in range(first, first + turns)]
+    unseen = [c.synthetic_message(i) for i in range(first + turns, first + 2 * turns)]
     clock = time.perf_counter
     out = []
     gc.collect()
-    for m in new:
-        fresh = dict(m)  # a new object every turn, as a real reply is
+    for m, other in zip(new, unseen, strict=True):
+        fresh = dict(m)  # a new object (and text) every turn, as a real reply is
         t0 = clock()
         conv.append(fresh)
         conv.context()
         out.append(clock() - t0)
         if counted is not None:
-            again = dict(m)
             t0 = clock()
-            counter.count_message(again)
+            counter.count_message(other)
             counted.append(clock() - t0)
     conv.close()
     return out
@@ -198,9 +204,9 @@ def turn_sections(quick: bool) -> tuple[str, dict[str, Any]]:
 ### The hot path: `Conversation` + `MemoryStore`, folded history, a new message object per turn
 
 A conversation of {history:,} messages, folded (trigger 3,000, keep 4, an instant
-summarizer); each turn appends a new message object and gets the context; median over
-{repeats} × {turns} turns. The floor of a turn is counting the new message (a new object, so
-the count cache cannot answer), timed in the same loop.
+summarizer); each turn appends a new message (a new object with a new text) and gets the
+context; median over {repeats} × {turns} turns. The floor of a turn is counting one new
+message (a text never counted, so the count cache cannot answer), timed in the same loop.
 
 {c.table(["", "µs/turn", "× the floor"], [
     ["`Conversation` + `MemoryStore` turn", hot_us, hot_us / floor_us],
