@@ -15,21 +15,36 @@ run), and its answer is appended.
 The two modes run at the same time in two threads of one process (they mostly sleep, and
 this halves the benchmark's wall time); each has its own conversation and summarizer.
 
-    python benchmarks/bench_latency.py [--quick] [--out DIR]
+Two more sections time chatfold's own work per turn, with a new message object every turn (as
+in real use, so no per-message cache answers for it):
+
+* **The hot path** (issue 13, item 2): ``Conversation`` + ``MemoryStore`` on a folded history
+  (trigger 3,000, keep 4), one append + one ``context()`` per turn, against the floor of a turn
+  (counting the new message) measured in the same loop.
+* **SQLite durability** (issue 13, item 4): the same turn on a ``SQLiteStore`` file on disk
+  with ``synchronous="FULL"`` (the default) and ``"NORMAL"``, against ``MemoryStore``.
+
+    python benchmarks/bench_latency.py [--quick] [--out DIR] [--only-turns]
 """
 
 from __future__ import annotations
 
+import gc
+import itertools
+import shutil
+import tempfile
 import threading
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import _common as c
 from chatfold import Policy
 from chatfold.session import Conversation
-from chatfold.stores import MemoryStore
+from chatfold.stores import MemoryStore, SQLiteStore
 from chatfold.summarizers.extractive import ExtractiveSummarizer
+from chatfold.tokens import default_counter
 
 
 class SlowSummarizer:
@@ -110,11 +125,123 @@ def run_mode(mode: str, pairs: list[tuple[str, str]], policy: Policy, delay: flo
     conv.close()
 
 
+class InstantSummarizer:
+    """A summarizer that answers at once: the turn sections time chatfold, not a model."""
+
+    accepts_request = True
+
+    def summarize(self, request: Any) -> str:
+        return "The user and the assistant discussed budgets, flights and a database bug."
+
+
+_UNSEEN = itertools.count(1)
+
+
+def time_turns(store: Any, history: int, turns: int, counted: list[float] | None = None
+               ) -> list[float]:
+    """Seconds per turn (one append of a new message object + one ``context()``) of a
+    conversation on ``store`` that already holds ``history`` messages (folded, untimed).
+    With ``counted``, the floor of each turn (counting a new message alone: another message,
+    whose text was never counted, since counts are cached by text) is timed in the same loop."""
+    conv = Conversation("turns", store=store, summarizer=InstantSummarizer(),
+                        policy=Policy(trigger_tokens=3000, keep=4),
+                        system="You are a helpful assistant.")
+    conv.append([c.synthetic_message(i) for i in range(history)])
+    conv.context()
+    counter = default_counter()
+    # Texts never counted before, by this call or an earlier one (counts are cached by text).
+    first = 10**6 * next(_UNSEEN)
+    new = [c.synthetic_message(i) for i in range(first, first + turns)]
+    unseen = [c.synthetic_message(i) for i in range(first + turns, first + 2 * turns)]
+    clock = time.perf_counter
+    out = []
+    gc.collect()
+    for m, other in zip(new, unseen, strict=True):
+        fresh = dict(m)  # a new object (and text) every turn, as a real reply is
+        t0 = clock()
+        conv.append(fresh)
+        conv.context()
+        out.append(clock() - t0)
+        if counted is not None:
+            t0 = clock()
+            counter.count_message(other)
+            counted.append(clock() - t0)
+    conv.close()
+    return out
+
+
+def turn_sections(quick: bool) -> tuple[str, dict[str, Any]]:
+    """The hot-path and SQLite-durability sections: Markdown and headline figures."""
+    history, turns, repeats = (200, 100, 2) if quick else (1_000, 400, 5)
+    disk_turns = 20 if quick else 100
+    hot: list[float] = []
+    floor: list[float] = []
+    for _ in range(repeats):
+        hot += time_turns(MemoryStore(), history, turns, floor)
+    hot_us, floor_us = c.median(hot) * 1e6, c.median(floor) * 1e6
+
+    # On disk (the system temp dir), not tmpfs: fsync is what FULL pays for.
+    where = Path(tempfile.mkdtemp(prefix="chatfold-durability-"))
+    per: dict[str, list[float]] = {"FULL": [], "NORMAL": [], "memory": []}
+    try:
+        for rep in range(repeats):
+            for level in ("FULL", "NORMAL"):
+                store = SQLiteStore(where / f"{level}-{rep}.db", synchronous=level)  # type: ignore[arg-type]
+                per[level] += time_turns(store, history, disk_turns)
+            per["memory"] += time_turns(MemoryStore(), history, disk_turns)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+    us = {k: c.median(v) * 1e6 for k, v in per.items()}
+    rows = [
+        ['`SQLiteStore(synchronous="FULL")` (default)', us["FULL"], us["FULL"] / us["memory"],
+         "a crash of the process, of the OS, a power loss"],
+        ['`SQLiteStore(synchronous="NORMAL")`', us["NORMAL"], us["NORMAL"] / us["memory"],
+         "a crash of the process; an OS crash or power loss may lose the last commits "
+         "(never corrupts the file)"],
+        ["`MemoryStore` (reference)", us["memory"], 1.0, "nothing (not persisted)"],
+    ]
+    body = f"""
+### The hot path: `Conversation` + `MemoryStore`, folded history, a new message object per turn
+
+A conversation of {history:,} messages, folded (trigger 3,000, keep 4, an instant
+summarizer); each turn appends a new message (a new object with a new text) and gets the
+context; median over {repeats} × {turns} turns. The floor of a turn is counting one new
+message (a text never counted, so the count cache cannot answer), timed in the same loop.
+
+{c.table(["", "µs/turn", "× the floor"], [
+    ["`Conversation` + `MemoryStore` turn", hot_us, hot_us / floor_us],
+    ["floor: count the new message", floor_us, 1.0]], digits=1)}
+
+### SQLite durability: `synchronous`
+
+The same turn ({disk_turns} turns × {repeats} repeats, history {history:,}) on a SQLite file in
+the system temp directory (a real disk here: every `FULL` commit waits for `fsync`).
+
+{c.table(["store", "µs/turn", "× MemoryStore", "an acknowledged append survives"], rows,
+         digits=1)}
+"""
+    headline = {
+        "hot_path_us_per_turn": hot_us, "hot_path_floor_us": floor_us,
+        "hot_path_over_floor": hot_us / floor_us,
+        "sqlite_full_us_per_turn": us["FULL"], "sqlite_normal_us_per_turn": us["NORMAL"],
+        "memory_us_per_turn": us["memory"], "sqlite_full_over_normal": us["FULL"] / us["NORMAL"],
+    }
+    return body, headline
+
+
 def main() -> None:
     p = c.make_parser(__doc__.splitlines()[0], data=True)
     p.add_argument("--sequential", action="store_true",
                    help="run the two modes one after the other instead of side by side")
+    p.add_argument("--only-turns", action="store_true",
+                   help="only the hot-path and SQLite-durability sections (no inline/background)")
     args = p.parse_args()
+    turns_body, turns_headline = turn_sections(args.quick)
+    if args.only_turns:
+        print(turns_body)
+        for key, value in turns_headline.items():
+            print(f"{key}: {value:.2f}")
+        return
     if args.quick:
         delay, n_turns, think, trigger = 0.05, 60, 0.01, 1000
     else:
@@ -166,7 +293,9 @@ hard limit before the fold lands, which with a {think} s model answer (far quick
 models) happened {background.blocked_turns} time(s), for at most
 {max(background.waits) * 1e3:.0f} ms.
 """
+    body += turns_body
     headline = {
+        **turns_headline,
         "turns": n_turns, "delay_s": delay, "think_s": think, "trigger": trigger,
         "inline_p50_ms": c.percentile([w * 1e3 for w in inline.waits], 50),
         "inline_p95_ms": p95_in, "inline_max_ms": max(inline.waits) * 1e3,

@@ -116,6 +116,15 @@ class _Call:
         self.target, self.name, self.aname = target, name, aname
         self.args, self.kwargs = args, kwargs
 
+    @classmethod
+    def of(cls, target: Any, name: str, aname: str, args: tuple[Any, ...],
+           kwargs: dict[str, Any]) -> _Call:
+        """The same, from packed arguments (the per-turn store calls: no repacking)."""
+        call = cls.__new__(cls)
+        call.target, call.name, call.aname, call.args, call.kwargs = (
+            target, name, aname, args, kwargs)
+        return call
+
     def run(self) -> Any:
         return getattr(self.target, self.name)(*self.args, **self.kwargs)
 
@@ -207,6 +216,7 @@ class _BaseConversation:
         self._lock = threading.RLock()
         self._state = FoldState()
         self._pinned: list[LogEntry] = []
+        self._pinned_seqs: tuple[int, ...] = ()
         self._tail: list[LogEntry] = []
         # The context, kept part by part with its exports and token counts, so a turn costs
         # time for the new entries only (the parts are rebuilt once per fold).
@@ -242,6 +252,7 @@ class _BaseConversation:
             fresh = [e for e in new_entries if e.seq > self._last_seq]
             if pinned is not None:
                 self._pinned = list(pinned)
+                self._pinned_seqs = tuple(e.seq for e in self._pinned)
             if first or pinned is not None or state.version != self._state.version:
                 self._state = state
                 self._tail = [e for e in self._tail
@@ -299,7 +310,7 @@ class _BaseConversation:
         return None if self._through is None else max(0, self._through - after)
 
     def _needs_pinned(self, state: FoldState) -> bool:
-        return tuple(e.seq for e in self._pinned) != state.pinned_seqs
+        return self._pinned_seqs != state.pinned_seqs
 
     def _view(self) -> tuple[list[Any], list[int | None]]:
         """The raw context (with the ``is_summary`` marker) and each message's log seq."""
@@ -353,6 +364,7 @@ class _BaseConversation:
 
     def _forget_view(self) -> None:
         self._pinned, self._tail, self._last_seq, self._loaded = [], [], 0, False
+        self._pinned_seqs = ()
         self._state = FoldState()
 
     def _should_fold(self, total: int) -> bool:
@@ -386,10 +398,13 @@ class _BaseConversation:
         # An SDK message object (the OpenAI SDK's ChatCompletionMessage, any pydantic model)
         # is stored as its dict, the way the provider would send it back.
         def plain(m: Any) -> Any:
+            if type(m) is dict:  # the common case, without the attribute lookup
+                return m
             dump = getattr(m, "model_dump", None)
             return dump(exclude_none=True) if callable(dump) and not isinstance(m, Mapping) else m
 
-        if isinstance(message, Mapping) or callable(getattr(message, "model_dump", None)):
+        if (type(message) is dict or isinstance(message, Mapping)
+                or callable(getattr(message, "model_dump", None))):
             items = [plain(message)]
         elif isinstance(message, Iterable) and not isinstance(message, (str, bytes, bytearray)):
             items = [plain(m) for m in message]
@@ -420,7 +435,7 @@ class _BaseConversation:
     # exception, thrown in) back; the twins' drivers run or await the calls.
 
     def _store_call(self, name: str, *args: Any, **kwargs: Any) -> _Call:
-        return _Call(self.store, name, "a" + name, self.conversation_id, *args, **kwargs)
+        return _Call.of(self.store, name, "a" + name, (self.conversation_id, *args), kwargs)
 
     def _refresh_steps(self) -> _Steps[None]:
         """Catch up with the store: fold state, new entries, pinned entries when they changed."""
@@ -439,7 +454,7 @@ class _BaseConversation:
 
     def _append_steps(self, message: Any) -> _Steps[list[int]]:
         batch = self._as_list(message)
-        if any(is_tool_result(m) for m in batch):
+        if any(map(is_tool_result, batch)):
             yield from self._refresh_steps()  # what a tool result may answer: the stored tail
             self._check_pairing(batch)
         seqs = yield self._store_call("append", batch)

@@ -217,10 +217,10 @@ def test_sqlite_retries_a_busy_error_that_skips_the_busy_handler(fast_dir: Path)
     from chatfold.stores.sqlite import _connect, _retry_busy
 
     path = str(fast_dir / "busy.db")
-    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    holder.execute("BEGIN EXCLUSIVE")
     waiter = _connect(path, timeout=10)
     waiter.execute("PRAGMA busy_timeout = 0")
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
     with pytest.raises(sqlite3.OperationalError, match="locked"):
         waiter.execute("BEGIN IMMEDIATE")  # what the store used to turn into an error
     release = threading.Timer(0.2, lambda: holder.execute("COMMIT"))

@@ -282,3 +282,29 @@ def test_a_process_watching_a_lease_sees_it_expire_through_new_store_objects(
     time.sleep(0.3)
     with SQLiteStore(path) as request_2:
         assert request_2.acquire_lease("c1", "live", 30) is True
+
+
+@pytest.mark.parametrize(("synchronous", "code"), [(None, 2), ("FULL", 2), ("NORMAL", 1),
+                                                   ("OFF", 0)])
+def test_synchronous_is_set_on_every_connection(fast_dir: Path, synchronous: str | None,
+                                                code: int) -> None:
+    kwargs = {} if synchronous is None else {"synchronous": synchronous}
+    with SQLiteStore(fast_dir / "sync.db", **kwargs) as store:  # type: ignore[arg-type]
+        assert store.synchronous == (synchronous or "FULL")
+        seen = [store._conn().execute("PRAGMA synchronous").fetchone()[0]]
+        thread = threading.Thread(
+            target=lambda: seen.append(store._conn().execute("PRAGMA synchronous").fetchone()[0]))
+        thread.start()
+        thread.join()
+        with store.with_namespace("other") as other:
+            seen.append(other._conn().execute("PRAGMA synchronous").fetchone()[0])
+            assert other.synchronous == store.synchronous
+    assert seen == [code, code, code]
+
+
+def test_an_unknown_synchronous_setting_is_refused(fast_dir: Path) -> None:
+    from chatfold import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match="synchronous"):
+        SQLiteStore(fast_dir / "x.db", synchronous="EXTRA")  # type: ignore[arg-type]
+    assert not (fast_dir / "x.db").exists()

@@ -75,7 +75,13 @@ class LogEntry:
     """When it was appended, in seconds since the epoch."""
 
 
+_VALID_IDS: dict[str, None] = {}
+"""Ids already checked (bounded): a conversation's every store call checks the same id."""
+
+
 def _check_id(value: object, what: str) -> str:
+    if type(value) is str and value in _VALID_IDS:
+        return value
     if not isinstance(value, str) or _ID_RE.fullmatch(value) is None:
         shown = (
             repr(value)
@@ -86,6 +92,10 @@ def _check_id(value: object, what: str) -> str:
             f"invalid {what} {shown}: use 1-{MAX_ID_LENGTH} characters of A-Z a-z 0-9 _ . : @ -, "
             "not starting with '.'"
         )
+    if type(value) is str:
+        if len(_VALID_IDS) >= 4096:
+            _VALID_IDS.clear()
+        _VALID_IDS[value] = None
     return value
 
 
@@ -134,20 +144,26 @@ def encode_message(message: object, index: int | None = None) -> str:
         InvalidMessageError: It is not a mapping or not JSON-serialisable (NaN and infinities
             included: they are not JSON).
     """
-    if not isinstance(message, Mapping):
-        raise InvalidMessageError(index, f"expected a mapping, got {type(message).__name__}")
-    if not isinstance(message, dict):
+    if type(message) is not dict:
+        if not isinstance(message, Mapping):
+            raise InvalidMessageError(index, f"expected a mapping, got {type(message).__name__}")
         message = dict(message)  # json serialises dicts only
     try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+        text = _JSON_UTF8.encode(message)
     except (TypeError, ValueError) as exc:
         raise InvalidMessageError(index, f"not JSON-serialisable: {exc}") from exc
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        # Lone surrogates cannot be stored as UTF-8 text; \\u escapes keep them exactly.
-        text = json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False)
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates cannot be stored as UTF-8 text; \\u escapes keep them exactly.
+            text = _JSON_ASCII.encode(message)
     return text
+
+
+# Made once: json.dumps() with options builds a new encoder on every call (a turn's hot path).
+_JSON_UTF8 = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+_JSON_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
 
 
 def encode_messages(messages: object) -> list[str]:

@@ -77,7 +77,9 @@ class MemoryStore(BaseStore):
         encoded = encode_messages(messages)
         now = time.time()
         with self._data.lock:
-            conv = self._data.conversations.setdefault(key, _Conversation())
+            conv = self._data.conversations.get(key)
+            if conv is None:
+                conv = self._data.conversations[key] = _Conversation()
             first = len(conv.log) + 1
             conv.log.extend((text, now) for text in encoded)
         return list(range(first, first + len(encoded)))
