@@ -7,6 +7,7 @@ matches it, so ``except ValueError`` keeps working for callers that do not know 
     ├── InvalidMessageError(ChatfoldError, ValueError)       a message has the wrong shape
     ├── ConversationFileError(ChatfoldError, ValueError)     a conversation file is unreadable
     ├── InvalidPolicyError(ChatfoldError, ValueError)        a Policy option is out of range
+    ├── InvalidArgumentError(ChatfoldError, ValueError)      another argument is out of range
     ├── ContextOverflowError(ChatfoldError, ValueError)      pinned + latest unit exceed the target
     ├── SummarizerError(ChatfoldError, RuntimeError)         the summarizer failed; nothing changed
     ├── InvalidSummarizerError(ChatfoldError, TypeError)     not an object chatfold can call
@@ -33,6 +34,7 @@ __all__ = [
     "ConversationFileError",
     "ConversationNotFoundError",
     "FoldConflictError",
+    "InvalidArgumentError",
     "InvalidConversationIdError",
     "InvalidMessageError",
     "InvalidPolicyError",
@@ -103,6 +105,22 @@ class InvalidPolicyError(ChatfoldError, ValueError):
         self.option = option
         self.problem = problem
         super().__init__(f"Policy.{option}: {problem}")
+
+
+class InvalidArgumentError(ChatfoldError, ValueError):
+    """An argument other than a message or a Policy option is out of range or of the wrong
+    type (a store method's ``after`` / ``limit`` / ``expected_version``, a lease owner, a
+    conversation's ``fold_mode``, a store's path or pool size).
+
+    Attributes:
+        argument: Name of the offending argument.
+        problem: What is wrong with it, in a few words.
+    """
+
+    def __init__(self, argument: str, problem: str) -> None:
+        self.argument = argument
+        self.problem = problem
+        super().__init__(f"{argument}: {problem}")
 
 
 class ContextOverflowError(ChatfoldError, ValueError):

@@ -52,7 +52,56 @@ def summary_message(text: str, language: Language) -> dict[str, Any]:
 _SENTENCE_END = re.compile(r"(?<=[。！？!?；;…])|(?<=\.)(?=\s)|\n")
 
 
-def cut_to_budget(text: str, budget: int, counter: TokenCounter) -> str:
+def cut_to_budget(text: str, budget: int, counter: TokenCounter, previous: str = "") -> str:
+    """``text`` held to ``budget`` tokens, losing as little as possible.
+
+    A summary written as items (bullet lines) loses whole items, one at a time, by a fixed
+    priority: lowest value first, and among equals the earliest. An item is worth more when
+    the previous summary already held it (a carried fact is never traded for new chatter) and
+    when it holds a number or a date. Section headings stay while an item is under them.
+    Other text keeps its longest prefix that ends at a sentence; a single sentence over the
+    cap is cut by characters.
+    """
+    lines = text.splitlines()
+    items = [i for i, line in enumerate(lines) if _BULLET.match(line)]
+    if items:
+        held = _keys(previous)
+
+        def value(i: int) -> int:
+            keys = _keys(lines[i])
+            carried = bool(keys) and len(keys & held) >= 0.6 * len(keys)
+            return 2 * carried + bool(_NUMBER.search(lines[i]))
+
+        order = sorted(items, key=lambda i: (value(i), i))
+        dropped: set[int] = set()
+        for i in order:
+            if counter.count(_join(lines, dropped)) <= budget:
+                break
+            dropped.add(i)
+        out = _join(lines, dropped)
+        if out and counter.count(out) <= budget:
+            return out
+    return _cut_prefix(text, budget, counter)
+
+
+_NUMBER = re.compile(r"\d")
+
+
+def _join(lines: list[str], dropped: set[int]) -> str:
+    """The lines left, without headings whose items all went."""
+    kept = [(i, line) for i, line in enumerate(lines) if i not in dropped and line.strip()]
+    out: list[str] = []
+    for k, (i, line) in enumerate(kept):
+        is_heading = not _BULLET.match(line)
+        following = kept[k + 1][1] if k + 1 < len(kept) else ""
+        if is_heading and (not following or not _BULLET.match(following)) and \
+                any(j in dropped for j in range(i + 1, len(lines))):
+            continue  # a heading left with no item under it
+        out.append(line)
+    return "\n".join(out).strip()
+
+
+def _cut_prefix(text: str, budget: int, counter: TokenCounter) -> str:
     """The longest prefix of ``text`` that ends at a sentence boundary and fits ``budget``."""
     pieces = [p for p in _SENTENCE_END.split(text) if p]
     out = ""
