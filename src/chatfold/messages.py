@@ -8,6 +8,13 @@ A **unit** is the smallest run of messages that can be kept or folded: an assist
 with ``tool_calls`` (or ``tool_use`` blocks) together with the ``tool`` results that follow it.
 Splitting a unit leaves an orphan tool result, which providers reject with a 400.
 
+Every shape is read through one walker, :func:`iter_parts` (text, tool call, tool result,
+other part); text, rendering, tool ids and the provider checks are written on top of it.
+Text that is not valid Unicode (a lone UTF-16 surrogate) is rejected by
+:func:`validate_message`, so it can never be stored and stop later folds.
+:func:`provider_problems` lists what a provider would reject; :func:`to_openai` and
+:func:`to_anthropic` raise on it (they live in ``_export.py`` and are imported here).
+
 Example:
     >>> msgs = [
     ...     {"role": "user", "content": "Weather in Paris?"},
