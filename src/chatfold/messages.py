@@ -156,6 +156,27 @@ def validate_message(message: object, index: int | None = None) -> None:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _has_surrogate(value: object) -> bool:
+    # Iterative (data may nest deeper than the recursion limit) and cycle-safe.
+    seen: set[int] = set()
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            if not item.isascii() and _SURROGATE.search(item):
+                return True
+        elif isinstance(item, (dict, list, tuple, Mapping)):  # dict first: the fast case
+            if id(item) in seen:
+                continue
+            seen.add(id(item))
+            if isinstance(item, Mapping):
+                stack.extend(item.keys())
+                stack.extend(item.values())
+            else:
+                stack.extend(item)
+    return False
+
+
 def find_surrogate(value: object) -> str | None:
     """Where ``value`` (a message, or any JSON-like data) holds an unpaired UTF-16 surrogate.
 
@@ -171,6 +192,8 @@ def find_surrogate(value: object) -> str | None:
         ...                                                    "text": "a\\ud83d"}]}))
         content[0].text holds an unpaired UTF-16 surrogate (U+D83D at character 1): not valid ...
     """
+    if not _has_surrogate(value):
+        return None  # the common case: no path strings built
     seen: set[int] = set()
     stack: list[tuple[str, object]] = [("", value)]
     while stack:
@@ -495,9 +518,10 @@ def format_messages(messages: Iterable[Message]) -> str:
     names: dict[str, str] = {}
     lines = []
     for m in messages:
-        for p in iter_parts(m):
-            if p.kind == "tool_call" and p.type != "function_call":
-                names[str(p.id)] = str(p.name)
+        if m.get("tool_calls") or isinstance(m.get("content"), list):
+            for p in iter_parts(m):
+                if p.kind == "tool_call" and p.type != "function_call":
+                    names[str(p.id)] = str(p.name)
         lines.append(render_message(m, names))
     return "\n".join(lines)
 
