@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -35,6 +35,9 @@ Provider = Literal["openai", "anthropic"]
 Severity = Literal["error", "warning", "info"]
 
 _ANTHROPIC_ID = re.compile(r"[A-Za-z0-9_-]+")
+
+_Add = Callable[..., None]
+"""Records one problem: ``add(index, text, severity="error")``."""
 
 
 @dataclass(frozen=True)
@@ -173,7 +176,7 @@ def _problems(messages: Sequence[Message], provider: Provider) -> list[Problem]:
 
 
 def _call_problems(part: Part, i: int, provider: Provider, calls: dict[str, int],
-                   pending: dict[str, str | None], add: Any) -> None:
+                   pending: dict[str, str | None], add: _Add) -> None:
     if not part.id:
         add(i, f"tool call ({part.name}) without an id (providers answer 400)")
         return
@@ -209,7 +212,7 @@ def _call_problems(part: Part, i: int, provider: Provider, calls: dict[str, int]
         add(i, f"{what} must be a JSON string of an object, got {type(args).__name__}")
 
 
-def _key_problems(m: Message, i: int, provider: Provider, add: Any) -> None:
+def _key_problems(m: Message, i: int, provider: Provider, add: _Add) -> None:
     if provider != "openai":
         return
     unknown = sorted(str(k) for k in m if k not in OPENAI_KEYS)
