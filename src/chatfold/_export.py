@@ -51,8 +51,8 @@ class Problem:
     severity: Severity = "error"
     """``error``: the provider rejects it and the export refuses; ``warning``: the raw list
     would be rejected but the export fixes it; ``info``: the export drops a chatfold marker."""
-    provider: str = "all"
-    """``openai``, ``anthropic``, or ``all``."""
+    provider: Literal["openai", "anthropic", "all"] = "all"
+    """Which provider rejects it (``all``: both)."""
 
 
 def provider_problems(messages: Sequence[Message],
