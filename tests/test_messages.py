@@ -136,9 +136,9 @@ def test_to_anthropic_builds_a_valid_request() -> None:
 
 @pytest.mark.parametrize(
     "module",
-    ["chatfold", "chatfold.fold", "chatfold.messages", "chatfold._lang", "chatfold._registry",
-     "chatfold.summarizers.base", "chatfold.summarizers.prompts", "chatfold.session",
-     "chatfold.tokens"],
+    ["chatfold", "chatfold.fold", "chatfold.messages", "chatfold._export", "chatfold._lang",
+     "chatfold._registry", "chatfold.summarizers.base", "chatfold.summarizers.prompts",
+     "chatfold.session", "chatfold.tokens"],
 )
 def test_docstring_examples_run(module: str) -> None:
     mod = importlib.import_module(module)

@@ -318,6 +318,21 @@ def test_inspect_json_figures(tmp_path: Path) -> None:
                                      "result_index": 3}
 
 
+def test_inspect_lists_the_library_problems(tmp_path: Path) -> None:
+    from chatfold.messages import provider_problems
+
+    msgs = tool_chat(2)
+    msgs.insert(3, {"role": "user", "content": "wait"})  # between a call and its result
+    msgs[2]["tool_calls"][0]["function"]["arguments"] = "[1]"
+    path = write_json(tmp_path / "c.json", msgs)
+    data = json.loads(run("inspect", str(path), "--json").stdout)
+    assert data["problems"] == [
+        {"severity": p.severity, "provider": p.provider, "index": p.index, "problem": p.problem}
+        for p in provider_problems(msgs)]
+    assert {p["index"] for p in data["problems"] if p["severity"] == "error"} == {2, 4}
+    assert run("inspect", str(path), "--strict").exit_code == 2
+
+
 def test_inspect_a_folded_file_notes_the_summary_marker(conv_json: Path, tmp_path: Path) -> None:
     folded = tmp_path / "folded.json"
     assert run("compress", str(conv_json), *SMALL, "-o", str(folded)).exit_code == 0

@@ -115,8 +115,23 @@ _MESSAGES = st.lists(st.fixed_dictionaries(
     optional={"x": _JSON}), max_size=4)
 
 
+_TURN = st.fixed_dictionaries(
+    {"speaker": st.sampled_from(["Ana", "Bo", "Ana", "Bo", "Cy"])},
+    optional={"text": st.one_of(st.text(max_size=8), st.text(max_size=8), _JSON),
+              "blip_caption": st.one_of(st.text(max_size=8), _JSON)})
+_LOCOMO = st.builds(
+    lambda keys, turns, extra: {"conversation": {
+        "speaker_a": "Ana", "speaker_b": extra, **{k: turns for k in keys},
+        "session_1_date_time": "1 May"}},
+    st.lists(st.sampled_from(["session_1", "session_1", "session_02", "session_" + "9" * 30,
+                              "session_²", "session_x"]), min_size=1, max_size=3),
+    st.one_of(st.lists(_TURN, min_size=1, max_size=3), _JSON),
+    st.one_of(st.just("Bo"), st.just("Bo"), _JSON))
+
+
 def _texts() -> st.SearchStrategy[str]:
-    as_json = st.one_of(_JSON, _MESSAGES, _MESSAGES.map(lambda m: {"messages": m}))
+    as_json = st.one_of(_JSON, _MESSAGES, _MESSAGES.map(lambda m: {"messages": m}), _LOCOMO,
+                        st.lists(_LOCOMO, max_size=2))
     return st.one_of(
         st.text(max_size=40),
         as_json.map(lambda v: json.dumps(v, ensure_ascii=False)),
@@ -128,13 +143,15 @@ def _texts() -> st.SearchStrategy[str]:
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_texts(), st.sampled_from(["c.json", "c.jsonl"]))
-def test_fuzz_the_readers(text: str, name: str) -> None:
+@given(_texts(), st.sampled_from(["c.json", "c.jsonl"]),
+       st.one_of(st.none(), st.sampled_from(["0", "1", "-1", "²", "9" * 5000]), st.text()))
+def test_fuzz_the_readers(text: str, name: str, sample: str | None) -> None:
     try:
-        conv = parse_conversation(text, name)
+        conv = parse_conversation(text, name, sample=sample)
     except ConversationFileError:
         return
     written = dump_conversation(conv, conv.messages)
     written.encode("utf-8")
     again = parse_conversation(written, name)  # parse_constant would refuse NaN/Infinity
-    assert again.messages == conv.messages and again.format == conv.format
+    assert again.messages == conv.messages
+    assert again.format == (conv.format if conv.format != "locomo" else "json")

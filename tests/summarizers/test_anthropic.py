@@ -66,6 +66,19 @@ def test_request_options(make: Any, server: FakeLLMServer, small_request: Summar
     assert body["thinking"] == thinking
 
 
+def test_options_as_one_object(make: Any, server: FakeLLMServer,
+                               small_request: SummaryRequest) -> None:
+    from chatfold.summarizers import RemoteOptions
+
+    opts = RemoteOptions(timeout=5, max_retries=0, reasoning_tokens=100)
+    make(options=opts).summarize(small_request)
+    body = server.requests[0].body
+    assert "temperature" not in body  # unset: Anthropic's default is to leave it out
+    assert body["max_tokens"] == output_budget(small_request.max_tokens) + 100
+    assert make(options=opts.replace(temperature=0.2)).temperature == 0.2
+    assert make(options=opts, timeout=9).timeout == 9.0
+
+
 def test_only_text_blocks_are_kept(
     make: Any, server: FakeLLMServer, small_request: SummaryRequest
 ) -> None:

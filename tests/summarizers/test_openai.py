@@ -69,6 +69,48 @@ def test_request_options(make: Any, server: FakeLLMServer, small_request: Summar
     assert body["enable_thinking"] is False
 
 
+def test_options_as_one_object(make: Any, server: FakeLLMServer,
+                               small_request: SummaryRequest) -> None:
+    from chatfold.summarizers import RemoteOptions
+
+    opts = RemoteOptions(timeout=5, max_retries=0, temperature=0.3, reasoning_tokens=100,
+                         extra_body={"top_k": 5})
+    summarizer = make(options=opts)
+    assert (summarizer.timeout, summarizer.retry.max_retries, summarizer.temperature) == (
+        5.0, 0, 0.3)
+    summarizer.summarize(small_request)
+    body = server.requests[0].body
+    assert body["temperature"] == 0.3 and body["top_k"] == 5
+    assert body["max_tokens"] == output_budget(small_request.max_tokens) + 100
+    # a keyword argument given beside the object wins; the object itself never changes
+    assert make(options=opts, temperature=None, max_retries=3).temperature is None
+    assert make(options=opts, max_retries=3).retry.max_retries == 3
+    assert opts.max_retries == 0
+    # unset temperature: the backend's default (0.0 here, left out for Anthropic)
+    assert make(options=RemoteOptions(timeout=5)).temperature == 0.0
+
+
+def test_remote_options_validate_and_stay_frozen() -> None:
+    import dataclasses
+
+    from chatfold.summarizers import RemoteOptions
+
+    for bad in ({"timeout": 0}, {"max_retries": -1}, {"retry_backoff": -1},
+                {"reasoning_tokens": -5}):
+        with pytest.raises(ValueError, match=next(iter(bad))):
+            RemoteOptions(**bad)
+    body = {"a": 1}
+    opts = RemoteOptions(extra_body=body)
+    body["a"] = 2
+    assert opts.extra_body == {"a": 1}  # copied
+    with pytest.raises(TypeError):
+        opts.extra_body["a"] = 3  # type: ignore[index]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.timeout = 1  # type: ignore[misc]
+    assert opts.replace(timeout=2) == RemoteOptions(timeout=2, extra_body={"a": 1})
+    assert isinstance(hash(opts), int)  # hashable, though it holds a mapping
+
+
 def test_transcript_is_fenced_in_the_user_message(
     make: Any, server: FakeLLMServer
 ) -> None:

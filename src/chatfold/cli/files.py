@@ -55,7 +55,7 @@ Format = Literal["json", "json-object", "jsonl", "locomo"]
 STDIN = "-"
 """The path that means standard input (and standard output for ``-o``)."""
 
-_SESSION_KEY = re.compile(r"^session_(\d+)$")
+_SESSION_KEY = re.compile(r"^session_([0-9]{1,9})$")  # ASCII digits that int() can read
 
 
 @dataclass
@@ -277,7 +277,7 @@ def _choose(samples: Sequence[Mapping[str, Any]], source: str, sample: str | Non
     ids = [str(s.get("sample_id", "")) for s in samples]
     if sample in ids:
         return ids.index(sample)
-    if sample.lstrip("-").isdigit():
+    if re.fullmatch(r"-?[0-9]{1,9}", sample):
         k = int(sample)
         if 0 <= k < len(samples):
             return k

@@ -30,6 +30,35 @@ from .files import (
     read_conversation,
 )
 
+__all__ = [
+    "DEFAULT_SYSTEM_PROMPT",
+    "EXIT_INPUT",
+    "EXIT_INTERRUPTED",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "PROGRESS_MIN_MESSAGES",
+    "ChatfoldGroup",
+    "build_counter",
+    "build_policy",
+    "build_summarizer",
+    "counter_option",
+    "env_var",
+    "err_console",
+    "error",
+    "exit_code",
+    "file_argument",
+    "fmt_number",
+    "json_option",
+    "load_conversation",
+    "note",
+    "out_console",
+    "policy_options",
+    "progress",
+    "status",
+    "summarizer_options",
+    "to_json",
+]
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 EXIT_OK = 0
@@ -37,7 +66,6 @@ EXIT_USAGE = 1
 EXIT_INPUT = 2
 EXIT_INTERRUPTED = 130
 
-BUILTIN_SUMMARIZERS = ("extractive", "openai", "anthropic")
 DEFAULT_SYSTEM_PROMPT = "You are a helpful assistant."
 PROGRESS_MIN_MESSAGES = 200
 """A replay shows a progress bar from this many messages (or with a remote summarizer)."""

@@ -21,6 +21,7 @@ from .base import (
 from .prompts import PROMPT_VERSION, SECTION_TITLES, Prompt, build_prompt
 
 if TYPE_CHECKING:
+    from ._http import RemoteOptions
     from .anthropic import AnthropicSummarizer
     from .extractive import ExtractiveSummarizer
     from .openai import OpenAISummarizer
@@ -36,6 +37,7 @@ __all__ = [
     "Language",
     "OpenAISummarizer",
     "Prompt",
+    "RemoteOptions",
     "Style",
     "Summarizer",
     "SummaryRequest",
@@ -46,6 +48,7 @@ _LAZY = {
     "ExtractiveSummarizer": ".extractive",
     "OpenAISummarizer": ".openai",
     "AnthropicSummarizer": ".anthropic",
+    "RemoteOptions": "._http",
 }
 
 

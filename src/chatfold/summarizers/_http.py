@@ -32,22 +32,26 @@ error-rule table.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import email.utils
+import enum
+import importlib
 import json
 import logging
 import math
+import os
 import random
 import re
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
-from types import TracebackType
+from dataclasses import dataclass, field
+from types import MappingProxyType, TracebackType
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
 from urllib.parse import urlsplit
 
-from .._errors import SummarizerError
+from .._errors import MissingDependencyError, SummarizerError
 from .base import BaseSummarizer, SummaryRequest
 
 __all__ = [
@@ -55,16 +59,21 @@ __all__ = [
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_RETRY_BACKOFF",
     "DEFAULT_TIMEOUT",
+    "LOCAL_API_KEY",
     "MAX_BACKOFF",
     "MAX_RETRY_AFTER",
+    "UNSET",
     "ErrorRule",
     "HTTPFailures",
+    "RemoteOptions",
     "RemoteSummarizer",
     "RetryPolicy",
     "clean_summary",
     "display_host",
+    "env_value",
     "output_budget",
     "redact",
+    "require_sdk",
     "retry_after_seconds",
     "usable_summary",
 ]
@@ -96,6 +105,87 @@ def output_budget(cap: int, reasoning_tokens: int = 0) -> int:
     ``reasoning_tokens`` adds room for models whose thinking counts against the limit.
     """
     return int(max(1, cap) * OUTPUT_HEADROOM) + OUTPUT_SLACK + max(0, reasoning_tokens)
+
+
+class _Unset(enum.Enum):
+    UNSET = "UNSET"
+
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET = _Unset.UNSET
+"""An option not given (``None`` already means something: no temperature, no extra body)."""
+
+LOCAL_API_KEY = "not-needed"
+"""Sent as the key to a ``base_url`` that needs none (the SDKs refuse to run without one)."""
+
+
+@dataclass(frozen=True)
+class RemoteOptions:
+    """How a remote summarizer calls its provider, as one value (like httpx's ``Timeout``).
+
+    Build it once and hand it to any backend (``OpenAISummarizer(model, options=opts)``);
+    derive a variant with :meth:`replace`. The backends' keyword arguments of the same names
+    still work and win over ``options``.
+
+    Example:
+        >>> opts = RemoteOptions(timeout=20, max_retries=4)
+        >>> opts.replace(temperature=None).temperature is None
+        True
+
+    Raises:
+        ValueError: ``timeout`` is not positive, or a count or a wait is negative.
+    """
+
+    timeout: float = DEFAULT_TIMEOUT
+    """Seconds one HTTP attempt may take."""
+    max_retries: int = DEFAULT_MAX_RETRIES
+    """Retries after the first attempt, for retryable failures (408/429/5xx, timeouts,
+    connection errors) only."""
+    retry_backoff: float = DEFAULT_RETRY_BACKOFF
+    """Seconds before the first retry, doubled each retry, with jitter."""
+    temperature: float | _Unset | None = UNSET
+    """Sampling temperature; ``None`` leaves it out; ``UNSET``: the backend's default."""
+    reasoning_tokens: int = 0
+    """Extra output tokens for models whose thinking counts against the limit."""
+    extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
+    """Extra JSON fields for the request (copied, read-only)."""
+
+    def __post_init__(self) -> None:
+        if not self.timeout > 0:
+            raise ValueError(f"timeout must be > 0 seconds, not {self.timeout}")
+        if self.max_retries < 0:
+            raise ValueError(f"max_retries must be >= 0, not {self.max_retries}")
+        if self.retry_backoff < 0:
+            raise ValueError(f"retry_backoff must be >= 0, not {self.retry_backoff}")
+        if self.reasoning_tokens < 0:
+            raise ValueError(f"reasoning_tokens must be >= 0, not {self.reasoning_tokens}")
+        body = MappingProxyType(dict(self.extra_body)) if self.extra_body else None
+        object.__setattr__(self, "timeout", float(self.timeout))
+        object.__setattr__(self, "extra_body", body)
+
+    def replace(self, **changes: Any) -> RemoteOptions:
+        """A copy with ``changes`` applied (``UNSET`` values are ignored)."""
+        given = {k: v for k, v in changes.items() if v is not UNSET}
+        return dataclasses.replace(self, **given) if given else self
+
+
+def env_value(*names: str) -> str | None:
+    """The first of the environment variables ``names`` that is set and not blank."""
+    for name in names:
+        value = os.environ.get(name, "").strip()
+        if value:
+            return value
+    return None
+
+
+def require_sdk(module: str, what: str, extra: str) -> None:
+    """Import ``module`` now, so a missing extra fails at construction, naming the extra."""
+    try:
+        importlib.import_module(module)
+    except ImportError as exc:
+        raise MissingDependencyError(what, extra) from exc
 
 
 @dataclass(frozen=True)
@@ -445,17 +535,10 @@ class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
         model: The model name, resolved.
         base_url: The endpoint, resolved; None for the provider's own.
         api_key: The key to send, resolved; None lets the SDK find one.
-        timeout: Seconds one HTTP attempt may take (already checked to be > 0).
-        max_retries: Retries after the first attempt, for retryable failures only.
-        retry_backoff: Seconds before the first retry.
-        temperature: Sampling temperature, or None to leave it out.
-        reasoning_tokens: Extra output tokens for thinking.
-        extra_body: Extra JSON fields for the request.
+        options: Timeout, retries, temperature (resolved: not ``UNSET``), reasoning tokens
+            and extra body.
         client: A sync SDK client given by the caller, never closed here.
         async_client: An async SDK client given by the caller, never closed here.
-
-    Raises:
-        ValueError: ``max_retries`` or ``retry_backoff`` is negative.
     """
 
     _API: ClassVar[str]
@@ -471,23 +554,15 @@ class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
         *,
         base_url: str | None,
         api_key: str | None,
-        timeout: float,
-        max_retries: int,
-        retry_backoff: float,
-        temperature: float | None,
-        reasoning_tokens: int,
-        extra_body: Mapping[str, Any] | None,
+        options: RemoteOptions,
         client: SyncClientT | None,
         async_client: AsyncClientT | None,
     ) -> None:
         self.model = model
         self.base_url = base_url
         self._api_key = api_key
-        self.timeout = float(timeout)
-        self.temperature = temperature
-        self.reasoning_tokens = reasoning_tokens
-        self.extra_body = dict(extra_body) if extra_body else None
-        self.retry = RetryPolicy(max_retries=max_retries, backoff=retry_backoff)
+        self.options = options
+        self.retry = RetryPolicy(max_retries=options.max_retries, backoff=options.retry_backoff)
         self._given_client = client
         self._given_async_client = async_client
         self._client: SyncClientT | None = None
@@ -498,6 +573,35 @@ class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
+
+    @staticmethod
+    def _resolve(options: RemoteOptions | None, default_temperature: float | None,
+                 **given: Any) -> RemoteOptions:
+        """``options`` with the keyword arguments given beside them applied, and the
+        backend's default temperature where neither set one."""
+        resolved = (options or RemoteOptions()).replace(**given)
+        if resolved.temperature is UNSET:
+            resolved = dataclasses.replace(resolved, temperature=default_temperature)
+        return resolved
+
+    # The options as attributes, as before they were one object.
+    @property
+    def timeout(self) -> float:
+        return self.options.timeout
+
+    @property
+    def temperature(self) -> float | None:
+        t = self.options.temperature
+        return None if t is UNSET else t
+
+    @property
+    def reasoning_tokens(self) -> int:
+        return self.options.reasoning_tokens
+
+    @property
+    def extra_body(self) -> dict[str, Any] | None:
+        body = self.options.extra_body
+        return dict(body) if body else None
 
     # -- hooks: what each backend does its own way --------------------------------------
 

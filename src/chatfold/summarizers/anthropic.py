@@ -16,19 +16,21 @@ Failures follow :mod:`chatfold.summarizers._http`, exactly as for
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from .._errors import MissingDependencyError, SummarizerError
+from .._errors import SummarizerError
 from ._http import (
     BY_STATUS,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_RETRY_BACKOFF,
-    DEFAULT_TIMEOUT,
+    LOCAL_API_KEY,
+    UNSET,
     ErrorRule,
+    RemoteOptions,
     RemoteSummarizer,
+    _Unset,
+    env_value,
     output_budget,
+    require_sdk,
     usable_summary,
 )
 from .base import SummaryRequest
@@ -42,8 +44,6 @@ __all__ = ["ANTHROPIC_ERROR_RULES", "DEFAULT_TEMPERATURE", "LOCAL_API_KEY", "Ant
 DEFAULT_TEMPERATURE: float | None = None
 """Not sent by default: recent Claude models fix their own sampling, and the SDK has dropped
 the parameter. Set it for a Messages-API server that takes it (it goes in the JSON body)."""
-LOCAL_API_KEY = "not-needed"
-"""Sent as the key to a ``base_url`` that needs none."""
 
 _TIMEOUT_HINT = "raise timeout= or retry later"
 _CONNECT_HINT = "check base_url and the network"
@@ -110,15 +110,6 @@ ANTHROPIC_ERROR_RULES: Mapping[str, ErrorRule] = {
 """Every exception class of the ``anthropic`` SDK, by name, and how it translates."""
 
 
-def _require_sdk() -> None:
-    try:
-        import anthropic  # noqa: F401 - imported to fail early with the extra's name
-    except ImportError as exc:
-        raise MissingDependencyError("AnthropicSummarizer", "anthropic") from exc
-
-
-def _env(name: str) -> str | None:
-    return os.environ.get(name, "").strip() or None
 
 
 class AnthropicSummarizer(RemoteSummarizer["anthropic.Anthropic", "anthropic.AsyncAnthropic"]):
@@ -132,6 +123,10 @@ class AnthropicSummarizer(RemoteSummarizer["anthropic.Anthropic", "anthropic.Asy
         api_key: Key; default ``ANTHROPIC_API_KEY`` (or the SDK's ``ANTHROPIC_AUTH_TOKEN``); a
             placeholder when an endpoint is set without one.
         base_url: Endpoint; default ``ANTHROPIC_BASE_URL``, then Anthropic's.
+        options: A :class:`~chatfold.summarizers.RemoteOptions` carrying the timeout, retries,
+            temperature, reasoning tokens and extra body at once; any of the keyword arguments
+            below given beside it wins. Unset options take the defaults shown in
+            :class:`~chatfold.summarizers.RemoteOptions` (temperature: this backend's).
         timeout: Seconds one HTTP attempt may take.
         max_retries: Retries after the first attempt, for 408/429/5xx/529, timeouts and
             connection errors only (the SDK's own retries are turned off).
@@ -160,25 +155,28 @@ class AnthropicSummarizer(RemoteSummarizer["anthropic.Anthropic", "anthropic.Asy
         *,
         api_key: str | None = None,
         base_url: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        retry_backoff: float = DEFAULT_RETRY_BACKOFF,
-        temperature: float | None = DEFAULT_TEMPERATURE,
-        reasoning_tokens: int = 0,
-        extra_body: Mapping[str, Any] | None = None,
+        options: RemoteOptions | None = None,
+        timeout: float | _Unset = UNSET,
+        max_retries: int | _Unset = UNSET,
+        retry_backoff: float | _Unset = UNSET,
+        temperature: float | _Unset | None = UNSET,
+        reasoning_tokens: int | _Unset = UNSET,
+        extra_body: Mapping[str, Any] | _Unset | None = UNSET,
         client: anthropic.Anthropic | None = None,
         async_client: anthropic.AsyncAnthropic | None = None,
     ) -> None:
-        _require_sdk()
+        require_sdk("anthropic", "AnthropicSummarizer", "anthropic")
+        opts = self._resolve(options, DEFAULT_TEMPERATURE, timeout=timeout,
+                             max_retries=max_retries, retry_backoff=retry_backoff,
+                             temperature=temperature, reasoning_tokens=reasoning_tokens,
+                             extra_body=extra_body)
         if not model:
             raise SummarizerError("AnthropicSummarizer needs a model: pass model='...'")
-        if timeout <= 0:
-            raise ValueError(f"timeout must be > 0 seconds, not {timeout}")
-        resolved_base_url = base_url or _env("ANTHROPIC_BASE_URL")
-        key = api_key or _env("ANTHROPIC_API_KEY")
+        resolved_base_url = base_url or env_value("ANTHROPIC_BASE_URL")
+        key = api_key or env_value("ANTHROPIC_API_KEY")
         given = client is not None or async_client is not None
         if key is None and resolved_base_url is None and not given:
-            if _env("ANTHROPIC_AUTH_TOKEN") is None:
+            if env_value("ANTHROPIC_AUTH_TOKEN") is None:
                 raise SummarizerError(
                     "AnthropicSummarizer needs an API key: pass api_key='...' or set "
                     "ANTHROPIC_API_KEY"
@@ -189,12 +187,7 @@ class AnthropicSummarizer(RemoteSummarizer["anthropic.Anthropic", "anthropic.Asy
             model,
             base_url=resolved_base_url,
             api_key=key,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            temperature=temperature,
-            reasoning_tokens=reasoning_tokens,
-            extra_body=extra_body,
+            options=opts,
             client=client,
             async_client=async_client,
         )
@@ -207,7 +200,7 @@ class AnthropicSummarizer(RemoteSummarizer["anthropic.Anthropic", "anthropic.Asy
         return AnthropicError
 
     def _secrets(self) -> tuple[str, ...]:
-        own = [k for k in (self._api_key, _env("ANTHROPIC_AUTH_TOKEN")) if k]
+        own = [k for k in (self._api_key, env_value("ANTHROPIC_AUTH_TOKEN")) if k]
         return tuple(s for s in (*own, *self._given_keys()) if s != LOCAL_API_KEY)
 
     def _params(self, request: SummaryRequest) -> tuple[dict[str, Any], int]:

@@ -30,19 +30,21 @@ Failures follow :mod:`chatfold.summarizers._http`: every SDK exception becomes a
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-from .._errors import MissingDependencyError, SummarizerError
+from .._errors import SummarizerError
 from ._http import (
     BY_STATUS,
-    DEFAULT_MAX_RETRIES,
-    DEFAULT_RETRY_BACKOFF,
-    DEFAULT_TIMEOUT,
+    LOCAL_API_KEY,
+    UNSET,
     ErrorRule,
+    RemoteOptions,
     RemoteSummarizer,
+    _Unset,
+    env_value,
     output_budget,
+    require_sdk,
     usable_summary,
 )
 from .base import SummaryRequest
@@ -64,8 +66,6 @@ DEFAULT_TEMPERATURE = 0.0
 """Summaries should be reproducible, not creative."""
 OPENAI_URL = "https://api.openai.com"
 """OpenAI's own endpoint (shown in messages when no ``base_url`` is set)."""
-LOCAL_API_KEY = "not-needed"
-"""Sent as the key to a ``base_url`` that needs none (the SDK refuses to run without one)."""
 
 _TIMEOUT_HINT = "raise timeout= or retry later"
 _CONNECT_HINT = "check base_url and that the server is running"
@@ -97,19 +97,6 @@ OPENAI_ERROR_RULES: Mapping[str, ErrorRule] = {
 """Every exception class of the ``openai`` SDK, by name, and how it translates."""
 
 
-def _require_sdk() -> None:
-    try:
-        import openai  # noqa: F401 - imported to fail early with the extra's name
-    except ImportError as exc:
-        raise MissingDependencyError("OpenAISummarizer", "openai") from exc
-
-
-def _env(*names: str) -> str | None:
-    for name in names:
-        value = os.environ.get(name, "").strip()
-        if value:
-            return value
-    return None
 
 
 class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
@@ -125,6 +112,10 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
             ``CHATFOLD_BASE_URL``, then ``OPENAI_BASE_URL``, then OpenAI's.
         api_key: Key; default ``CHATFOLD_API_KEY``, then ``OPENAI_API_KEY``; a placeholder when
             an endpoint is set without one.
+        options: A :class:`~chatfold.summarizers.RemoteOptions` carrying the timeout, retries,
+            temperature, reasoning tokens and extra body at once; any of the keyword arguments
+            below given beside it wins. Unset options take the defaults shown in
+            :class:`~chatfold.summarizers.RemoteOptions` (temperature: this backend's).
         timeout: Seconds one HTTP attempt may take.
         max_retries: Retries after the first attempt, for 408/429/5xx, timeouts and
             connection errors only (the SDK's own retries are turned off).
@@ -156,28 +147,31 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
         *,
         base_url: str | None = None,
         api_key: str | None = None,
-        timeout: float = DEFAULT_TIMEOUT,
-        max_retries: int = DEFAULT_MAX_RETRIES,
-        retry_backoff: float = DEFAULT_RETRY_BACKOFF,
-        temperature: float | None = DEFAULT_TEMPERATURE,
+        options: RemoteOptions | None = None,
+        timeout: float | _Unset = UNSET,
+        max_retries: int | _Unset = UNSET,
+        retry_backoff: float | _Unset = UNSET,
+        temperature: float | _Unset | None = UNSET,
         max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
-        reasoning_tokens: int = 0,
-        extra_body: Mapping[str, Any] | None = None,
+        reasoning_tokens: int | _Unset = UNSET,
+        extra_body: Mapping[str, Any] | _Unset | None = UNSET,
         client: openai.OpenAI | None = None,
         async_client: openai.AsyncOpenAI | None = None,
     ) -> None:
-        _require_sdk()
-        resolved_model = model or _env("CHATFOLD_MODEL")
+        require_sdk("openai", "OpenAISummarizer", "openai")
+        opts = self._resolve(options, DEFAULT_TEMPERATURE, timeout=timeout,
+                             max_retries=max_retries, retry_backoff=retry_backoff,
+                             temperature=temperature, reasoning_tokens=reasoning_tokens,
+                             extra_body=extra_body)
+        resolved_model = model or env_value("CHATFOLD_MODEL")
         if not resolved_model:
             raise SummarizerError(
                 "OpenAISummarizer needs a model: pass model='...' or set CHATFOLD_MODEL"
             )
-        if timeout <= 0:
-            raise ValueError(f"timeout must be > 0 seconds, not {timeout}")
         if max_tokens_param not in ("max_tokens", "max_completion_tokens"):
             raise ValueError("max_tokens_param must be 'max_tokens' or 'max_completion_tokens'")
-        resolved_base_url = base_url or _env("CHATFOLD_BASE_URL", "OPENAI_BASE_URL")
-        key = api_key or _env("CHATFOLD_API_KEY", "OPENAI_API_KEY")
+        resolved_base_url = base_url or env_value("CHATFOLD_BASE_URL", "OPENAI_BASE_URL")
+        key = api_key or env_value("CHATFOLD_API_KEY", "OPENAI_API_KEY")
         if key is None and resolved_base_url is None and client is None and async_client is None:
             raise SummarizerError(
                 "OpenAISummarizer needs an API key for OpenAI's endpoint: pass api_key='...' or "
@@ -188,12 +182,7 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
             resolved_model,
             base_url=resolved_base_url,
             api_key=key or LOCAL_API_KEY,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry_backoff=retry_backoff,
-            temperature=temperature,
-            reasoning_tokens=reasoning_tokens,
-            extra_body=extra_body,
+            options=opts,
             client=client,
             async_client=async_client,
         )
