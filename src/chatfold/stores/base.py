@@ -35,6 +35,7 @@ from chatfold._errors import (
     StoreError,
 )
 from chatfold.fold import FoldState
+from chatfold.recall import Postings
 
 __all__ = [
     "DEFAULT_NAMESPACE",
@@ -290,6 +291,28 @@ class Store(Protocol):
         """Sequence number of the last entry; 0 when the conversation is empty or absent."""
         ...
 
+    def search(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        """Look ``terms`` up in the conversation's search index (built at append time).
+
+        Args:
+            conversation_id: The conversation.
+            terms: Distinct terms of :func:`chatfold.recall.terms` (duplicates are ignored).
+            through_seq: Only entries with ``seq <= through_seq`` are listed.
+            max_df: A term held by more than this many of those entries is put in
+                ``common`` instead of being listed (this bounds the work).
+
+        Returns:
+            The postings (see :class:`chatfold.recall.Postings`); all empty for a
+            conversation that does not exist.
+
+        Raises:
+            TypeError: ``terms`` is not a sequence of non-empty strings.
+            ValueError: ``through_seq < 0`` or ``max_df < 1``.
+        """
+        ...
+
     def exists(self, conversation_id: str) -> bool:
         """Whether the conversation exists in this namespace."""
         ...
@@ -368,6 +391,10 @@ class AsyncStore(Protocol):
     ) -> list[LogEntry]: ...
 
     async def alast_seq(self, conversation_id: str) -> int: ...
+
+    async def asearch(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings: ...
 
     async def aexists(self, conversation_id: str) -> bool: ...
 
@@ -521,6 +548,11 @@ class BaseStore:
     def last_seq(self, conversation_id: str) -> int:
         raise NotImplementedError
 
+    def search(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        raise NotImplementedError
+
     def exists(self, conversation_id: str) -> bool:
         raise NotImplementedError
 
@@ -560,6 +592,13 @@ class BaseStore:
     async def alast_seq(self, conversation_id: str) -> int:
         """Async twin of :meth:`Store.last_seq`."""
         return await self._run(self.last_seq, conversation_id)
+
+    async def asearch(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        """Async twin of :meth:`Store.search`."""
+        return await self._run(self.search, conversation_id, terms, through_seq=through_seq,
+                               max_df=max_df)
 
     async def aexists(self, conversation_id: str) -> bool:
         """Async twin of :meth:`Store.exists`."""

@@ -20,7 +20,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, ClassVar, Self
 
@@ -32,6 +32,7 @@ from chatfold._errors import (
     StoreUnavailableError,
 )
 from chatfold.fold import FoldState
+from chatfold.recall import Postings, check_search_args, message_terms, scope_token
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -53,7 +54,57 @@ APPLICATION_ID = 0x43484644
 DEFAULT_BUSY_TIMEOUT = 30.0
 """Seconds a write waits for another writer's lock before failing."""
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+
+
+def _index_rows(
+    conn: sqlite3.Connection, ns: str, cid: str, rows: Sequence[tuple[int, Mapping[str, Any]]]
+) -> None:
+    """Index log entries ``(seq, message)`` for search (inside the caller's transaction).
+
+    Each entry's terms, prefixed with the conversation's scope token, go to an external-content
+    FTS5 table (``ascii`` tokenizer: every non-ASCII character is part of a token, so Chinese
+    bigrams stay whole); ``chatfold_search_docs`` holds that text and each entry's length.
+    """
+    scope = scope_token(ns, cid)
+    docs = []
+    total = 0
+    for seq, message in rows:
+        found = message_terms(message)
+        total += len(found)
+        if found:
+            docs.append((ns, cid, seq, len(found), " ".join(scope + t for t in found)))
+    if docs:
+        conn.executemany(
+            "INSERT INTO chatfold_search_docs (namespace, conversation_id, seq, length, terms) "
+            "VALUES (?, ?, ?, ?, ?)",
+            docs,
+        )
+        conn.execute(
+            "INSERT INTO chatfold_fts (rowid, terms) SELECT id, terms FROM chatfold_search_docs "
+            "WHERE namespace = ? AND conversation_id = ? AND seq BETWEEN ? AND ?",
+            (ns, cid, docs[0][2], docs[-1][2]),
+        )
+    conn.execute(
+        "INSERT INTO chatfold_search_stats (namespace, id, docs, length) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (namespace, id) DO UPDATE SET docs = docs + excluded.docs, "
+        "length = length + excluded.length",
+        (ns, cid, len(rows), total),
+    )
+
+
+def _backfill_search(conn: sqlite3.Connection) -> None:
+    """Index every entry already in the file (migration 3), a conversation at a time."""
+    conversations = conn.execute("SELECT namespace, id FROM chatfold_conversations").fetchall()
+    for ns, cid in conversations:
+        rows = conn.execute(
+            "SELECT seq, message FROM chatfold_entries WHERE namespace = ? "
+            "AND conversation_id = ? ORDER BY seq",
+            (ns, cid),
+        ).fetchall()
+        _index_rows(conn, ns, cid, [(seq, decode_message(text)) for seq, text in rows])
+
+
+MIGRATIONS: tuple[tuple[str | Callable[[sqlite3.Connection], None], ...], ...] = (
     # 1: the log, its per-conversation counter, and the fold state.
     (
         """CREATE TABLE chatfold_conversations (
@@ -88,6 +139,30 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             expires_at REAL NOT NULL,
             PRIMARY KEY (namespace, id)
         ) WITHOUT ROWID""",
+    ),
+    # 3: the search index for recall, filled from the entries already stored.
+    (
+        """CREATE TABLE chatfold_search_docs (
+            id INTEGER PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            conversation_id TEXT NOT NULL,
+            seq INTEGER NOT NULL,
+            length INTEGER NOT NULL,
+            terms TEXT NOT NULL,
+            UNIQUE (namespace, conversation_id, seq)
+        )""",
+        """CREATE VIRTUAL TABLE chatfold_fts USING fts5(
+            terms, content='chatfold_search_docs', content_rowid='id',
+            tokenize='ascii', detail='none'
+        )""",
+        """CREATE TABLE chatfold_search_stats (
+            namespace TEXT NOT NULL,
+            id TEXT NOT NULL,
+            docs INTEGER NOT NULL,
+            length INTEGER NOT NULL,
+            PRIMARY KEY (namespace, id)
+        ) WITHOUT ROWID""",
+        _backfill_search,
     ),
 )
 """``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
@@ -190,7 +265,10 @@ def migrate(conn: sqlite3.Connection, path: str, target: int = SCHEMA_VERSION) -
             if version >= target:
                 return
             for statement in MIGRATIONS[version]:
-                conn.execute(statement)
+                if callable(statement):
+                    statement(conn)
+                else:
+                    conn.execute(statement)
             # PRAGMA takes no parameters; both values are integers of ours.
             if version == 0:
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
@@ -317,6 +395,7 @@ class SQLiteStore(BaseStore):
                         "WHERE namespace = ? AND id = ?",
                         (seqs[-1], ns, cid),
                     )
+                    _index_rows(conn, ns, cid, list(zip(seqs, messages, strict=True)))
         return seqs
 
     def entries(
@@ -355,6 +434,41 @@ class SQLiteStore(BaseStore):
             )
         return 0 if row is None else int(row[0])
 
+    def search(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        """See :meth:`chatfold.stores.base.Store.search`."""
+        cid = validate_conversation_id(conversation_id)
+        wanted = check_search_args(terms, through_seq, max_df)
+        ns = self._namespace
+        scope = scope_token(ns, cid)
+        hits: dict[str, tuple[tuple[int, int], ...]] = {}
+        common: set[str] = set()
+        with self._translate():
+            conn = self._conn()
+            row = conn.execute(
+                "SELECT docs, length FROM chatfold_search_stats WHERE namespace = ? AND id = ?",
+                (ns, cid),
+            ).fetchone()
+            if row is None:
+                return Postings(hits={t: () for t in wanted})
+            for term in wanted:
+                # FTS5 first (CROSS JOIN keeps that order), its rowids ascending like the seqs:
+                # the LIMIT stops reading a common term's list after max_df + 1 entries.
+                found = conn.execute(
+                    "SELECT d.seq, d.length FROM chatfold_fts CROSS JOIN chatfold_search_docs d "
+                    "ON d.id = chatfold_fts.rowid WHERE chatfold_fts MATCH ? "
+                    "AND d.namespace = ? AND d.conversation_id = ? AND d.seq <= ? "
+                    "ORDER BY chatfold_fts.rowid LIMIT ?",
+                    (f'"{scope}{term}"', ns, cid, through_seq, max_df + 1),
+                ).fetchall()
+                if len(found) > max_df:
+                    common.add(term)
+                else:
+                    hits[term] = tuple(sorted((int(s), int(n)) for s, n in found))
+        return Postings(docs=int(row[0]), total_length=int(row[1]), hits=hits,
+                        common=frozenset(common))
+
     def exists(self, conversation_id: str) -> bool:
         """See :meth:`chatfold.stores.base.Store.exists`."""
         cid = validate_conversation_id(conversation_id)
@@ -392,6 +506,18 @@ class SQLiteStore(BaseStore):
                 conn.execute(
                     "DELETE FROM chatfold_entries WHERE namespace = ? AND conversation_id = ?",
                     (ns, cid),
+                )
+                conn.execute(
+                    "INSERT INTO chatfold_fts (chatfold_fts, rowid, terms) SELECT 'delete', id, "
+                    "terms FROM chatfold_search_docs WHERE namespace = ? AND conversation_id = ?",
+                    (ns, cid),
+                )
+                conn.execute(
+                    "DELETE FROM chatfold_search_docs WHERE namespace = ? AND conversation_id = ?",
+                    (ns, cid),
+                )
+                conn.execute(
+                    "DELETE FROM chatfold_search_stats WHERE namespace = ? AND id = ?", (ns, cid)
                 )
                 for table in ("chatfold_states", "chatfold_leases", "chatfold_conversations"):
                     conn.execute(f"DELETE FROM {table} WHERE namespace = ? AND id = ?", (ns, cid))
