@@ -140,6 +140,10 @@ class Policy:
     summary_max_tokens: int = 0
     """Hard cap on the summary's text. ``0`` (the default) means 400, or a third of the
     target if that is smaller."""
+    recall_tokens: int = 0
+    """Room reserved for recalled archive messages (stored conversations); folds happen at
+    ``trigger_tokens - recall_tokens`` so the context plus recall stays within the trigger.
+    ``0``: recall is off."""
     language: Literal["auto", "zh", "en"] = "auto"
     """Language of prompts and the summary prefix; ``auto`` detects it by script."""
     system_messages: Literal["pin", "fold"] = "pin"
@@ -159,10 +163,18 @@ class Policy:
     def __post_init__(self) -> None:
         if not isinstance(self.trigger_tokens, int) or self.trigger_tokens <= 0:
             raise InvalidPolicyError("trigger_tokens", "must be a positive integer")
-        t = self.target_tokens
-        if t is not None and (not isinstance(t, int) or not 0 < t <= self.trigger_tokens):
+        r = self.recall_tokens
+        if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < self.trigger_tokens:
             raise InvalidPolicyError(
-                "target_tokens", f"must be an integer in 1..trigger_tokens ({self.trigger_tokens})"
+                "recall_tokens",
+                f"must be an integer in 0..trigger_tokens-1 ({self.trigger_tokens - 1})",
+            )
+        fold_trigger = self.trigger_tokens - r
+        t = self.target_tokens
+        if t is not None and (not isinstance(t, int) or not 0 < t <= fold_trigger):
+            limit = "trigger_tokens - recall_tokens" if r else "trigger_tokens"
+            raise InvalidPolicyError(
+                "target_tokens", f"must be an integer in 1..{limit} ({fold_trigger})"
             )
         if not isinstance(self.keep, int) or self.keep < 0:
             raise InvalidPolicyError("keep", "must be an integer >= 0")
@@ -190,16 +202,21 @@ class Policy:
             raise InvalidPolicyError("summarizer_timeout", "must be positive seconds or None")
 
     @property
+    def fold_trigger(self) -> int:
+        """The count above which a fold runs: ``trigger_tokens - recall_tokens``."""
+        return self.trigger_tokens - self.recall_tokens
+
+    @property
     def target(self) -> int:
-        """The effective target (``target_tokens`` or 60% of the trigger)."""
+        """The effective target (``target_tokens`` or 60% of the fold trigger)."""
         if self.target_tokens is not None:
             return self.target_tokens
-        return max(1, int(self.trigger_tokens * DEFAULT_TARGET_RATIO))
+        return max(1, int(self.fold_trigger * DEFAULT_TARGET_RATIO))
 
     @property
     def min_gain(self) -> int:
         """Tokens a fold must free when it cannot reach the target: the trigger-target gap."""
-        return max(1, self.trigger_tokens - self.target)
+        return max(1, self.fold_trigger - self.target)
 
 
 @dataclass(frozen=True)
@@ -516,7 +533,7 @@ def plan_fold(
         )
 
     all_flow = [i for u in units for i in u]
-    if total <= policy.trigger_tokens and not force:
+    if total <= policy.fold_trigger and not force:
         return plan("under_trigger", [], all_flow)
     if not units:
         return plan("nothing_to_fold", [], [])
@@ -860,7 +877,7 @@ class _BaseFolder:
                  require_gain: bool = True) -> FoldPlan | FoldResult:
         """The plan of a fold that should run, or the result of one that should not."""
         counts, total = self._scan(messages)
-        if total <= self.policy.trigger_tokens and not force:
+        if total <= self.policy.fold_trigger and not force:
             # The hot path: no planning at all under the trigger.
             same = messages if isinstance(messages, list) else list(messages)
             result = FoldResult(messages=same, folded=False, reason="under_trigger",

@@ -58,6 +58,16 @@ from .messages import (
     tool_result_ids,
     validate_message,
 )
+from .recall import (
+    Recall,
+    RecallTool,
+    arun_recall,
+    check_tool_args,
+    latest_user_text,
+    run_recall,
+    tool_schemas,
+    tool_text,
+)
 from .tokens import TokenCounter
 
 if TYPE_CHECKING:
@@ -118,6 +128,10 @@ class ConversationStats:
     """A background fold is running."""
     last_error: str | None
     """The last background fold's error, if it failed."""
+    recall_tokens: int = 0
+    """Tokens of the recall message the last ``context()`` placed (not in ``total_tokens``)."""
+    recalled: tuple[int, ...] = ()
+    """Log entries (seqs) the last ``context()`` recalled."""
 
 
 class _BaseConversation:
@@ -158,10 +172,10 @@ class _BaseConversation:
         self.counter = self.folder.counter
         self.fold_mode = fold_mode
         self.lease_seconds = lease_seconds
-        gap = self.policy.trigger_tokens - self.policy.target
+        gap = self.policy.fold_trigger - self.policy.target
         self.hard_limit_tokens = (
             hard_limit_tokens if hard_limit_tokens is not None
-            else self.policy.trigger_tokens + max(1, gap // 2)
+            else self.policy.fold_trigger + max(1, gap // 2)
         )
         if isinstance(system, str):
             self.system: list[dict[str, Any]] = [{"role": "system", "content": system}]
@@ -192,6 +206,8 @@ class _BaseConversation:
         self._retry_at = 0.0
         self._owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._through: int | None = None  # refold replays the log up to this seq
+        self._recall = Recall()
+        self._recall_key: tuple[int, int, str] | None = None
 
     # -- the view ------------------------------------------------------------------------------
 
@@ -279,8 +295,49 @@ class _BaseConversation:
     def _exported(self) -> list[dict[str, Any]]:
         # Copies, so a caller that edits what it got cannot change the cached view.
         with self._lock:
-            return list(map(dict, chain(self._system_export, self._head_export,
+            recall = self._recall.message
+            placed = to_openai_message(recall) if recall is not None else []
+            return list(map(dict, chain(self._system_export, self._head_export, placed,
                                         self._tail_export)))
+
+    def _raw_placed(self) -> list[Any]:
+        """The raw context with the recall message (if any) right after the summary."""
+        with self._lock:
+            recall = [] if self._recall.message is None else [self._recall.message]
+            return [*self.system, *self._head_msgs, *recall, *self._tail_msgs]
+
+    def _recall_args(self, query: str | None) -> dict[str, Any] | None:
+        """What this context's recall searches for, or None when there is nothing to do (the
+        result is then kept as is, or cleared). See :mod:`chatfold.recall`."""
+        with self._lock:
+            state = self._state
+            text = query if query is not None else latest_user_text(self._tail_msgs)
+            key = (state.version, state.covered_through, text)
+            if self.policy.recall_tokens <= 0 or state.covered_through <= 0 or not text.strip():
+                self._recall, self._recall_key = Recall(query=text), None
+                return None
+            if key == self._recall_key:
+                return None  # same archive, same query: the same recall
+            self._recall_key = key
+            lang = state.language if state.language in ("zh", "en") else "en"
+            return {"query": text, "through_seq": state.covered_through,
+                    "excluded": state.pinned_seqs, "budget": self.policy.recall_tokens,
+                    "counter": self.counter, "language": lang, "summary": state.summary}
+
+    def _tool_args(self, query: object, limit: object) -> dict[str, Any]:
+        text, n = check_tool_args(query, limit)
+        with self._lock:
+            state = self._state
+            lang = state.language if state.language in ("zh", "en") else "en"
+            return {"query": text, "through_seq": state.covered_through,
+                    "excluded": state.pinned_seqs, "max_hits": n,
+                    "budget": max(self.policy.recall_tokens, 400 * n),
+                    "counter": self.counter, "language": lang, "summary": ""}
+
+    @property
+    def last_recall(self) -> Recall:
+        """What the last ``context()`` recalled (see :class:`chatfold.recall.Recall`)."""
+        return self._recall
 
     def _tokens(self, messages: Sequence[Any]) -> int:
         return sum(self.counter.count_message(m) for m in messages)
@@ -320,7 +377,7 @@ class _BaseConversation:
         self._state = FoldState()
 
     def _should_fold(self, total: int) -> bool:
-        return total > self.policy.trigger_tokens and time.monotonic() >= self._retry_at
+        return total > self.policy.fold_trigger and time.monotonic() >= self._retry_at
 
     def _stats(self, pending: bool) -> ConversationStats:
         with self._lock:
@@ -338,6 +395,8 @@ class _BaseConversation:
                 last_fold_seconds=self._state.last_fold_seconds,
                 fold_pending=pending,
                 last_error=self._last_error,
+                recall_tokens=self._recall.tokens,
+                recalled=self._recall.seqs,
             )
 
     @property
@@ -421,24 +480,51 @@ class Conversation(_BaseConversation):
         """
         return list(self.store.append(self.conversation_id, self._as_list(message)))
 
-    def context(self) -> list[dict[str, Any]]:
+    def context(self, *, query: str | None = None) -> list[dict[str, Any]]:
         """The messages to send next, provider-safe (OpenAI format), within the budget.
 
         Inline mode folds here when over the trigger; background mode starts a fold in a
-        thread and returns at once (unless over ``hard_limit_tokens``).
+        thread and returns at once (unless over ``hard_limit_tokens``). With
+        ``Policy(recall_tokens=...)``, the archived messages that best match ``query``
+        (default: the latest user message) follow the summary as one system message.
 
         Raises:
             ContextOverflowError: pinned + latest unit exceed the target (policy permitting).
             SummarizerError: an inline fold failed (policy ``on_error="raise"``).
         """
         self._settle()
+        self._run_recall(query)
         return self._exported()
 
-    def raw_context(self) -> list[Any]:
-        """Like :meth:`context` but with the summary's ``is_summary`` marker kept (for
-        :func:`~chatfold.to_anthropic` or inspection)."""
+    def raw_context(self, *, query: str | None = None) -> list[Any]:
+        """Like :meth:`context` but with the summary's ``is_summary`` (and the recall
+        message's ``is_recall``) marker kept (for :func:`~chatfold.to_anthropic` or
+        inspection)."""
         self._settle()
-        return self._raw()
+        self._run_recall(query)
+        return self._raw_placed()
+
+    def _run_recall(self, query: str | None) -> None:
+        args = self._recall_args(query)
+        if args is not None:
+            self._recall = run_recall(self.store, self.conversation_id, **args)
+
+    def recall_tool(self) -> RecallTool:
+        """``search_conversation_history`` for an agent: OpenAI and Anthropic schemas plus a
+        handler searching the folded-away messages (see :class:`chatfold.recall.RecallTool`)."""
+        openai, anthropic = tool_schemas()
+
+        def handler(query: str, limit: int = 5) -> str:
+            self._refresh()
+            args = self._tool_args(query, limit)
+            return tool_text(run_recall(self.store, self.conversation_id, **args),
+                             args["language"])
+
+        async def ahandler(query: str, limit: int = 5) -> str:
+            return await asyncio.to_thread(handler, query, limit)
+
+        return RecallTool(openai=openai, anthropic=anthropic, handler=handler,
+                          ahandler=ahandler)
 
     def _settle(self) -> None:
         """Catch up with the store, and fold (inline) or start a fold (background) if due."""
@@ -597,15 +683,41 @@ class AsyncConversation(_BaseConversation):
         """Async :meth:`Conversation.append`."""
         return list(await self.store.aappend(self.conversation_id, self._as_list(message)))
 
-    async def acontext(self) -> list[dict[str, Any]]:
+    async def acontext(self, *, query: str | None = None) -> list[dict[str, Any]]:
         """Async :meth:`Conversation.context`."""
         await self._asettle()
+        await self._arun_recall(query)
         return self._exported()
 
-    async def araw_context(self) -> list[Any]:
+    async def araw_context(self, *, query: str | None = None) -> list[Any]:
         """Async :meth:`Conversation.raw_context`."""
         await self._asettle()
-        return self._raw()
+        await self._arun_recall(query)
+        return self._raw_placed()
+
+    async def _arun_recall(self, query: str | None) -> None:
+        args = self._recall_args(query)
+        if args is not None:
+            self._recall = await arun_recall(self.store, self.conversation_id, **args)
+
+    def recall_tool(self) -> RecallTool:
+        """Async :meth:`Conversation.recall_tool`: use ``ahandler`` on the event loop
+        (``handler`` uses the store's sync methods, for a worker thread)."""
+        openai, anthropic = tool_schemas()
+
+        async def ahandler(query: str, limit: int = 5) -> str:
+            await self._arefresh()
+            args = self._tool_args(query, limit)
+            return tool_text(await arun_recall(self.store, self.conversation_id, **args),
+                             args["language"])
+
+        def handler(query: str, limit: int = 5) -> str:
+            args = self._tool_args(query, limit)
+            return tool_text(run_recall(self.store, self.conversation_id, **args),
+                             args["language"])
+
+        return RecallTool(openai=openai, anthropic=anthropic, handler=handler,
+                          ahandler=ahandler)
 
     async def _asettle(self) -> None:
         await self._arefresh()

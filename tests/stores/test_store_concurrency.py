@@ -16,6 +16,7 @@ from _store_workers import Backend, write, write_in_process
 from chatfold import FoldConflictError
 from chatfold.fold import FoldState
 from chatfold.stores import BaseStore, SQLiteStore
+from chatfold.stores.sqlite import SCHEMA_VERSION as sqlite_schema_version
 
 THREADS = 4
 PROCESSES = 2
@@ -185,4 +186,4 @@ def test_sqlite_stores_opening_a_fresh_file_together_migrate_once(fast_dir: Path
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(open_and_append, range(4))) == [[1]] * 4
     with SQLiteStore(path) as store:
-        assert store.schema_version == 2
+        assert store.schema_version == sqlite_schema_version
