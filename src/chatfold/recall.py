@@ -256,11 +256,9 @@ class Recall:
 
 
 HEADERS = {
-    "en": ("Recalled from earlier in this conversation (verbatim messages the summary may have "
-           "shortened, found by searching the archive; #n is a message's position, then its "
-           "date, UTC):"),
-    "zh": ("从本对话早先的原始消息中检索到的相关内容（摘要可能已省略的细节；"
-           "#n 为消息序号，其后为日期，UTC）："),
+    "en": ("Recalled from earlier in this conversation (verbatim messages found in the archive; "
+           "#n = position, then date, UTC):"),
+    "zh": "从本对话早先的原始消息中检索到的内容（#n 为消息序号，其后为日期，UTC）：",
 }
 MIN_HIT_TOKENS = 24
 """A hit is cut to fit the remaining budget, but never shorter than this."""
