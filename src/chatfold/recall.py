@@ -24,6 +24,7 @@ Standard library only; the stores and :mod:`chatfold.session` call in here.
 from __future__ import annotations
 
 import hashlib
+import heapq
 import math
 import re
 import time
@@ -107,18 +108,23 @@ def terms(text: str, limit: int | None = None) -> list[str]:
         ['dog', 'name', 'rex', 'max', '我喜', '喜欢', '欢猫']
     """
     out: dict[str, None] = {}
-    norm = unicodedata.normalize("NFKC", text).casefold()
+    # ASCII text (most of it) needs neither normalisation nor the CJK split.
+    ascii_only = text.isascii()
+    norm = text.lower() if ascii_only else unicodedata.normalize("NFKC", text).casefold()
     for run in _WORD.findall(norm):
-        pos = 0
-        for m in _CJK.finditer(run):
-            _words(run[pos : m.start()], out)
-            chars = m.group()
-            if len(chars) == 1:
-                out.setdefault(chars)
-            for i in range(len(chars) - 1):
-                out.setdefault(chars[i : i + 2])
-            pos = m.end()
-        _words(run[pos:], out)
+        if ascii_only or run.isascii():
+            _words(run, out)
+        else:
+            pos = 0
+            for m in _CJK.finditer(run):
+                _words(run[pos : m.start()], out)
+                chars = m.group()
+                if len(chars) == 1:
+                    out.setdefault(chars)
+                for i in range(len(chars) - 1):
+                    out.setdefault(chars[i : i + 2])
+                pos = m.end()
+            _words(run[pos:], out)
         if limit is not None and len(out) >= limit:
             break
     found = list(out)
@@ -200,18 +206,20 @@ def rank(
     avg = avg or 1.0
     skip = set(exclude)
     scores: dict[int, float] = {}
+    # score += idf * (k1 + 1) / (1 + k1 * (1 - b + b * length / avg)), constants hoisted.
+    c1, c2 = 1 + K1 * (1 - B), K1 * B / avg
     for hits in postings.hits.values():
         df = len(hits)
         if not df:
             continue
-        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        w = math.log(1 + (n - df + 0.5) / (df + 0.5)) * (K1 + 1)
         for seq, length in hits:
-            if seq > through_seq or seq in skip:
-                continue
-            norm = K1 * (1 - B + B * length / avg)
-            scores[seq] = scores.get(seq, 0.0) + idf * (K1 + 1) / (1 + norm)
-    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0]))
-    return ranked if limit is None else ranked[:limit]
+            if seq <= through_seq and seq not in skip:
+                scores[seq] = scores.get(seq, 0.0) + w / (c1 + c2 * length)
+    order = lambda kv: (kv[1], kv[0])  # noqa: E731 - best score, then the later message
+    if limit is None:
+        return sorted(scores.items(), key=order, reverse=True)
+    return heapq.nlargest(limit, scores.items(), key=order)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -262,8 +270,8 @@ HEADERS = {
 }
 MIN_HIT_TOKENS = 24
 """A hit is cut to fit the remaining budget, but never shorter than this."""
-CANDIDATES = 24
-"""Ranked candidates fetched from the log per recall."""
+CANDIDATES = 64
+"""Ranked candidates considered per recall (read lazily, best first, until the budget is full)."""
 UNIT_WINDOW = 4
 """Entries read on each side of a hit to find the rest of its tool-call unit."""
 
@@ -275,12 +283,11 @@ class _Search:
 
 
 @dataclass(frozen=True)
-class _Read:
-    after: int
-    limit: int
+class _ReadAt:
+    seqs: tuple[int, ...]
 
 
-Step = _Search | _Read
+Step = _Search | _ReadAt
 
 
 def latest_user_text(messages: Iterable[Mapping[str, Any]]) -> str:
@@ -293,8 +300,7 @@ def latest_user_text(messages: Iterable[Mapping[str, Any]]) -> str:
 
 
 def _clip(text: str, budget: int, counter: TokenCounter) -> str:
-    if counter.count(text) <= budget:
-        return text
+    """The longest prefix of ``text`` that fits ``budget`` with an ellipsis (``""``: none)."""
     lo, hi = 0, len(text)
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -358,18 +364,6 @@ def _recall_steps(
     ranked = rank(postings, through_seq=through_seq, exclude=skip, limit=CANDIDATES)
     if not ranked:
         return Recall(query=query)
-    # Read each candidate with a few neighbours (its tool call or results), merged windows.
-    spans: list[list[int]] = []
-    for seq in sorted(s for s, _ in ranked):
-        lo, hi = max(1, seq - UNIT_WINDOW), min(through_seq, seq + UNIT_WINDOW)
-        if spans and lo <= spans[-1][1] + 1:
-            spans[-1][1] = max(spans[-1][1], hi)
-        else:
-            spans.append([lo, hi])
-    entries: dict[int, Any] = {}
-    for lo, hi in spans:
-        got = yield _Read(lo - 1, hi - lo + 1)
-        entries.update((e.seq, e) for e in got)
     header = HEADERS[language]
     base = counter.count_message({"role": "system", "content": header})
     if base + MIN_HIT_TOKENS > budget:
@@ -378,27 +372,46 @@ def _recall_steps(
     used: set[int] = set()
     chosen: list[RecallHit] = []
     left = budget - base
-    for seq, score in ranked:
-        if seq in used or seq not in entries or (max_hits is not None and len(chosen) >= max_hits):
+    # Candidates are read best first, a batch of about as many as could fit at a time, until
+    # the budget is full: the work depends on the budget, not on how many messages matched.
+    fetched: dict[int, Any] = {}
+    batch = max(4, left // MIN_HIT_TOKENS)
+    for i, (seq, score) in enumerate(ranked):
+        if left < MIN_HIT_TOKENS or (max_hits is not None and len(chosen) >= max_hits):
+            break
+        if seq in used:
             continue
+        if seq not in fetched:
+            want = tuple(s for s, _ in ranked[i : i + batch] if s not in fetched)
+            fetched.update((e.seq, e) for e in (yield _ReadAt(want)))
+            if seq not in fetched:
+                continue
+        m = fetched[seq].message
+        if is_tool_result(m) or tool_call_ids(m):
+            # A tool call and its results are one unit: read the neighbours to find the rest.
+            near = range(max(1, seq - UNIT_WINDOW), min(through_seq, seq + UNIT_WINDOW) + 1)
+            missing = tuple(s for s in near if s not in fetched)
+            if missing:
+                fetched.update((e.seq, e) for e in (yield _ReadAt(missing)))
+        entries = fetched
         unit = _unit(entries, seq, skip)
         if any(s in used for s in unit):
             continue
-        own = message_terms(entries[seq].message)
-        if not own or set(own) <= known:
+        own = message_terms(m)
+        if not own or (known and known.issuperset(own)):
             continue  # the summary already says it
         body = format_messages([entries[s].message for s in unit]).replace("\n", "\n  ")
-        label = f"[#{seq} {_date(entries[seq].created_at)}] "
-        line = _clip(label + body, left - 1, counter)
+        line = f"[#{seq} {_date(fetched[seq].created_at)}] " + body
         cost = counter.count(line) + 1  # + the newline
-        if not line or cost < min(MIN_HIT_TOKENS, counter.count(label + body)) or cost > left:
-            continue
+        if cost > left:
+            line = _clip(line, left - 1, counter)
+            cost = counter.count(line) + 1
+            if not line or cost < MIN_HIT_TOKENS or cost > left:
+                continue
         used.update(unit)
         chosen.append(RecallHit(seq=seq, seqs=tuple(unit), score=score,
-                                created_at=entries[seq].created_at, text=line))
+                                created_at=fetched[seq].created_at, text=line))
         left -= cost
-        if left < MIN_HIT_TOKENS:
-            break
     chosen.sort(key=lambda h: h.seq)
     while chosen:
         content = "\n".join([header, *(h.text for h in chosen)])
@@ -413,7 +426,7 @@ def _recall_steps(
 
 
 def run_recall(store: Any, conversation_id: str, **kwargs: Any) -> Recall:
-    """Drive :func:`_recall_steps` against a sync store (``search`` and ``entries``)."""
+    """Drive :func:`_recall_steps` against a sync store (``search`` and ``entries_at``)."""
     steps = _recall_steps(**kwargs)
     answer: Any = None
     try:
@@ -423,14 +436,14 @@ def run_recall(store: Any, conversation_id: str, **kwargs: Any) -> Recall:
                 answer = store.search(conversation_id, step.terms, through_seq=step.through_seq,
                                       max_df=MAX_DF)
             else:
-                answer = store.entries(conversation_id, after=step.after, limit=step.limit)
+                answer = store.entries_at(conversation_id, step.seqs)
     except StopIteration as stop:
         result: Recall = stop.value
         return result
 
 
 async def arun_recall(store: Any, conversation_id: str, **kwargs: Any) -> Recall:
-    """Drive :func:`_recall_steps` against an async store (``asearch`` and ``aentries``)."""
+    """Drive :func:`_recall_steps` against an async store (``asearch``, ``aentries_at``)."""
     steps = _recall_steps(**kwargs)
     answer: Any = None
     try:
@@ -440,8 +453,7 @@ async def arun_recall(store: Any, conversation_id: str, **kwargs: Any) -> Recall
                 answer = await store.asearch(conversation_id, step.terms,
                                              through_seq=step.through_seq, max_df=MAX_DF)
             else:
-                answer = await store.aentries(conversation_id, after=step.after,
-                                              limit=step.limit)
+                answer = await store.aentries_at(conversation_id, step.seqs)
     except StopIteration as stop:
         result: Recall = stop.value
         return result

@@ -127,3 +127,18 @@ def test_concurrent_appends_keep_the_index_in_step(store: BaseStore) -> None:
     (seq, _), = got.hits["word2x7"]
     assert store.entries("c", after=seq - 1, limit=1)[0].message["content"] == "shared word2x7"
     assert got.docs == 80
+
+
+def test_entries_at_reads_chosen_entries(driven: Any) -> None:
+    driven.append("c", CORPUS)
+    got = driven.entries_at("c", [5, 1, 99, 5, 3])
+    assert [e.seq for e in got] == [1, 3, 5]  # ascending, distinct, missing ones left out
+    assert [e.message for e in got] == [CORPUS[0], CORPUS[2], CORPUS[4]]
+    assert got == [e for e in driven.entries("c") if e.seq in (1, 3, 5)]
+    assert driven.entries_at("c", []) == [] and driven.entries_at("nope", [1]) == []
+
+
+def test_entries_at_checks_seqs(store: BaseStore) -> None:
+    for bad in (0, -1, 1.5, True):
+        with pytest.raises(ValueError, match="positive integers"):
+            store.entries_at("c", [1, bad])  # type: ignore[list-item]

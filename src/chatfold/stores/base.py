@@ -206,6 +206,18 @@ def check_entries_args(after: int, limit: int | None) -> None:
         raise ValueError(f"limit must be >= 0 or None, got {limit}")
 
 
+def check_seqs(seqs: Sequence[int]) -> list[int]:
+    """Validate the ``seqs`` of :meth:`Store.entries_at`; return them distinct and ascending.
+
+    Raises:
+        ValueError: A seq is not a positive integer.
+    """
+    for s in seqs:
+        if isinstance(s, bool) or not isinstance(s, int) or s < 1:
+            raise ValueError(f"seqs must be positive integers, got {s!r}")
+    return sorted(set(seqs))
+
+
 def check_new_state(state: FoldState, expected_version: int) -> None:
     """Validate the arguments of :meth:`Store.save_state` before any I/O.
 
@@ -289,6 +301,14 @@ class Store(Protocol):
 
     def last_seq(self, conversation_id: str) -> int:
         """Sequence number of the last entry; 0 when the conversation is empty or absent."""
+        ...
+
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """The log entries with these sequence numbers (those that exist), ascending by seq.
+
+        Raises:
+            ValueError: A seq is not a positive integer.
+        """
         ...
 
     def search(
@@ -391,6 +411,10 @@ class AsyncStore(Protocol):
     ) -> list[LogEntry]: ...
 
     async def alast_seq(self, conversation_id: str) -> int: ...
+
+    async def aentries_at(
+        self, conversation_id: str, seqs: Sequence[int]
+    ) -> list[LogEntry]: ...
 
     async def asearch(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
@@ -548,6 +572,9 @@ class BaseStore:
     def last_seq(self, conversation_id: str) -> int:
         raise NotImplementedError
 
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        raise NotImplementedError
+
     def search(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
     ) -> Postings:
@@ -592,6 +619,10 @@ class BaseStore:
     async def alast_seq(self, conversation_id: str) -> int:
         """Async twin of :meth:`Store.last_seq`."""
         return await self._run(self.last_seq, conversation_id)
+
+    async def aentries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """Async twin of :meth:`Store.entries_at`."""
+        return await self._run(self.entries_at, conversation_id, seqs)
 
     async def asearch(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int

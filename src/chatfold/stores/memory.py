@@ -19,6 +19,7 @@ from chatfold.stores.base import (
     check_entries_args,
     check_lease_args,
     check_new_state,
+    check_seqs,
     decode_message,
     encode_message,
     validate_conversation_id,
@@ -116,6 +117,17 @@ class MemoryStore(BaseStore):
         with self._data.lock:
             conv = self._data.conversations.get(key)
             return 0 if conv is None else len(conv.log)
+
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries_at`."""
+        key = self._key(conversation_id)
+        wanted = check_seqs(seqs)
+        with self._data.lock:
+            conv = self._data.conversations.get(key)
+            log = [] if conv is None else conv.log
+            rows = [(s, log[s - 1]) for s in wanted if s <= len(log)]
+        return [LogEntry(seq=s, message=decode_message(text), created_at=at)
+                for s, (text, at) in rows]
 
     def search(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int

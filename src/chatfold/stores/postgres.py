@@ -46,6 +46,7 @@ from chatfold.stores.base import (
     check_entries_args,
     check_lease_args,
     check_new_state,
+    check_seqs,
     decode_message,
     encode_message,
     mask_password,
@@ -493,6 +494,23 @@ class PostgresStore(BaseStore):
                 (self._namespace, cid),
             ).fetchone()
         return 0 if row is None else int(row[0])
+
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries_at`."""
+        cid = validate_conversation_id(conversation_id)
+        wanted = check_seqs(seqs)
+        if not wanted:
+            return []
+        with self._translate(), self._connection() as conn:
+            rows = conn.execute(
+                "SELECT seq, message, created_at FROM chatfold_entries WHERE namespace = %s "
+                "AND conversation_id = %s AND seq = ANY(%s::bigint[]) ORDER BY seq",
+                (self._namespace, cid, wanted),
+            ).fetchall()
+            return [
+                LogEntry(seq=int(seq), message=decode_message(text), created_at=float(at))
+                for seq, text, at in rows
+            ]
 
     def search(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int

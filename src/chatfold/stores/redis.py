@@ -55,6 +55,7 @@ from chatfold.stores.base import (
     check_entries_args,
     check_lease_args,
     check_new_state,
+    check_seqs,
     encode_message,
     mask_password,
     state_from_record,
@@ -515,6 +516,21 @@ class RedisStore(BaseStore):
             raise StoreCorruptError(
                 f"Redis store {self._location}: log entry {seq} is not a chatfold entry ({exc})"
             ) from exc
+
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries_at`."""
+        cid = self._id(conversation_id)
+        wanted = check_seqs(seqs)
+        if not wanted:
+            return []
+        key = self._keys.log(cid)
+        with self._translate():
+            pipe = self._client.pipeline(transaction=False)
+            for s in wanted:
+                pipe.lindex(key, s - 1)
+            items = pipe.execute()
+        return [self._entry(s, item) for s, item in zip(wanted, items, strict=True)
+                if item is not None]
 
     def search(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int

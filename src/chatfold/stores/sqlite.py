@@ -40,6 +40,7 @@ from chatfold.stores.base import (
     check_entries_args,
     check_lease_args,
     check_new_state,
+    check_seqs,
     decode_message,
     encode_message,
     state_from_record,
@@ -56,6 +57,11 @@ DEFAULT_BUSY_TIMEOUT = 30.0
 
 
 
+_SEQ_BITS = 32
+"""A search row's id is ``conversation number << 32 | seq``: one conversation's entries are one
+contiguous id range, so a search reads its own rows only, up to ``through_seq``, with no join."""
+
+
 def _index_rows(
     conn: sqlite3.Connection, ns: str, cid: str, rows: Sequence[tuple[int, Mapping[str, Any]]]
 ) -> None:
@@ -63,32 +69,42 @@ def _index_rows(
 
     Each entry's terms, prefixed with the conversation's scope token, go to an external-content
     FTS5 table (``ascii`` tokenizer: every non-ASCII character is part of a token, so Chinese
-    bigrams stay whole); ``chatfold_search_docs`` holds that text and each entry's length.
+    bigrams stay whole) whose content is ``chatfold_search_text``; the narrow
+    ``chatfold_search_lengths`` holds each entry's length for BM25.
     """
     scope = scope_token(ns, cid)
-    docs = []
+    texts = []
+    lengths = []
     total = 0
     for seq, message in rows:
         found = message_terms(message)
         total += len(found)
         if found:
-            docs.append((ns, cid, seq, len(found), " ".join(scope + t for t in found)))
-    if docs:
-        conn.executemany(
-            "INSERT INTO chatfold_search_docs (namespace, conversation_id, seq, length, terms) "
-            "VALUES (?, ?, ?, ?, ?)",
-            docs,
-        )
-        conn.execute(
-            "INSERT INTO chatfold_fts (rowid, terms) SELECT id, terms FROM chatfold_search_docs "
-            "WHERE namespace = ? AND conversation_id = ? AND seq BETWEEN ? AND ?",
-            (ns, cid, docs[0][2], docs[-1][2]),
-        )
+            texts.append((seq, " ".join(scope + t for t in found)))
+            lengths.append((seq, len(found)))
     conn.execute(
-        "INSERT INTO chatfold_search_stats (namespace, id, docs, length) VALUES (?, ?, ?, ?) "
+        "INSERT INTO chatfold_search_convs (namespace, id, docs, length) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (namespace, id) DO UPDATE SET docs = docs + excluded.docs, "
         "length = length + excluded.length",
         (ns, cid, len(rows), total),
+    )
+    if not texts:
+        return
+    (number,) = conn.execute(
+        "SELECT no FROM chatfold_search_convs WHERE namespace = ? AND id = ?", (ns, cid)
+    ).fetchone()
+    base = number << _SEQ_BITS
+    conn.executemany(
+        "INSERT INTO chatfold_search_text (id, terms) VALUES (?, ?)",
+        [(base + seq, text) for seq, text in texts],
+    )
+    conn.executemany(
+        "INSERT INTO chatfold_fts (rowid, terms) VALUES (?, ?)",
+        [(base + seq, text) for seq, text in texts],
+    )
+    conn.executemany(
+        "INSERT INTO chatfold_search_lengths (id, length) VALUES (?, ?)",
+        [(base + seq, n) for seq, n in lengths],
     )
 
 
@@ -142,26 +158,20 @@ MIGRATIONS: tuple[tuple[str | Callable[[sqlite3.Connection], None], ...], ...] =
     ),
     # 3: the search index for recall, filled from the entries already stored.
     (
-        """CREATE TABLE chatfold_search_docs (
-            id INTEGER PRIMARY KEY,
-            namespace TEXT NOT NULL,
-            conversation_id TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            length INTEGER NOT NULL,
-            terms TEXT NOT NULL,
-            UNIQUE (namespace, conversation_id, seq)
-        )""",
-        """CREATE VIRTUAL TABLE chatfold_fts USING fts5(
-            terms, content='chatfold_search_docs', content_rowid='id',
-            tokenize='ascii', detail='none'
-        )""",
-        """CREATE TABLE chatfold_search_stats (
+        """CREATE TABLE chatfold_search_convs (
+            no INTEGER PRIMARY KEY,
             namespace TEXT NOT NULL,
             id TEXT NOT NULL,
             docs INTEGER NOT NULL,
             length INTEGER NOT NULL,
-            PRIMARY KEY (namespace, id)
-        ) WITHOUT ROWID""",
+            UNIQUE (namespace, id)
+        )""",
+        "CREATE TABLE chatfold_search_text (id INTEGER PRIMARY KEY, terms TEXT NOT NULL)",
+        """CREATE VIRTUAL TABLE chatfold_fts USING fts5(
+            terms, content='chatfold_search_text', content_rowid='id',
+            tokenize='ascii', detail='none'
+        )""",
+        "CREATE TABLE chatfold_search_lengths (id INTEGER PRIMARY KEY, length INTEGER NOT NULL)",
         _backfill_search,
     ),
 )
@@ -434,6 +444,25 @@ class SQLiteStore(BaseStore):
             )
         return 0 if row is None else int(row[0])
 
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries_at`."""
+        cid = validate_conversation_id(conversation_id)
+        wanted = check_seqs(seqs)
+        out: list[LogEntry] = []
+        with self._translate():
+            conn = self._conn()
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i : i + 500]
+                rows = conn.execute(
+                    "SELECT seq, message, created_at FROM chatfold_entries WHERE namespace = ? "
+                    f"AND conversation_id = ? AND seq IN ({','.join('?' * len(chunk))}) "
+                    "ORDER BY seq",
+                    (self._namespace, cid, *chunk),
+                ).fetchall()
+                out += [LogEntry(seq=seq, message=decode_message(text), created_at=at)
+                        for seq, text, at in rows]
+        return out
+
     def search(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
     ) -> Postings:
@@ -447,26 +476,33 @@ class SQLiteStore(BaseStore):
         with self._translate():
             conn = self._conn()
             row = conn.execute(
-                "SELECT docs, length FROM chatfold_search_stats WHERE namespace = ? AND id = ?",
+                "SELECT no, docs, length FROM chatfold_search_convs WHERE namespace = ? AND id = ?",
                 (ns, cid),
             ).fetchone()
             if row is None:
                 return Postings(hits={t: () for t in wanted})
+            lo = int(row[0]) << _SEQ_BITS
+            hi = lo + min(through_seq, (1 << _SEQ_BITS) - 1)
             for term in wanted:
-                # FTS5 first (CROSS JOIN keeps that order), its rowids ascending like the seqs:
-                # the LIMIT stops reading a common term's list after max_df + 1 entries.
-                found = conn.execute(
-                    "SELECT d.seq, d.length FROM chatfold_fts CROSS JOIN chatfold_search_docs d "
-                    "ON d.id = chatfold_fts.rowid WHERE chatfold_fts MATCH ? "
-                    "AND d.namespace = ? AND d.conversation_id = ? AND d.seq <= ? "
-                    "ORDER BY chatfold_fts.rowid LIMIT ?",
-                    (f'"{scope}{term}"', ns, cid, through_seq, max_df + 1),
-                ).fetchall()
-                if len(found) > max_df:
+                match = f'"{scope}{term}"'
+                # Count first, in C and bounded: a common term costs max_df + 1 steps at most.
+                (n,) = conn.execute(
+                    "SELECT count(*) FROM (SELECT rowid FROM chatfold_fts WHERE chatfold_fts "
+                    "MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?)",
+                    (match, lo, hi, max_df + 1),
+                ).fetchone()
+                if n > max_df:
                     common.add(term)
-                else:
-                    hits[term] = tuple(sorted((int(s), int(n)) for s, n in found))
-        return Postings(docs=int(row[0]), total_length=int(row[1]), hits=hits,
+                    continue
+                found = conn.execute(
+                    "SELECT chatfold_fts.rowid, l.length FROM chatfold_fts CROSS JOIN "
+                    "chatfold_search_lengths l ON l.id = chatfold_fts.rowid "
+                    "WHERE chatfold_fts MATCH ? AND chatfold_fts.rowid BETWEEN ? AND ? "
+                    "ORDER BY chatfold_fts.rowid",
+                    (match, lo, hi),
+                ).fetchall() if n else []
+                hits[term] = tuple((int(r) - lo, int(length)) for r, length in found)
+        return Postings(docs=int(row[1]), total_length=int(row[2]), hits=hits,
                         common=frozenset(common))
 
     def exists(self, conversation_id: str) -> bool:
@@ -507,18 +543,21 @@ class SQLiteStore(BaseStore):
                     "DELETE FROM chatfold_entries WHERE namespace = ? AND conversation_id = ?",
                     (ns, cid),
                 )
-                conn.execute(
-                    "INSERT INTO chatfold_fts (chatfold_fts, rowid, terms) SELECT 'delete', id, "
-                    "terms FROM chatfold_search_docs WHERE namespace = ? AND conversation_id = ?",
+                row = conn.execute(
+                    "SELECT no FROM chatfold_search_convs WHERE namespace = ? AND id = ?",
                     (ns, cid),
-                )
-                conn.execute(
-                    "DELETE FROM chatfold_search_docs WHERE namespace = ? AND conversation_id = ?",
-                    (ns, cid),
-                )
-                conn.execute(
-                    "DELETE FROM chatfold_search_stats WHERE namespace = ? AND id = ?", (ns, cid)
-                )
+                ).fetchone()
+                if row is not None:
+                    lo = int(row[0]) << _SEQ_BITS
+                    span = (lo, lo + (1 << _SEQ_BITS) - 1)
+                    conn.execute(
+                        "INSERT INTO chatfold_fts (chatfold_fts, rowid, terms) SELECT 'delete', "
+                        "id, terms FROM chatfold_search_text WHERE id BETWEEN ? AND ?",
+                        span,
+                    )
+                    for table in ("chatfold_search_text", "chatfold_search_lengths"):
+                        conn.execute(f"DELETE FROM {table} WHERE id BETWEEN ? AND ?", span)
+                    conn.execute("DELETE FROM chatfold_search_convs WHERE no = ?", (row[0],))
                 for table in ("chatfold_states", "chatfold_leases", "chatfold_conversations"):
                     conn.execute(f"DELETE FROM {table} WHERE namespace = ? AND id = ?", (ns, cid))
 
