@@ -60,7 +60,7 @@ __all__ = [
 RECALL_KEY = "is_recall"
 """Marker of the recall message (dropped by :func:`~chatfold.to_openai`, like ``is_summary``)."""
 
-MAX_DF = 1000
+MAX_DF = 500
 """A query term found in more archived messages than this is not scored (see the module doc)."""
 MAX_QUERY_TERMS = 32
 """Longest query, in distinct terms (a pasted document searches by its first terms)."""
@@ -131,10 +131,23 @@ def terms(text: str, limit: int | None = None) -> list[str]:
     return found if limit is None else found[:limit]
 
 
+_TERM_OF: dict[str, str] = {}
+"""Word -> term ("" for a dropped word): words repeat, so each is stemmed once (bounded)."""
+
+
 def _words(text: str, out: dict[str, None]) -> None:
-    if not text or text in _STOP or (len(text) == 1 and not text.isdigit()):
+    if not text:
         return
-    out.setdefault(_stem(text)[:MAX_TERM_CHARS])
+    term = _TERM_OF.get(text)
+    if term is None:
+        if text in _STOP or (len(text) == 1 and not text.isdigit()):
+            term = ""
+        else:
+            term = _stem(text)[:MAX_TERM_CHARS]
+        if len(_TERM_OF) < 200_000:
+            _TERM_OF[text] = term
+    if term:
+        out.setdefault(term)
 
 
 def message_terms(message: Mapping[str, Any]) -> list[str]:
@@ -375,7 +388,7 @@ def _recall_steps(
     # Candidates are read best first, a batch of about as many as could fit at a time, until
     # the budget is full: the work depends on the budget, not on how many messages matched.
     fetched: dict[int, Any] = {}
-    batch = max(4, left // MIN_HIT_TOKENS)
+    batch = max(4, left // (2 * MIN_HIT_TOKENS))
     for i, (seq, score) in enumerate(ranked):
         if left < MIN_HIT_TOKENS or (max_hits is not None and len(chosen) >= max_hits):
             break

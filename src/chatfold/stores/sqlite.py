@@ -483,25 +483,43 @@ class SQLiteStore(BaseStore):
                 return Postings(hits={t: () for t in wanted})
             lo = int(row[0]) << _SEQ_BITS
             hi = lo + min(through_seq, (1 << _SEQ_BITS) - 1)
-            for term in wanted:
-                match = f'"{scope}{term}"'
-                # Count first, in C and bounded: a common term costs max_df + 1 steps at most.
-                (n,) = conn.execute(
-                    "SELECT count(*) FROM (SELECT rowid FROM chatfold_fts WHERE chatfold_fts "
-                    "MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?)",
-                    (match, lo, hi, max_df + 1),
-                ).fetchone()
+            if not wanted:
+                return Postings(docs=int(row[1]), total_length=int(row[2]))
+            matches = [f'"{scope}{t}"' for t in wanted]
+            # Two statements for the whole query. First each term's count, in C and bounded:
+            # a common term costs max_df + 1 steps at most...
+            one = (
+                "SELECT count(*) FROM (SELECT rowid FROM chatfold_fts WHERE chatfold_fts "
+                "MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?)"
+            )
+            counts = conn.execute(
+                " UNION ALL ".join(f"SELECT {i}, * FROM ({one})" for i in range(len(wanted))),
+                [v for m in matches for v in (m, lo, hi, max_df + 1)],
+            ).fetchall()
+            listed = []
+            for i, n in counts:
                 if n > max_df:
-                    common.add(term)
-                    continue
-                found = conn.execute(
-                    "SELECT chatfold_fts.rowid, l.length FROM chatfold_fts CROSS JOIN "
-                    "chatfold_search_lengths l ON l.id = chatfold_fts.rowid "
-                    "WHERE chatfold_fts MATCH ? AND chatfold_fts.rowid BETWEEN ? AND ? "
-                    "ORDER BY chatfold_fts.rowid",
-                    (match, lo, hi),
-                ).fetchall() if n else []
-                hits[term] = tuple((int(r) - lo, int(length)) for r, length in found)
+                    common.add(wanted[i])
+                else:
+                    hits[wanted[i]] = ()
+                    if n:
+                        listed.append(i)
+            # ...then the entries (and lengths) of the terms that are not too common.
+            if listed:
+                rows = conn.execute(
+                    " UNION ALL ".join(
+                        f"SELECT {i}, chatfold_fts.rowid, l.length FROM chatfold_fts CROSS JOIN "
+                        "chatfold_search_lengths l ON l.id = chatfold_fts.rowid WHERE "
+                        "chatfold_fts MATCH ? AND chatfold_fts.rowid BETWEEN ? AND ?"
+                        for i in listed
+                    ),
+                    [v for i in listed for v in (matches[i], lo, hi)],
+                ).fetchall()
+                found: dict[int, list[tuple[int, int]]] = {i: [] for i in listed}
+                for i, rowid, length in rows:
+                    found[i].append((int(rowid) - lo, int(length)))
+                for i, got in found.items():
+                    hits[wanted[i]] = tuple(sorted(got))
         return Postings(docs=int(row[1]), total_length=int(row[2]), hits=hits,
                         common=frozenset(common))
 
