@@ -89,7 +89,7 @@ def test_recall_brings_back_a_lost_detail_after_the_summary() -> None:
     recall = context[2]
     assert recall["role"] == "system" and "is_recall" not in recall  # provider-safe
     assert recall["content"].startswith("Recalled from earlier in this conversation")
-    assert "[#1 " in recall["content"] and "4471" in recall["content"]
+    assert "[#1] " in recall["content"] and "4471" in recall["content"]
     assert context[1]["content"].startswith("Summary of the earlier conversation")
     hit = conv.last_recall
     assert hit.seqs == (1,) and hit.hits[0].seq == 1
@@ -158,7 +158,7 @@ def test_chinese_conversation_gets_a_chinese_recall() -> None:
     context = conv.context()
     recall = context[2]["content"]
     assert recall.startswith("从本对话早先的原始消息中检索到的内容")
-    assert "SF1234567" in recall and "[#1 " in recall
+    assert "SF1234567" in recall and "[#1] " in recall
     body = to_anthropic(conv.raw_context())
     assert "SF1234567" in body["system"]  # system notes go to Anthropic's system field
     assert all("SF1234567" not in json.dumps(m, ensure_ascii=False) for m in body["messages"])
@@ -239,7 +239,7 @@ def test_recall_tool_schemas_and_handler() -> None:
     text = tool.handler("cardamom", limit=1)
     assert text.count("[#") == 1 and "cardamom" in text
     both = tool.handler(query="cardamom")
-    assert "[#1 " in both and "[#2 " in both
+    assert "[#1] " in both and "[#2] " in both
     with pytest.raises(ValueError, match="limit"):
         tool.handler("cardamom", limit=0)
     with pytest.raises(ValueError, match="query"):

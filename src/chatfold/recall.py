@@ -252,7 +252,7 @@ class RecallHit:
     created_at: float
     """When it was appended (seconds since the epoch)."""
     text: str
-    """The line in the recall message."""
+    """Its line in the recall message (``[#seq] role: text``, under a line with its date)."""
 
 
 @dataclass(frozen=True)
@@ -278,8 +278,8 @@ class Recall:
 
 HEADERS = {
     "en": ("Recalled from earlier in this conversation (verbatim messages found in the archive; "
-           "#n = position, then date, UTC):"),
-    "zh": "从本对话早先的原始消息中检索到的内容（#n 为消息序号，其后为日期，UTC）：",
+           "#n = position; dates are UTC):"),
+    "zh": "从本对话早先的原始消息中检索到的内容（#n 为消息序号；日期为 UTC）：",
 }
 MIN_HIT_TOKENS = 24
 """A hit is cut to fit the remaining budget, but never shorter than this."""
@@ -353,8 +353,21 @@ def _unit(entries: Mapping[int, Any], seq: int, excluded: set[int]) -> list[int]
     return [s for s in out if s not in excluded]
 
 
-def _date(at: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.gmtime(at))
+def _day(at: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(at))
+
+
+def render_hits(hits: Sequence[RecallHit], header: str | None = None) -> str:
+    """The hits in log order, under a line for each day they were appended on (UTC): the
+    date once per day, not once per hit, so it costs few tokens."""
+    lines = [] if header is None else [header]
+    day = ""
+    for h in sorted(hits, key=lambda h: h.seq):
+        if _day(h.created_at) != day:
+            day = _day(h.created_at)
+            lines.append(day + ":")
+        lines.append(h.text)
+    return "\n".join(lines)
 
 
 def _recall_steps(
@@ -383,6 +396,7 @@ def _recall_steps(
         return Recall(query=query, candidates=len(ranked))
     known = set(terms(summary)) if summary else set()
     used: set[int] = set()
+    days: set[str] = set()
     chosen: list[RecallHit] = []
     left = budget - base
     # Candidates are read best first, a batch of about as many as could fit at a time, until
@@ -414,20 +428,23 @@ def _recall_steps(
         if not own or (known and known.issuperset(own)):
             continue  # the summary already says it
         body = format_messages([entries[s].message for s in unit]).replace("\n", "\n  ")
-        line = f"[#{seq} {_date(fetched[seq].created_at)}] " + body
-        cost = counter.count(line) + 1  # + the newline
+        line = f"[#{seq}] " + body
+        day = _day(fetched[seq].created_at)
+        extra = 0 if day in days else counter.count(day + ":") + 1  # its date line
+        cost = counter.count(line) + 1 + extra  # + the newline
         if cost > left:
-            line = _clip(line, left - 1, counter)
-            cost = counter.count(line) + 1
+            line = _clip(line, left - 1 - extra, counter)
+            cost = counter.count(line) + 1 + extra
             if not line or cost < MIN_HIT_TOKENS or cost > left:
                 continue
         used.update(unit)
+        days.add(day)
         chosen.append(RecallHit(seq=seq, seqs=tuple(unit), score=score,
                                 created_at=fetched[seq].created_at, text=line))
         left -= cost
     chosen.sort(key=lambda h: h.seq)
     while chosen:
-        content = "\n".join([header, *(h.text for h in chosen)])
+        content = render_hits(chosen, header)
         message = {"role": "system", "content": content, RECALL_KEY: True}
         tokens = counter.count_message(message)
         if tokens <= budget:
@@ -539,4 +556,4 @@ def tool_text(result: Recall, language: Literal["zh", "en"]) -> str:
     if not result.hits:
         return ("没有找到相关的早先消息。" if language == "zh"
                 else "No earlier message matches that query.")
-    return "\n".join(h.text for h in result.hits)
+    return render_hits(result.hits)
