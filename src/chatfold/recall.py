@@ -33,6 +33,7 @@ from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, S
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._errors import InvalidArgumentError
 from .messages import (
     content_text,
     format_messages,
@@ -188,17 +189,18 @@ def check_search_args(terms_: Sequence[str], through_seq: int, max_df: int) -> l
     """Validate the arguments of a store's ``search``; return the distinct terms in order.
 
     Raises:
-        TypeError: ``terms_`` is a string, or holds something that is not a string.
-        ValueError: ``through_seq`` is negative or ``max_df`` is below 1.
+        InvalidArgumentError: ``terms_`` is a string or holds something that is not a
+            non-empty string, ``through_seq`` is not an integer >= 0 or ``max_df`` not >= 1.
     """
     if isinstance(terms_, str):
-        raise TypeError("terms must be a sequence of strings, not one string (use terms())")
+        raise InvalidArgumentError(
+            "terms", "must be a sequence of strings, not one string (split it with terms())")
     if any(not isinstance(t, str) or not t for t in terms_):
-        raise TypeError("every term must be a non-empty string")
-    if through_seq < 0:
-        raise ValueError(f"through_seq must be >= 0, got {through_seq}")
-    if max_df < 1:
-        raise ValueError(f"max_df must be >= 1, got {max_df}")
+        raise InvalidArgumentError("terms", "every term must be a non-empty string")
+    if isinstance(through_seq, bool) or not isinstance(through_seq, int) or through_seq < 0:
+        raise InvalidArgumentError("through_seq", f"must be an integer >= 0, got {through_seq!r}")
+    if isinstance(max_df, bool) or not isinstance(max_df, int) or max_df < 1:
+        raise InvalidArgumentError("max_df", f"must be an integer >= 1, got {max_df!r}")
     return list(dict.fromkeys(terms_))
 
 
@@ -542,12 +544,12 @@ def check_tool_args(query: object, limit: object) -> tuple[str, int]:
     """Validate a model's tool arguments.
 
     Raises:
-        ValueError: ``query`` is not a string or ``limit`` not an integer in 1..20.
+        InvalidArgumentError: ``query`` is not a string or ``limit`` not an integer in 1..20.
     """
     if not isinstance(query, str):
-        raise ValueError(f"query must be a string, got {type(query).__name__}")
+        raise InvalidArgumentError("query", f"must be a string, got {type(query).__name__}")
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 20:
-        raise ValueError(f"limit must be an integer from 1 to 20, got {limit!r}")
+        raise InvalidArgumentError("limit", f"must be an integer from 1 to 20, got {limit!r}")
     return query, limit
 
 

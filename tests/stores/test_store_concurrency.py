@@ -14,8 +14,7 @@ from typing import Any
 from _store_workers import Backend, write, write_in_process
 
 from chatfold import FoldConflictError
-from chatfold.fold import FoldState
-from chatfold.stores import BaseStore, SQLiteStore
+from chatfold.stores import BaseStore, FoldState, SQLiteStore
 from chatfold.stores.sqlite import SCHEMA_VERSION as sqlite_schema_version
 
 THREADS = 4

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from _store_workers import Backend, new_namespace
 
+from chatfold import InvalidArgumentError
 from chatfold.recall import Postings, message_terms, rank, terms
 from chatfold.stores import BaseStore, MemoryStore
 
@@ -74,13 +75,13 @@ def test_missing_conversation_and_empty_query(driven: Any) -> None:
 
 
 def test_search_arguments_are_checked(store: BaseStore) -> None:
-    with pytest.raises(TypeError, match="sequence of strings"):
+    with pytest.raises(InvalidArgumentError, match="sequence of strings"):
         store.search("c", "cat", through_seq=1, max_df=1)
-    with pytest.raises(TypeError, match="non-empty"):
+    with pytest.raises(InvalidArgumentError, match="non-empty"):
         store.search("c", ["cat", ""], through_seq=1, max_df=1)
-    with pytest.raises(ValueError, match="through_seq"):
+    with pytest.raises(InvalidArgumentError, match="through_seq"):
         store.search("c", ["cat"], through_seq=-1, max_df=1)
-    with pytest.raises(ValueError, match="max_df"):
+    with pytest.raises(InvalidArgumentError, match="max_df"):
         store.search("c", ["cat"], through_seq=1, max_df=0)
 
 
@@ -140,5 +141,5 @@ def test_entries_at_reads_chosen_entries(driven: Any) -> None:
 
 def test_entries_at_checks_seqs(store: BaseStore) -> None:
     for bad in (0, -1, 1.5, True):
-        with pytest.raises(ValueError, match="positive integers"):
+        with pytest.raises(InvalidArgumentError, match="positive integers"):
             store.entries_at("c", [1, bad])  # type: ignore[list-item]

@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from chatfold import StoreCorruptError, StoreUnavailableError
-from chatfold.fold import FoldState
-from chatfold.stores import SQLiteStore
+from chatfold.stores import FoldState, SQLiteStore
 from chatfold.stores.sqlite import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, migrate
 
 

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Self
 
 from chatfold._errors import ConversationNotFoundError, FoldConflictError
-from chatfold.fold import FoldState
 from chatfold.recall import Postings, check_search_args, message_terms
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
@@ -21,9 +20,10 @@ from chatfold.stores.base import (
     check_new_state,
     check_seqs,
     decode_message,
-    encode_message,
+    encode_messages,
     validate_conversation_id,
 )
+from chatfold.stores.state import FoldState
 
 __all__ = ["MemoryStore"]
 
@@ -82,7 +82,7 @@ class MemoryStore(BaseStore):
     def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """See :meth:`chatfold.stores.base.Store.append`."""
         key = self._key(conversation_id)
-        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        encoded = encode_messages(messages)
         indexed = [message_terms(m) for m in messages]
         now = time.time()
         with self._data.lock:

@@ -27,11 +27,11 @@ from typing import Any, ClassVar, Self
 from chatfold._errors import (
     ConversationNotFoundError,
     FoldConflictError,
+    InvalidArgumentError,
     StoreCorruptError,
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.fold import FoldState
 from chatfold.recall import Postings, check_search_args, message_terms, scope_token
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
@@ -42,10 +42,11 @@ from chatfold.stores.base import (
     check_new_state,
     check_seqs,
     decode_message,
-    encode_message,
+    encode_messages,
     state_from_record,
     validate_conversation_id,
 )
+from chatfold.stores.state import FoldState
 
 __all__ = ["APPLICATION_ID", "DEFAULT_BUSY_TIMEOUT", "MIGRATIONS", "SQLiteStore", "migrate"]
 
@@ -297,7 +298,7 @@ class SQLiteStore(BaseStore):
     Raises:
         StoreUnavailableError: The file cannot be opened or created.
         StoreCorruptError: The file is not SQLite, or is an SQLite database of something else.
-        ValueError: ``path`` is ``""`` or ``":memory:"`` (use ``MemoryStore``).
+        InvalidArgumentError: ``path`` is ``""`` or ``":memory:"`` (use ``MemoryStore``).
     """
 
     name: ClassVar[str] = "sqlite"
@@ -316,8 +317,8 @@ class SQLiteStore(BaseStore):
         super().__init__(namespace=namespace)
         self._path = os.fspath(path)
         if self._path in ("", ":memory:"):
-            raise ValueError(
-                "SQLiteStore needs a file path (each thread has its own connection); "
+            raise InvalidArgumentError(
+                "path", "SQLiteStore needs a file path (each thread has its own connection); "
                 "use MemoryStore for an in-memory store"
             )
         self._timeout = timeout
@@ -377,7 +378,7 @@ class SQLiteStore(BaseStore):
     def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """See :meth:`chatfold.stores.base.Store.append`."""
         cid = validate_conversation_id(conversation_id)
-        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        encoded = encode_messages(messages)
         ns = self._namespace
         with self._translate():
             conn = self._conn()
