@@ -31,9 +31,8 @@ from typing import Any
 import _common as c
 from bench_retention import CATEGORIES, KEEP, Item, Score, first_half, qa_items, score_context
 from chatfold import Policy
-from chatfold.fold import FoldState
 from chatfold.session import Conversation
-from chatfold.stores import BaseStore, MemoryStore, SQLiteStore
+from chatfold.stores import BaseStore, FoldState, MemoryStore, SQLiteStore
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 
 NO_RECALL = "chatfold + extractive, no recall"
