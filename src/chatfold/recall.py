@@ -18,6 +18,15 @@ overlapping character bigrams (a lone character stays a unigram), so Chinese nee
 dictionary. A message's terms are distinct (term frequency saturates at 1: chat messages
 are short).
 
+What is placed: whole units only (a recalled tool result comes with its tool call, both
+rendered as text inside the one message, so no tool message can be orphaned); nothing from the
+recent window (it is searched only up to ``covered_through``), no pinned message, and no
+message whose every term the summary already holds. Each hit carries its position ``[#seq]``
+under a line with the day it was appended. The message is a system message marked
+``is_recall``: :func:`~chatfold.to_openai` drops the marker, and
+:func:`~chatfold.to_anthropic` moves it into ``system`` after the summary, as it does the
+summary itself.
+
 Standard library only; the stores and :mod:`chatfold.session` call in here.
 """
 
@@ -270,7 +279,8 @@ class Recall:
     message: dict[str, Any] | None = None
     """The recall message (with the ``is_recall`` marker), or None."""
     candidates: int = 0
-    """Matching archived messages before the budget and de-duplication."""
+    """Ranked candidates considered (at most :data:`CANDIDATES`), before the budget and the
+    de-duplication against the summary."""
 
     @property
     def seqs(self) -> tuple[int, ...]:
