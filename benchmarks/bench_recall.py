@@ -92,6 +92,11 @@ def build_archive(store: BaseStore, corpus: Sequence[c.Message], n: int) -> None
     store.save_state("a", FoldState(summary="The users talked about their lives.",
                                     covered_through=n, version=1, language="en"),
                      expected_version=0)
+    if store.name == "postgres":  # fresh planner statistics, as autovacuum would gather
+        import psycopg
+
+        with psycopg.connect(os.environ["CHATFOLD_TEST_POSTGRES_URL"], autocommit=True) as conn:
+            conn.execute("ANALYZE chatfold_search, chatfold_entries")
     store.append("a", [{"role": "user", "content": "Good morning!"},
                        {"role": "assistant", "content": "Morning! How are you?"},
                        {"role": "user", "content": "Fine. A question about the past."}])
@@ -112,6 +117,8 @@ def main() -> None:
                    help="comma-separated shares of the budget given to recall (default 0.25)")
     p.add_argument("--sizes", default="",
                    help="archive sizes for the cost part (default 1000,10000,100000)")
+    p.add_argument("--stores", default="",
+                   help="comma-separated stores for the cost part (default: every one available)")
     p.add_argument("--skip-retention", action="store_true")
     p.add_argument("--skip-cost", action="store_true")
     args = p.parse_args()
@@ -180,7 +187,10 @@ include the recall message; the budget is the trigger in chatfold's own (heurist
         n_q = 30 if args.quick else 200
         rows = []
         with tempfile.TemporaryDirectory() as tmp:
+            chosen = set(args.stores.split(",")) if args.stores else None
             for name, factory in open_stores(tmp).items():
+                if chosen is not None and name not in chosen:
+                    continue
                 base_added: float | None = None
                 for size in sizes:
                     store = factory()
