@@ -256,3 +256,15 @@ def test_policy_checks_recall_tokens() -> None:
         Policy(recall_tokens=-1)
     with pytest.raises(InvalidPolicyError, match="trigger_tokens - recall_tokens"):
         Policy(trigger_tokens=1000, target_tokens=900, recall_tokens=200)
+
+
+def test_a_store_without_search_is_named_when_recall_is_on() -> None:
+    class Plain(MemoryStore):
+        search = None  # a custom store written before recall
+
+    conv = _conv(store=Plain())
+    conv.append({"role": "user", "content": "The code is 12."})
+    _filler(conv, 40)
+    conv.append({"role": "user", "content": "What is the code?"})
+    with pytest.raises(InvalidArgumentError, match="Plain has no search index"):
+        conv.context()

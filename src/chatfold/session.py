@@ -354,6 +354,11 @@ class _BaseConversation:
                 return None
             if key == self._recall_key:
                 return None  # same archive, same query: the same recall
+            if not callable(getattr(self.store, "entries_at", None)) or \
+                    not callable(getattr(self.store, "search", None)):
+                raise InvalidArgumentError(
+                    "store", f"{type(self.store).__name__} has no search index (search and "
+                    "entries_at); Policy.recall_tokens needs one, as every built-in store has")
             self._recall_key = key
             lang = state.language if state.language in ("zh", "en") else "en"
             return {"query": text, "through_seq": state.covered_through,
