@@ -4,10 +4,12 @@ answers ``search`` with the same postings, so :func:`chatfold.recall.rank` ranks
 from __future__ import annotations
 
 import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
-from _store_workers import Backend, new_namespace
+from _store_workers import Backend, new_namespace, write, write_in_process
 
 from chatfold import InvalidArgumentError
 from chatfold.recall import Postings, message_terms, rank, terms
@@ -143,3 +145,28 @@ def test_entries_at_checks_seqs(store: BaseStore) -> None:
     for bad in (0, -1, 1.5, True):
         with pytest.raises(InvalidArgumentError, match="positive integers"):
             store.entries_at("c", [1, bad])  # type: ignore[list-item]
+
+
+def test_threads_and_processes_keep_the_index_in_step(
+    shared_backend: Backend, namespace: str, process_pool: Any
+) -> None:
+    # Several writers (threads here, spawned processes there) append to one conversation; the
+    # index must list every entry once, in seq order, under each of its terms.
+    store = shared_backend.open(namespace)
+    store.append("busy", [])
+    start_at = time.time() + 0.3
+    pending = {f"p{k}": process_pool.apply_async(
+        write_in_process, (shared_backend.spec, namespace, "busy", f"p{k}", 12, start_at))
+        for k in range(2)}
+    with ThreadPoolExecutor(2) as pool:
+        futures = {f"t{k}": pool.submit(write, store, "busy", f"t{k}", 12, start_at)
+                   for k in range(2)}
+        done = {w: f.result() for w, f in futures.items()}
+    done.update({w: r.get(timeout=60) for w, r in pending.items()})
+    last = store.last_seq("busy")
+    assert last == 48
+    every = store.search("busy", ["你好"], through_seq=last, max_df=100)
+    assert [s for s, _ in every.hits["你好"]] == list(range(1, 49))
+    for writer, batches in done.items():
+        got = store.search("busy", [writer], through_seq=last, max_df=100).hits[writer]
+        assert [s for s, _ in got] == sorted(s for b in batches for s in b)
