@@ -117,6 +117,8 @@ def main() -> None:
                    help="comma-separated shares of the budget given to recall (default 0.25)")
     p.add_argument("--sizes", default="",
                    help="archive sizes for the cost part (default 1000,10000,100000)")
+    p.add_argument("--budgets", default="",
+                   help="comma-separated total budgets for the retention part (default 2000,4000)")
     p.add_argument("--stores", default="",
                    help="comma-separated stores for the cost part (default: every one available)")
     p.add_argument("--skip-retention", action="store_true")
@@ -126,6 +128,8 @@ def main() -> None:
     ruler, ruler_name = c.true_counter()
     shares = [float(s) for s in args.shares.split(",")]
     budgets = (1000, 2000) if args.quick else (2000, 4000)
+    if args.budgets:
+        budgets = tuple(int(b) for b in args.budgets.split(","))
     sizes = (200, 1000) if args.quick else (1000, 10_000, 100_000)
     if args.sizes:
         sizes = tuple(int(s) for s in args.sizes.split(","))
