@@ -16,6 +16,8 @@
    cache hit), and the median difference is what recall adds.
 
     python benchmarks/bench_recall.py [--quick] [--out DIR] [--data PATH] [--shares 0.25]
+        [--budgets 2000,4000] [--sizes 1000,10000,100000] [--stores sqlite,postgres]
+        [--skip-retention] [--skip-cost]
 """
 
 from __future__ import annotations

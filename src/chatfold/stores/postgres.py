@@ -535,14 +535,15 @@ class PostgresStore(BaseStore):
             if row is None:
                 return Postings(hits={t: () for t in wanted})
             # One round trip: each term's entries through the GIN index (a term is letters
-            # and digits only, so quoting it makes a one-lexeme tsquery), max_df + 1 at most.
+            # and digits only, so quoting it makes a one-lexeme tsquery), max_df + 1 at most,
+            # unordered so that the heap scan of a common term stops there (sorted below).
             queries = [f"'{scope}{t}'" for t in wanted]
             found = conn.execute(
                 "SELECT q.term, s.seq, s.length FROM unnest(%s::text[], %s::text[]) "
                 "AS q(term, query) CROSS JOIN LATERAL (SELECT seq, length FROM chatfold_search "
                 "WHERE terms @@ q.query::tsquery "
                 "AND namespace = %s AND conversation_id = %s AND seq <= %s "
-                "ORDER BY seq LIMIT %s) AS s",
+                "LIMIT %s) AS s",
                 (wanted, queries, ns, cid, through_seq, max_df + 1),
             ).fetchall()
         by_term: dict[str, list[tuple[int, int]]] = {t: [] for t in wanted}
@@ -552,7 +553,7 @@ class PostgresStore(BaseStore):
             if len(got) > max_df:
                 common.add(term)
             else:
-                hits[term] = tuple(got)
+                hits[term] = tuple(sorted(got))
         return Postings(docs=int(row[0]), total_length=int(row[1]), hits=hits,
                         common=frozenset(common))
 
