@@ -238,14 +238,15 @@ the sizes). "build s" is the time to append the archive (indexing included) in b
 
 {c.table(["store", "archived", "off ms", "on ms", "on p95 ms", "added ms", "growth",
           "build s"], rows, digits=2)}
+
 A search reads, per query term, at most `max_df` + 1 (501) postings, and a recall reads about
 a budget's worth of candidate messages, so the work is bounded whatever the archive's size:
 a term found in more than 500 of the archived messages is not scored. SQLite reads each
 conversation's postings by rowid range out of FTS5 and counts a common term in C before
 reading it; Redis binary-searches its per-term posting strings inside one Lua script;
-PostgreSQL's GIN bitmap scans visit every heap row of a term before the `LIMIT`, which is why
-its cost grows most (statistics gathered with `ANALYZE` after the bulk load, as autovacuum
-would).
+PostgreSQL's GIN index yields every posting of a term (the heap scan stops after 501 rows),
+which is why its cost grows most (statistics gathered with `ANALYZE` after the bulk load, as
+autovacuum would).
 """)
 
     c.write_results("recall", "Recall from the archive (issue 12)", "".join(sections), headline,
