@@ -28,10 +28,10 @@ from typing import Any
 
 import _common as c
 
-BENCHES = ("tokens", "overhead", "memory", "calls", "retention", "latency", "summarizer",
-           "peers")
+BENCHES = ("tokens", "overhead", "memory", "calls", "retention", "recall", "latency",
+           "summarizer", "peers")
 """In the order they appear in BENCHMARKS.md."""
-TAKES_DATA = {"tokens", "calls", "retention", "latency", "peers"}
+TAKES_DATA = {"tokens", "calls", "retention", "recall", "latency", "peers"}
 
 
 def peers_python() -> Path | None:
@@ -173,6 +173,24 @@ def headline_rows(out: Path) -> list[list[str]]:
                 f"{r('truncation_same')}; seed {r('seed')}",
                 f"chatfold + extractive {r('chatfold')}",
                 f"LoCoMo's LLM summaries packed {r('reference')}; full history {r('full')}",
+            ])
+    rc = load(out, "recall")
+    if rc:
+        h = rc["headline"]
+        for b in h.get("budgets", []):
+            base = h.get(f"recall@{b}:chatfold + extractive, no recall")
+            with_ = [(k.split(":", 1)[1], v) for k, v in h.items()
+                     if k.startswith(f"recall@{b}:") and "+ recall" in k]
+            if base is None or not with_:
+                continue
+            rows.append([
+                f"Recall from the archive at {b:,} tokens: answer-token recall, categories 1-4 "
+                "(old facts)",
+                f"no recall {_num(base, 3)} "
+                f"({_num(h.get(f'old@{b}:chatfold + extractive, no recall'), 3)})",
+                "; ".join(f"{name.split('(')[-1].rstrip(')')}: {_num(v, 3)} "
+                          f"({_num(h.get(f'old@{b}:{name}'), 3)})" for name, v in with_),
+                "same total budget; recall's share of it given",
             ])
     la = load(out, "latency")
     if la:

@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json"
-NEEDS_LOCOMO = {"tokens", "calls", "retention"}
+NEEDS_LOCOMO = {"tokens", "calls", "retention", "recall"}
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -61,7 +61,7 @@ def _run(python: str, name: str, out: Path, *args: str,
     return _Run(python, name, out, *args, env=env).result()
 
 
-QUICK = ["overhead", "calls", "retention", "latency", "tokens", "summarizer", "memory"]
+QUICK = ["overhead", "calls", "retention", "recall", "latency", "tokens", "summarizer", "memory"]
 
 
 def _peers_python() -> Path:

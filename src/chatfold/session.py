@@ -63,6 +63,16 @@ from .messages import (
     tool_result_ids,
     validate_message,
 )
+from .recall import (
+    Recall,
+    RecallTool,
+    arun_recall,
+    check_tool_args,
+    latest_user_text,
+    run_recall,
+    tool_schemas,
+    tool_text,
+)
 from .stores.state import FoldState
 from .tokens import TokenCounter
 
@@ -161,6 +171,10 @@ class ConversationStats:
     """A background fold is running."""
     last_error: str | None
     """The last background fold's error, if it failed."""
+    recall_tokens: int = 0
+    """Tokens of the recall message the last ``context()`` placed (not in ``total_tokens``)."""
+    recalled: tuple[int, ...] = ()
+    """Log entries (seqs) the last ``context()`` recalled."""
 
 
 class _BaseConversation:
@@ -236,6 +250,8 @@ class _BaseConversation:
         self._retry_at = 0.0
         self._owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self._through: int | None = None  # refold replays the log up to this seq
+        self._recall = Recall()
+        self._recall_key: tuple[int, int, str] | None = None
 
     # -- the view ------------------------------------------------------------------------------
 
@@ -326,8 +342,54 @@ class _BaseConversation:
     def _exported(self) -> list[dict[str, Any]]:
         # Copies, so a caller that edits what it got cannot change the cached view.
         with self._lock:
-            return list(map(dict, chain(self._system_export, self._head_export,
+            recall = self._recall.message
+            placed = to_openai_message(recall) if recall is not None else []
+            return list(map(dict, chain(self._system_export, self._head_export, placed,
                                         self._tail_export)))
+
+    def _raw_placed(self) -> list[Any]:
+        """The raw context with the recall message (if any) right after the summary."""
+        with self._lock:
+            recall = [] if self._recall.message is None else [self._recall.message]
+            return [*self.system, *self._head_msgs, *recall, *self._tail_msgs]
+
+    def _recall_args(self, query: str | None) -> dict[str, Any] | None:
+        """What this context's recall searches for, or None when there is nothing to do (the
+        result is then kept as is, or cleared). See :mod:`chatfold.recall`."""
+        with self._lock:
+            state = self._state
+            text = query if query is not None else latest_user_text(self._tail_msgs)
+            key = (state.version, state.covered_through, text)
+            if self.policy.recall_tokens <= 0 or state.covered_through <= 0 or not text.strip():
+                self._recall, self._recall_key = Recall(query=text), None
+                return None
+            if key == self._recall_key:
+                return None  # same archive, same query: the same recall
+            if not callable(getattr(self.store, "entries_at", None)) or \
+                    not callable(getattr(self.store, "search", None)):
+                raise InvalidArgumentError(
+                    "store", f"{type(self.store).__name__} has no search index (search and "
+                    "entries_at); Policy.recall_tokens needs one, as every built-in store has")
+            self._recall_key = key
+            lang = state.language if state.language in ("zh", "en") else "en"
+            return {"query": text, "through_seq": state.covered_through,
+                    "excluded": state.pinned_seqs, "budget": self.policy.recall_tokens,
+                    "counter": self.counter, "language": lang, "summary": state.summary}
+
+    def _tool_args(self, query: object, limit: object) -> dict[str, Any]:
+        text, n = check_tool_args(query, limit)
+        with self._lock:
+            state = self._state
+            lang = state.language if state.language in ("zh", "en") else "en"
+            return {"query": text, "through_seq": state.covered_through,
+                    "excluded": state.pinned_seqs, "max_hits": n,
+                    "budget": max(self.policy.recall_tokens, 400 * n),
+                    "counter": self.counter, "language": lang, "summary": ""}
+
+    @property
+    def last_recall(self) -> Recall:
+        """What the last ``context()`` recalled (see :class:`chatfold.recall.Recall`)."""
+        return self._recall
 
     def _tokens(self, messages: Sequence[Any]) -> int:
         return sum(self.counter.count_message(m) for m in messages)
@@ -386,6 +448,8 @@ class _BaseConversation:
                 last_fold_seconds=self._state.last_fold_seconds,
                 fold_pending=pending,
                 last_error=self._last_error,
+                recall_tokens=self._recall.tokens,
+                recalled=self._recall.seqs,
             )
 
     @property
@@ -627,24 +691,51 @@ class Conversation(_BaseConversation):
         """
         return self._run(self._append_steps(message))
 
-    def context(self) -> list[dict[str, Any]]:
+    def context(self, *, query: str | None = None) -> list[dict[str, Any]]:
         """The messages to send next, provider-safe (OpenAI format), within the budget.
 
         Inline mode folds here when over the trigger; background mode starts a fold in a
-        thread and returns at once (unless over ``hard_limit_tokens``).
+        thread and returns at once (unless over ``hard_limit_tokens``). With
+        ``Policy(recall_tokens=...)``, the archived messages that best match ``query``
+        (default: the latest user message) follow the summary as one system message.
 
         Raises:
             ContextOverflowError: pinned + latest unit exceed the target (policy permitting).
             SummarizerError: an inline fold failed (policy ``on_error="raise"``).
         """
         self._run(self._settle_steps())
+        self._run_recall(query)
         return self._exported()
 
-    def raw_context(self) -> list[Any]:
-        """Like :meth:`context` but with the summary's ``is_summary`` marker kept (for
-        :func:`~chatfold.to_anthropic` or inspection)."""
+    def raw_context(self, *, query: str | None = None) -> list[Any]:
+        """Like :meth:`context` but with the summary's ``is_summary`` (and the recall
+        message's ``is_recall``) marker kept (for :func:`~chatfold.to_anthropic` or
+        inspection)."""
         self._run(self._settle_steps())
-        return self._raw()
+        self._run_recall(query)
+        return self._raw_placed()
+
+    def _run_recall(self, query: str | None) -> None:
+        args = self._recall_args(query)
+        if args is not None:
+            self._recall = run_recall(self.store, self.conversation_id, **args)
+
+    def recall_tool(self) -> RecallTool:
+        """``search_conversation_history`` for an agent: OpenAI and Anthropic schemas plus a
+        handler searching the folded-away messages (see :class:`chatfold.recall.RecallTool`)."""
+        openai, anthropic = tool_schemas()
+
+        def handler(query: str, limit: int = 5) -> str:
+            self._run(self._refresh_steps())
+            args = self._tool_args(query, limit)
+            return tool_text(run_recall(self.store, self.conversation_id, **args),
+                             args["language"])
+
+        async def ahandler(query: str, limit: int = 5) -> str:
+            return await asyncio.to_thread(handler, query, limit)
+
+        return RecallTool(openai=openai, anthropic=anthropic, handler=handler,
+                          ahandler=ahandler)
 
     def fold(self, *, force: bool = False) -> FoldResult:
         """Fold now if the policy says so (or ``force``); returns what happened.
@@ -737,15 +828,41 @@ class AsyncConversation(_BaseConversation):
         """Async :meth:`Conversation.append`."""
         return await self._arun(self._append_steps(message))
 
-    async def acontext(self) -> list[dict[str, Any]]:
+    async def acontext(self, *, query: str | None = None) -> list[dict[str, Any]]:
         """Async :meth:`Conversation.context`."""
         await self._arun(self._settle_steps())
+        await self._arun_recall(query)
         return self._exported()
 
-    async def araw_context(self) -> list[Any]:
+    async def araw_context(self, *, query: str | None = None) -> list[Any]:
         """Async :meth:`Conversation.raw_context`."""
         await self._arun(self._settle_steps())
-        return self._raw()
+        await self._arun_recall(query)
+        return self._raw_placed()
+
+    async def _arun_recall(self, query: str | None) -> None:
+        args = self._recall_args(query)
+        if args is not None:
+            self._recall = await arun_recall(self.store, self.conversation_id, **args)
+
+    def recall_tool(self) -> RecallTool:
+        """Async :meth:`Conversation.recall_tool`: use ``ahandler`` on the event loop
+        (``handler`` uses the store's sync methods, for a worker thread)."""
+        openai, anthropic = tool_schemas()
+
+        async def ahandler(query: str, limit: int = 5) -> str:
+            await self._arun(self._refresh_steps())
+            args = self._tool_args(query, limit)
+            return tool_text(await arun_recall(self.store, self.conversation_id, **args),
+                             args["language"])
+
+        def handler(query: str, limit: int = 5) -> str:
+            args = self._tool_args(query, limit)
+            return tool_text(run_recall(self.store, self.conversation_id, **args),
+                             args["language"])
+
+        return RecallTool(openai=openai, anthropic=anthropic, handler=handler,
+                          ahandler=ahandler)
 
     async def afold(self, *, force: bool = False) -> FoldResult:
         """Async :meth:`Conversation.fold`."""

@@ -93,6 +93,9 @@ def test_migrations_run_from_every_earlier_version(
         if version >= 1:
             assert [e.message["content"] for e in store.entries("old")] == ["你好", "hi"]
             assert store.load_state("old").summary == "old summary"
+            # Migration 3 indexed the entries already stored (recall's search).
+            assert store.search("old", ["你好", "hi"], through_seq=2, max_df=5).hits == {
+                "你好": ((1, 1),), "hi": ((2, 1),)}
             assert store.append("old", [{"role": "user", "content": "new"}]) == [3]
         assert store.acquire_lease("old", "me", 10) is True
         assert store.append("fresh", [{"a": 1}]) == [1]

@@ -93,6 +93,8 @@ def _build_at(client: Any, namespace: str, version: int) -> None:
         )
         state = FoldState(summary="old summary", covered_through=1, version=1)
         client.hset(keys.state("old"), mapping={"version": "1", "state": state.to_json()})
+        if version >= 2:  # layout 2 lists conversations in an index set
+            client.sadd(keys.index, "old")
 
 
 @pytest.mark.parametrize("version", range(SCHEMA_VERSION))
@@ -107,6 +109,9 @@ def test_migrations_run_from_every_earlier_version(
             assert store.exists("old")
             assert [e.message["content"] for e in store.entries("old")] == ["你好", "hi"]
             assert store.load_state("old").summary == "old summary"
+            # Migration 3 indexed the entries already stored (recall's search).
+            assert store.search("old", ["你好", "hi"], through_seq=2, max_df=5).hits == {
+                "你好": ((1, 1),), "hi": ((2, 1),)}
             assert store.append("old", [{"role": "user", "content": "new"}]) == [3]
             store.save_state("old", FoldState(version=2), expected_version=1)
         assert store.acquire_lease("old", "me", 10) is True

@@ -36,6 +36,7 @@ from chatfold._errors import (
     StoreError,
 )
 from chatfold._threads import STORE_THREADS
+from chatfold.recall import Postings
 from chatfold.stores.state import FoldState
 
 __all__ = [
@@ -275,6 +276,18 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
+def check_seqs(seqs: Sequence[int]) -> list[int]:
+    """Validate the ``seqs`` of :meth:`Store.entries_at`; return them distinct and ascending.
+
+    Raises:
+        InvalidArgumentError: A seq is not a positive integer.
+    """
+    for s in seqs:
+        if not _is_int(s) or s < 1:
+            raise InvalidArgumentError("seqs", f"must be positive integers, got {s!r}")
+    return sorted(set(seqs))
+
+
 def check_new_state(state: FoldState, expected_version: int) -> None:
     """Validate the arguments of :meth:`Store.save_state` before any I/O.
 
@@ -370,6 +383,36 @@ class Store(Protocol):
         """Sequence number of the last entry; 0 when the conversation is empty or absent."""
         ...
 
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """The log entries with these sequence numbers (those that exist), ascending by seq.
+
+        Raises:
+            InvalidArgumentError: A seq is not a positive integer.
+        """
+        ...
+
+    def search(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        """Look ``terms`` up in the conversation's search index (built at append time).
+
+        Args:
+            conversation_id: The conversation.
+            terms: Distinct terms of :func:`chatfold.recall.terms` (duplicates are ignored).
+            through_seq: Only entries with ``seq <= through_seq`` are listed.
+            max_df: A term held by more than this many of those entries is put in
+                ``common`` instead of being listed (this bounds the work).
+
+        Returns:
+            The postings (see :class:`chatfold.recall.Postings`); all empty for a
+            conversation that does not exist.
+
+        Raises:
+            InvalidArgumentError: ``terms`` is not a sequence of non-empty strings,
+                ``through_seq < 0`` or ``max_df < 1``.
+        """
+        ...
+
     def exists(self, conversation_id: str) -> bool:
         """Whether the conversation exists in this namespace."""
         ...
@@ -453,6 +496,14 @@ class AsyncStore(Protocol):
     ) -> list[LogEntry]: ...
 
     async def alast_seq(self, conversation_id: str) -> int: ...
+
+    async def aentries_at(
+        self, conversation_id: str, seqs: Sequence[int]
+    ) -> list[LogEntry]: ...
+
+    async def asearch(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings: ...
 
     async def aexists(self, conversation_id: str) -> bool: ...
 
@@ -610,6 +661,14 @@ class BaseStore:
     def last_seq(self, conversation_id: str) -> int:
         raise NotImplementedError
 
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        raise NotImplementedError
+
+    def search(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        raise NotImplementedError
+
     def exists(self, conversation_id: str) -> bool:
         raise NotImplementedError
 
@@ -649,6 +708,17 @@ class BaseStore:
     async def alast_seq(self, conversation_id: str) -> int:
         """Async twin of :meth:`Store.last_seq`."""
         return await self._run(self.last_seq, conversation_id)
+
+    async def aentries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """Async twin of :meth:`Store.entries_at`."""
+        return await self._run(self.entries_at, conversation_id, seqs)
+
+    async def asearch(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        """Async twin of :meth:`Store.search`."""
+        return await self._run(self.search, conversation_id, terms, through_seq=through_seq,
+                               max_df=max_df)
 
     async def aexists(self, conversation_id: str) -> bool:
         """Async twin of :meth:`Store.exists`."""

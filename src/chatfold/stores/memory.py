@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import bisect
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -9,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Self
 
 from chatfold._errors import ConversationNotFoundError, FoldConflictError
+from chatfold.recall import Postings, check_search_args, message_terms
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -16,6 +18,7 @@ from chatfold.stores.base import (
     check_entries_args,
     check_lease_args,
     check_new_state,
+    check_seqs,
     decode_message,
     encode_messages,
     validate_conversation_id,
@@ -30,6 +33,11 @@ class _Conversation:
     log: list[tuple[str, float]] = field(default_factory=list)
     """(message JSON, created_at) per entry; entry i has seq i + 1."""
     state: FoldState | None = None
+    postings: dict[str, list[int]] = field(default_factory=dict)
+    """Search index: term -> seqs of the entries holding it, ascending."""
+    lengths: list[int] = field(default_factory=list)
+    """Distinct terms of entry i (seq i + 1)."""
+    total_length: int = 0
 
 
 @dataclass
@@ -75,6 +83,7 @@ class MemoryStore(BaseStore):
         """See :meth:`chatfold.stores.base.Store.append`."""
         key = self._key(conversation_id)
         encoded = encode_messages(messages)
+        indexed = [message_terms(m) for m in messages]
         now = time.time()
         with self._data.lock:
             conv = self._data.conversations.get(key)
@@ -82,6 +91,11 @@ class MemoryStore(BaseStore):
                 conv = self._data.conversations[key] = _Conversation()
             first = len(conv.log) + 1
             conv.log.extend((text, now) for text in encoded)
+            for seq, found in enumerate(indexed, first):
+                conv.lengths.append(len(found))
+                conv.total_length += len(found)
+                for term in found:
+                    conv.postings.setdefault(term, []).append(seq)
         return list(range(first, first + len(encoded)))
 
     def entries(
@@ -105,6 +119,39 @@ class MemoryStore(BaseStore):
         with self._data.lock:
             conv = self._data.conversations.get(key)
             return 0 if conv is None else len(conv.log)
+
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries_at`."""
+        key = self._key(conversation_id)
+        wanted = check_seqs(seqs)
+        with self._data.lock:
+            conv = self._data.conversations.get(key)
+            log = [] if conv is None else conv.log
+            rows = [(s, log[s - 1]) for s in wanted if s <= len(log)]
+        return [LogEntry(seq=s, message=decode_message(text), created_at=at)
+                for s, (text, at) in rows]
+
+    def search(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        """See :meth:`chatfold.stores.base.Store.search`."""
+        key = self._key(conversation_id)
+        wanted = check_search_args(terms, through_seq, max_df)
+        hits: dict[str, tuple[tuple[int, int], ...]] = {}
+        common: set[str] = set()
+        with self._data.lock:
+            conv = self._data.conversations.get(key)
+            if conv is None:
+                return Postings(hits={t: () for t in wanted})
+            for term in wanted:
+                seqs = conv.postings.get(term, [])
+                n = bisect.bisect_right(seqs, through_seq)
+                if n > max_df:
+                    common.add(term)
+                else:
+                    hits[term] = tuple((s, conv.lengths[s - 1]) for s in seqs[:n])
+            return Postings(docs=len(conv.log), total_length=conv.total_length, hits=hits,
+                            common=frozenset(common))
 
     def exists(self, conversation_id: str) -> bool:
         """See :meth:`chatfold.stores.base.Store.exists`."""

@@ -24,7 +24,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
@@ -37,6 +37,7 @@ from chatfold._errors import (
     StoreError,
     StoreUnavailableError,
 )
+from chatfold.recall import Postings, check_search_args, message_terms, scope_token
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -45,6 +46,7 @@ from chatfold.stores.base import (
     check_entries_args,
     check_lease_args,
     check_new_state,
+    check_seqs,
     decode_message,
     encode_messages,
     mask_password,
@@ -77,7 +79,55 @@ DEFAULT_POOL_TIMEOUT = 30.0
 MIGRATION_LOCK_KEY = 0x63686664_6D696772
 """``pg_advisory_xact_lock`` key held while migrating ("chfdmigr")."""
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+
+
+def _index_rows(
+    conn: psycopg.Connection[Any], ns: str, cid: str,
+    rows: Sequence[tuple[int, Mapping[str, Any]]],
+) -> None:
+    """Index log entries ``(seq, message)`` for search (inside the caller's transaction).
+
+    Each entry's terms, prefixed with the conversation's scope token, are stored as lexemes
+    exactly (``array_to_tsvector``: no parser, no stemming, so Chinese bigrams stay whole) in
+    a ``tsvector`` column with a GIN index.
+    """
+    scope = scope_token(ns, cid)
+    docs = []
+    total = 0
+    for seq, message in rows:
+        found = message_terms(message)
+        total += len(found)
+        if found:
+            docs.append((ns, cid, seq, len(found), [scope + t for t in found]))
+    if docs:
+        with conn.cursor() as cur:
+            cur.executemany(
+                "INSERT INTO chatfold_search (namespace, conversation_id, seq, length, terms) "
+                "VALUES (%s, %s, %s, %s, array_to_tsvector(%s::text[]))",
+                docs,
+            )
+    conn.execute(
+        "INSERT INTO chatfold_search_stats (namespace, id, docs, length) "
+        "VALUES (%s, %s, %s, %s) ON CONFLICT (namespace, id) DO UPDATE "
+        "SET docs = chatfold_search_stats.docs + EXCLUDED.docs, "
+        "length = chatfold_search_stats.length + EXCLUDED.length",
+        (ns, cid, len(rows), total),
+    )
+
+
+def _backfill_search(conn: psycopg.Connection[Any]) -> None:
+    """Index every entry already stored (migration 3), a conversation at a time."""
+    conversations = conn.execute("SELECT namespace, id FROM chatfold_conversations").fetchall()
+    for ns, cid in conversations:
+        rows = conn.execute(
+            "SELECT seq, message FROM chatfold_entries WHERE namespace = %s "
+            "AND conversation_id = %s ORDER BY seq",
+            (ns, cid),
+        ).fetchall()
+        _index_rows(conn, ns, cid, [(int(seq), decode_message(text)) for seq, text in rows])
+
+
+MIGRATIONS: tuple[tuple[str | Callable[[psycopg.Connection[Any]], None], ...], ...] = (
     # 1: the log, its per-conversation counter, and the fold state.
     (
         """CREATE TABLE chatfold_conversations (
@@ -112,6 +162,28 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             expires_at timestamptz NOT NULL,
             PRIMARY KEY (namespace, id)
         )""",
+    ),
+    # 3: the search index for recall, filled from the entries already stored.
+    (
+        """CREATE TABLE chatfold_search (
+            namespace text NOT NULL,
+            conversation_id text NOT NULL,
+            seq bigint NOT NULL,
+            length integer NOT NULL,
+            terms tsvector NOT NULL,
+            PRIMARY KEY (namespace, conversation_id, seq)
+        )""",
+        # fastupdate off: a search never scans a long pending list (appends are small).
+        "CREATE INDEX chatfold_search_terms ON chatfold_search USING gin (terms) "
+        "WITH (fastupdate = off)",
+        """CREATE TABLE chatfold_search_stats (
+            namespace text NOT NULL,
+            id text NOT NULL,
+            docs bigint NOT NULL,
+            length bigint NOT NULL,
+            PRIMARY KEY (namespace, id)
+        )""",
+        _backfill_search,
     ),
 )
 """``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
@@ -213,7 +285,10 @@ def migrate(conn: psycopg.Connection[Any], target: int = SCHEMA_VERSION) -> None
             if version >= target:
                 return
             for statement in MIGRATIONS[version]:
-                conn.execute(statement)
+                if callable(statement):
+                    statement(conn)
+                else:
+                    conn.execute(statement)
             conn.execute(
                 "INSERT INTO chatfold_meta (key, value) VALUES ('schema_version', %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
@@ -394,6 +469,7 @@ class PostgresStore(BaseStore):
                         "VALUES (%s, %s, %s, %s, %s)",
                         [(ns, cid, s, text, now) for s, text in zip(seqs, encoded, strict=True)],
                     )
+                _index_rows(conn, ns, cid, list(zip(seqs, messages, strict=True)))
         return seqs
 
     def entries(
@@ -423,6 +499,63 @@ class PostgresStore(BaseStore):
                 (self._namespace, cid),
             ).fetchone()
         return 0 if row is None else int(row[0])
+
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries_at`."""
+        cid = validate_conversation_id(conversation_id)
+        wanted = check_seqs(seqs)
+        if not wanted:
+            return []
+        with self._translate(), self._connection() as conn:
+            rows = conn.execute(
+                "SELECT seq, message, created_at FROM chatfold_entries WHERE namespace = %s "
+                "AND conversation_id = %s AND seq = ANY(%s::bigint[]) ORDER BY seq",
+                (self._namespace, cid, wanted),
+            ).fetchall()
+            return [
+                LogEntry(seq=int(seq), message=decode_message(text), created_at=float(at))
+                for seq, text, at in rows
+            ]
+
+    def search(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        """See :meth:`chatfold.stores.base.Store.search`."""
+        cid = validate_conversation_id(conversation_id)
+        wanted = check_search_args(terms, through_seq, max_df)
+        ns = self._namespace
+        scope = scope_token(ns, cid)
+        hits: dict[str, tuple[tuple[int, int], ...]] = {}
+        common: set[str] = set()
+        with self._translate(), self._connection() as conn:
+            row = conn.execute(
+                "SELECT docs, length FROM chatfold_search_stats WHERE namespace = %s AND id = %s",
+                (ns, cid),
+            ).fetchone()
+            if row is None:
+                return Postings(hits={t: () for t in wanted})
+            # One round trip: each term's entries through the GIN index (a term is letters
+            # and digits only, so quoting it makes a one-lexeme tsquery), max_df + 1 at most,
+            # unordered so that the heap scan of a common term stops there (sorted below).
+            queries = [f"'{scope}{t}'" for t in wanted]
+            found = conn.execute(
+                "SELECT q.term, s.seq, s.length FROM unnest(%s::text[], %s::text[]) "
+                "AS q(term, query) CROSS JOIN LATERAL (SELECT seq, length FROM chatfold_search "
+                "WHERE terms @@ q.query::tsquery "
+                "AND namespace = %s AND conversation_id = %s AND seq <= %s "
+                "LIMIT %s) AS s",
+                (wanted, queries, ns, cid, through_seq, max_df + 1),
+            ).fetchall()
+        by_term: dict[str, list[tuple[int, int]]] = {t: [] for t in wanted}
+        for term, seq, length in found:
+            by_term[str(term)].append((int(seq), int(length)))
+        for term, got in by_term.items():
+            if len(got) > max_df:
+                common.add(term)
+            else:
+                hits[term] = tuple(sorted(got))
+        return Postings(docs=int(row[0]), total_length=int(row[1]), hits=hits,
+                        common=frozenset(common))
 
     def exists(self, conversation_id: str) -> bool:
         """See :meth:`chatfold.stores.base.Store.exists`."""
@@ -459,6 +592,13 @@ class PostgresStore(BaseStore):
                 (ns, cid),
             )
             conn.execute("DELETE FROM chatfold_states WHERE namespace = %s AND id = %s", (ns, cid))
+            conn.execute(
+                "DELETE FROM chatfold_search WHERE namespace = %s AND conversation_id = %s",
+                (ns, cid),
+            )
+            conn.execute(
+                "DELETE FROM chatfold_search_stats WHERE namespace = %s AND id = %s", (ns, cid)
+            )
             conn.execute("DELETE FROM chatfold_leases WHERE namespace = %s AND id = %s", (ns, cid))
 
     def load_state(self, conversation_id: str) -> FoldState:

@@ -1,6 +1,6 @@
 """Redis store (``redis-py``): low-latency conversations shared by several processes and machines.
 
-Key layout (schema version 2), all keys of a namespace sharing the hash tag ``{namespace}`` so
+Key layout (schema version 3), all keys of a namespace sharing the hash tag ``{namespace}`` so
 the Lua scripts below stay legal on Redis Cluster::
 
     chatfold:{ns}:schema              string  layout version
@@ -8,6 +8,15 @@ the Lua scripts below stay legal on Redis Cluster::
     chatfold:{ns}:log:<id>            list    entry i (0-based) is seq i + 1: {"at": t, "m": msg}
     chatfold:{ns}:state:<id>          hash    version, state (FoldState.to_json())
     chatfold:{ns}:lease:<id>          string  owner, with a PX expiry
+    chatfold:{ns}:post:<id>:<term>    string  search: seqs holding the term, 10 digits each
+    chatfold:{ns}:doclen:<id>         string  search: each entry's length, 5 digits each
+    chatfold:{ns}:terms:<id>          set     search: the terms with a posting key
+    chatfold:{ns}:search:<id>         hash    search: docs, length (sums for BM25)
+
+Stock Redis has no full-text search, so the store keeps its own inverted index, written by
+the append script itself: an entry and its index entries land atomically, in seq order, so
+any number of writers keep posting lists sorted and in step with the log. The per-term keys
+are built inside the scripts from a prefix (they share the namespace's hash slot).
 
 Appends, the fold-state compare-and-set and leases are Lua scripts, so each is atomic; an
 append's messages get contiguous sequence numbers because one ``RPUSH`` sequence inside one
@@ -36,6 +45,7 @@ from chatfold._errors import (
     StoreError,
     StoreUnavailableError,
 )
+from chatfold.recall import Postings, check_search_args, message_terms
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -44,6 +54,7 @@ from chatfold.stores.base import (
     check_entries_args,
     check_lease_args,
     check_new_state,
+    check_seqs,
     encode_messages,
     mask_password,
     state_from_record,
@@ -77,13 +88,76 @@ DEFAULT_SOCKET_TIMEOUT = 30.0
 _APPEND = """
 local n = redis.call('LLEN', KEYS[2])
 redis.call('SADD', KEYS[1], ARGV[1])
-for i = 2, #ARGV, 1000 do
-  n = redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, #ARGV)))
+local count = tonumber(ARGV[3])
+for i = 4, 3 + count, 1000 do
+  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, 3 + count)))
 end
-return n
+local pos = 4 + count
+local total = 0
+for j = 1, count do
+  local seq = n + j
+  local k = tonumber(ARGV[pos])
+  pos = pos + 1
+  redis.call('SETRANGE', KEYS[3], (seq - 1) * 5, string.format('%05d', math.min(k, 99999)))
+  local tag = string.format('%010d', seq)
+  for t = pos, pos + k - 1 do
+    redis.call('APPEND', ARGV[2] .. ARGV[t], tag)
+  end
+  for t = pos, pos + k - 1, 1000 do
+    redis.call('SADD', KEYS[4], unpack(ARGV, t, math.min(t + 999, pos + k - 1)))
+  end
+  pos = pos + k
+  total = total + k
+end
+redis.call('HINCRBY', KEYS[5], 'docs', count)
+redis.call('HINCRBY', KEYS[5], 'length', total)
+return n + count
 """
-"""KEYS: index, log. ARGV: id, entries... Returns the log's new length (the last seq).
-LLEN comes first: a log key of the wrong type fails the script before it writes anything."""
+"""KEYS: index, log, doclen, termset, search stats. ARGV: id, posting-key prefix, n, the n
+entries, then per entry its term count k and k terms. Returns the log's new length (the last
+seq). The entries and their index entries are written by one script, so concurrent writers
+can never leave the index out of step with the log. LLEN comes first: a log key of the wrong
+type fails the script before it writes anything."""
+
+_SEARCH = """
+local out = {redis.call('HGET', KEYS[2], 'docs') or '0',
+             redis.call('HGET', KEYS[2], 'length') or '0'}
+local through = tonumber(ARGV[2])
+local maxdf = tonumber(ARGV[3])
+for i = 4, #ARGV do
+  local key = ARGV[1] .. ARGV[i]
+  local lo, hi = 0, redis.call('STRLEN', key) / 10
+  while lo < hi do
+    local mid = math.floor((lo + hi) / 2)
+    if tonumber(redis.call('GETRANGE', key, mid * 10, mid * 10 + 9)) <= through then
+      lo = mid + 1
+    else
+      hi = mid
+    end
+  end
+  if lo > maxdf then
+    out[#out + 1] = 'c'
+    out[#out + 1] = ''
+  else
+    local seqs = ''
+    local lens = {}
+    if lo > 0 then
+      seqs = redis.call('GETRANGE', key, 0, lo * 10 - 1)
+      for j = 0, lo - 1 do
+        local seq = tonumber(string.sub(seqs, j * 10 + 1, j * 10 + 10))
+        lens[#lens + 1] = redis.call('GETRANGE', KEYS[1], (seq - 1) * 5, seq * 5 - 1)
+      end
+    end
+    out[#out + 1] = seqs
+    out[#out + 1] = table.concat(lens)
+  end
+end
+return out
+"""
+"""KEYS: doclen, search stats. ARGV: posting-key prefix, through_seq, max_df, terms...
+Returns docs, length, then per term: its seqs <= through_seq (10 digits each) and their
+lengths (5 digits each), or 'c' and '' for a term held by more than max_df of them. A binary
+search finds the cut, so a common term costs O(log df), not a read of its list."""
 
 _SAVE_STATE = """
 if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then return -2 end
@@ -113,9 +187,16 @@ return 0
 _DELETE = """
 redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
 redis.call('SREM', KEYS[1], ARGV[1])
+local terms = redis.call('SMEMBERS', KEYS[6])
+for i = 1, #terms, 1000 do
+  local batch = {}
+  for j = i, math.min(i + 999, #terms) do batch[#batch + 1] = ARGV[2] .. terms[j] end
+  redis.call('DEL', unpack(batch))
+end
+redis.call('DEL', KEYS[5], KEYS[6], KEYS[7])
 return 0
 """
-"""KEYS: index, log, state, lease. ARGV: id."""
+"""KEYS: index, log, state, lease, doclen, termset, search stats. ARGV: id, posting prefix."""
 
 
 def _glob_escape(text: str) -> str:
@@ -142,6 +223,23 @@ class RedisKeys:
         """The fold-lease string."""
         return self.prefix + "lease:" + conversation_id
 
+    def doclen(self, conversation_id: str) -> str:
+        """Search index: each entry's length, 5 digits at offset (seq - 1) * 5."""
+        return self.prefix + "doclen:" + conversation_id
+
+    def termset(self, conversation_id: str) -> str:
+        """Search index: the set of terms the conversation's entries hold."""
+        return self.prefix + "terms:" + conversation_id
+
+    def search_stats(self, conversation_id: str) -> str:
+        """Search index: hash of docs (entries indexed) and length (their terms)."""
+        return self.prefix + "search:" + conversation_id
+
+    def postings(self, conversation_id: str) -> str:
+        """Search index: prefix of the per-term keys, strings of 10-digit seqs, ascending.
+        (A term is letters and digits only, so ``<id>:<term>`` cannot be misread.)"""
+        return self.prefix + "post:" + conversation_id + ":"
+
     def log_pattern(self) -> str:
         """SCAN pattern of every log key of the namespace, glob characters escaped."""
         return _glob_escape(self.prefix + "log:") + "*"
@@ -161,7 +259,41 @@ def _migrate_to_2(pipe: Any, keys: RedisKeys) -> None:
         pipe.sadd(keys.index, *ids)
 
 
-MIGRATIONS: tuple[Callable[[Any, RedisKeys], None], ...] = (_migrate_to_1, _migrate_to_2)
+def _migrate_to_3(pipe: Any, keys: RedisKeys) -> None:
+    """3: a search index per conversation, filled from the logs already stored."""
+    ids = sorted(pipe.smembers(keys.index))
+    if ids:
+        pipe.watch(*(keys.log(cid) for cid in ids))  # a concurrent append restarts the backfill
+    work = []
+    for cid in ids:
+        postings: dict[str, list[str]] = {}
+        lengths: list[str] = []
+        for seq, item in enumerate(pipe.lrange(keys.log(cid), 0, -1), 1):
+            try:
+                found = message_terms(json.loads(item)["m"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise StoreCorruptError(
+                    f"Redis key {keys.log(cid)}: entry {seq} is not a chatfold entry ({exc})"
+                ) from exc
+            lengths.append(f"{min(len(found), 99999):05d}")
+            for term in found:
+                postings.setdefault(term, []).append(f"{seq:010d}")
+        work.append((cid, postings, lengths))
+    pipe.multi()
+    for cid, postings, lengths in work:
+        prefix = keys.postings(cid)
+        for term, seqs in postings.items():
+            pipe.append(prefix + term, "".join(seqs))
+        if postings:
+            pipe.sadd(keys.termset(cid), *postings)
+        pipe.set(keys.doclen(cid), "".join(lengths))
+        total = sum(int(n) for n in lengths)
+        pipe.hset(keys.search_stats(cid), mapping={"docs": len(lengths), "length": total})
+
+
+MIGRATIONS: tuple[Callable[[Any, RedisKeys], None], ...] = (
+    _migrate_to_1, _migrate_to_2, _migrate_to_3,
+)
 """``MIGRATIONS[i]`` takes a namespace from layout version ``i`` to ``i + 1``. Each reads what it
 needs, then calls ``pipe.multi()`` and queues its writes; the runner adds the version bump."""
 
@@ -309,6 +441,7 @@ class RedisStore(BaseStore):
                 self._acquire = self._client.register_script(_ACQUIRE)
                 self._release = self._client.register_script(_RELEASE)
                 self._delete = self._client.register_script(_DELETE)
+                self._search = self._client.register_script(_SEARCH)
         except BaseException:
             self._client.close()
             raise
@@ -351,9 +484,15 @@ class RedisStore(BaseStore):
         encoded = encode_messages(messages)
         now = repr(time.time())
         items = ['{"at":' + now + ',"m":' + text + "}" for text in encoded]
+        indexed: list[str | int] = []
+        for message in messages:
+            found = message_terms(message)
+            indexed += [len(found), *found]
+        k = self._keys
         with self._translate():
-            keys = [self._keys.index, self._keys.log(cid)]
-            last = int(self._append(keys=keys, args=[cid, *items]))
+            keys = [k.index, k.log(cid), k.doclen(cid), k.termset(cid), k.search_stats(cid)]
+            args = [cid, k.postings(cid), len(items), *items, *indexed]
+            last = int(self._append(keys=keys, args=args))
         return list(range(last - len(items) + 1, last + 1))
 
     def entries(
@@ -380,6 +519,52 @@ class RedisStore(BaseStore):
                 f"Redis store {self._location}: log entry {seq} is not a chatfold entry ({exc})"
             ) from exc
 
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries_at`."""
+        cid = self._id(conversation_id)
+        wanted = check_seqs(seqs)
+        if not wanted:
+            return []
+        key = self._keys.log(cid)
+        with self._translate():
+            pipe = self._client.pipeline(transaction=False)
+            for s in wanted:
+                pipe.lindex(key, s - 1)
+            items = pipe.execute()
+        return [self._entry(s, item) for s, item in zip(wanted, items, strict=True)
+                if item is not None]
+
+    def search(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        """See :meth:`chatfold.stores.base.Store.search`."""
+        cid = self._id(conversation_id)
+        wanted = check_search_args(terms, through_seq, max_df)
+        k = self._keys
+        with self._translate():
+            reply = self._search(
+                keys=[k.doclen(cid), k.search_stats(cid)],
+                args=[k.postings(cid), through_seq, max_df, *wanted],
+            )
+        try:
+            hits: dict[str, tuple[tuple[int, int], ...]] = {}
+            common: set[str] = set()
+            for i, term in enumerate(wanted):
+                seqs, lens = reply[2 + 2 * i], reply[3 + 2 * i]
+                if seqs == "c":
+                    common.add(term)
+                    continue
+                hits[term] = tuple(
+                    (int(seqs[j * 10 : j * 10 + 10]), int(lens[j * 5 : j * 5 + 5] or 0))
+                    for j in range(len(seqs) // 10)
+                )
+            return Postings(docs=int(reply[0]), total_length=int(reply[1]), hits=hits,
+                            common=frozenset(common))
+        except (ValueError, IndexError) as exc:
+            raise StoreCorruptError(
+                f"Redis store {self._location}: the search index of {cid!r} is damaged ({exc})"
+            ) from exc
+
     def last_seq(self, conversation_id: str) -> int:
         """See :meth:`chatfold.stores.base.Store.last_seq`."""
         cid = self._id(conversation_id)
@@ -404,7 +589,9 @@ class RedisStore(BaseStore):
         keys = self._keys
         with self._translate():
             self._delete(
-                keys=[keys.index, keys.log(cid), keys.state(cid), keys.lease(cid)], args=[cid]
+                keys=[keys.index, keys.log(cid), keys.state(cid), keys.lease(cid),
+                      keys.doclen(cid), keys.termset(cid), keys.search_stats(cid)],
+                args=[cid, keys.postings(cid)],
             )
 
     def load_state(self, conversation_id: str) -> FoldState:

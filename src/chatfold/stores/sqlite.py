@@ -40,6 +40,7 @@ from chatfold._errors import (
     StoreError,
     StoreUnavailableError,
 )
+from chatfold.recall import Postings, check_search_args, message_terms, scope_token
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -47,6 +48,7 @@ from chatfold.stores.base import (
     check_entries_args,
     check_lease_args,
     check_new_state,
+    check_seqs,
     decode_message,
     encode_messages,
     state_from_record,
@@ -76,7 +78,71 @@ Synchronous = Literal["FULL", "NORMAL", "OFF"]
 DEFAULT_SYNCHRONOUS: Synchronous = "FULL"
 """Every acknowledged append survives a power loss (one ``fsync`` of the WAL per commit)."""
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (
+
+_SEQ_BITS = 32
+"""A search row's id is ``conversation number << 32 | seq``: one conversation's entries are one
+contiguous id range, so a search reads its own rows only, up to ``through_seq``, with no join."""
+
+
+def _index_rows(
+    conn: sqlite3.Connection, ns: str, cid: str, rows: Sequence[tuple[int, Mapping[str, Any]]]
+) -> None:
+    """Index log entries ``(seq, message)`` for search (inside the caller's transaction).
+
+    Each entry's terms, prefixed with the conversation's scope token, go to an external-content
+    FTS5 table (``ascii`` tokenizer: every non-ASCII character is part of a token, so Chinese
+    bigrams stay whole) whose content is ``chatfold_search_text``; the narrow
+    ``chatfold_search_lengths`` holds each entry's length for BM25.
+    """
+    scope = scope_token(ns, cid)
+    texts = []
+    lengths = []
+    total = 0
+    for seq, message in rows:
+        found = message_terms(message)
+        total += len(found)
+        if found:
+            texts.append((seq, " ".join(scope + t for t in found)))
+            lengths.append((seq, len(found)))
+    conn.execute(
+        "INSERT INTO chatfold_search_convs (namespace, id, docs, length) VALUES (?, ?, ?, ?) "
+        "ON CONFLICT (namespace, id) DO UPDATE SET docs = docs + excluded.docs, "
+        "length = length + excluded.length",
+        (ns, cid, len(rows), total),
+    )
+    if not texts:
+        return
+    (number,) = conn.execute(
+        "SELECT no FROM chatfold_search_convs WHERE namespace = ? AND id = ?", (ns, cid)
+    ).fetchone()
+    base = number << _SEQ_BITS
+    conn.executemany(
+        "INSERT INTO chatfold_search_text (id, terms) VALUES (?, ?)",
+        [(base + seq, text) for seq, text in texts],
+    )
+    conn.executemany(
+        "INSERT INTO chatfold_fts (rowid, terms) VALUES (?, ?)",
+        [(base + seq, text) for seq, text in texts],
+    )
+    conn.executemany(
+        "INSERT INTO chatfold_search_lengths (id, length) VALUES (?, ?)",
+        [(base + seq, n) for seq, n in lengths],
+    )
+
+
+def _backfill_search(conn: sqlite3.Connection) -> None:
+    """Index every entry already in the file (migration 3), a conversation at a time."""
+    conversations = conn.execute("SELECT namespace, id FROM chatfold_conversations").fetchall()
+    for ns, cid in conversations:
+        rows = conn.execute(
+            "SELECT seq, message FROM chatfold_entries WHERE namespace = ? "
+            "AND conversation_id = ? ORDER BY seq",
+            (ns, cid),
+        ).fetchall()
+        _index_rows(conn, ns, cid, [(seq, decode_message(text)) for seq, text in rows])
+
+
+MIGRATIONS: tuple[tuple[str | Callable[[sqlite3.Connection], None], ...], ...] = (
     # 1: the log, its per-conversation counter, and the fold state.
     (
         """CREATE TABLE chatfold_conversations (
@@ -116,6 +182,24 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     (
         "ALTER TABLE chatfold_leases ADD COLUMN token TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE chatfold_leases ADD COLUMN ttl REAL NOT NULL DEFAULT 0",
+    ),
+    # 4: the search index for recall, filled from the entries already stored.
+    (
+        """CREATE TABLE chatfold_search_convs (
+            no INTEGER PRIMARY KEY,
+            namespace TEXT NOT NULL,
+            id TEXT NOT NULL,
+            docs INTEGER NOT NULL,
+            length INTEGER NOT NULL,
+            UNIQUE (namespace, id)
+        )""",
+        "CREATE TABLE chatfold_search_text (id INTEGER PRIMARY KEY, terms TEXT NOT NULL)",
+        """CREATE VIRTUAL TABLE chatfold_fts USING fts5(
+            terms, content='chatfold_search_text', content_rowid='id',
+            tokenize='ascii', detail='none'
+        )""",
+        "CREATE TABLE chatfold_search_lengths (id INTEGER PRIMARY KEY, length INTEGER NOT NULL)",
+        _backfill_search,
     ),
 )
 """``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
@@ -299,7 +383,10 @@ def migrate(conn: sqlite3.Connection, path: str, target: int = SCHEMA_VERSION) -
             if version >= target:
                 return
             for statement in MIGRATIONS[version]:
-                conn.execute(statement)
+                if callable(statement):
+                    statement(conn)
+                else:
+                    conn.execute(statement)
             # PRAGMA takes no parameters; both values are integers of ours.
             if version == 0:
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
@@ -450,6 +537,7 @@ class SQLiteStore(BaseStore):
                         "WHERE namespace = ? AND id = ?",
                         (seqs[-1], ns, cid),
                     )
+                    _index_rows(conn, ns, cid, list(zip(seqs, messages, strict=True)))
         return seqs
 
     def entries(
@@ -487,6 +575,85 @@ class SQLiteStore(BaseStore):
                 .fetchone()
             )
         return 0 if row is None else int(row[0])
+
+    def entries_at(self, conversation_id: str, seqs: Sequence[int]) -> list[LogEntry]:
+        """See :meth:`chatfold.stores.base.Store.entries_at`."""
+        cid = validate_conversation_id(conversation_id)
+        wanted = check_seqs(seqs)
+        out: list[LogEntry] = []
+        with self._translate():
+            conn = self._conn()
+            for i in range(0, len(wanted), 500):
+                chunk = wanted[i : i + 500]
+                rows = conn.execute(
+                    "SELECT seq, message, created_at FROM chatfold_entries WHERE namespace = ? "
+                    f"AND conversation_id = ? AND seq IN ({','.join('?' * len(chunk))}) "
+                    "ORDER BY seq",
+                    (self._namespace, cid, *chunk),
+                ).fetchall()
+                out += [LogEntry(seq=seq, message=decode_message(text), created_at=at)
+                        for seq, text, at in rows]
+        return out
+
+    def search(
+        self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
+    ) -> Postings:
+        """See :meth:`chatfold.stores.base.Store.search`."""
+        cid = validate_conversation_id(conversation_id)
+        wanted = check_search_args(terms, through_seq, max_df)
+        ns = self._namespace
+        scope = scope_token(ns, cid)
+        hits: dict[str, tuple[tuple[int, int], ...]] = {}
+        common: set[str] = set()
+        with self._translate():
+            conn = self._conn()
+            row = conn.execute(
+                "SELECT no, docs, length FROM chatfold_search_convs WHERE namespace = ? AND id = ?",
+                (ns, cid),
+            ).fetchone()
+            if row is None:
+                return Postings(hits={t: () for t in wanted})
+            lo = int(row[0]) << _SEQ_BITS
+            hi = lo + min(through_seq, (1 << _SEQ_BITS) - 1)
+            if not wanted:
+                return Postings(docs=int(row[1]), total_length=int(row[2]))
+            matches = [f'"{scope}{t}"' for t in wanted]
+            # Two statements for the whole query. First each term's count, in C and bounded:
+            # a common term costs max_df + 1 steps at most...
+            one = (
+                "SELECT count(*) FROM (SELECT rowid FROM chatfold_fts WHERE chatfold_fts "
+                "MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?)"
+            )
+            counts = conn.execute(
+                " UNION ALL ".join(f"SELECT {i}, * FROM ({one})" for i in range(len(wanted))),
+                [v for m in matches for v in (m, lo, hi, max_df + 1)],
+            ).fetchall()
+            listed = []
+            for i, n in counts:
+                if n > max_df:
+                    common.add(wanted[i])
+                else:
+                    hits[wanted[i]] = ()
+                    if n:
+                        listed.append(i)
+            # ...then the entries (and lengths) of the terms that are not too common.
+            if listed:
+                rows = conn.execute(
+                    " UNION ALL ".join(
+                        f"SELECT {i}, chatfold_fts.rowid, l.length FROM chatfold_fts CROSS JOIN "
+                        "chatfold_search_lengths l ON l.id = chatfold_fts.rowid WHERE "
+                        "chatfold_fts MATCH ? AND chatfold_fts.rowid BETWEEN ? AND ?"
+                        for i in listed
+                    ),
+                    [v for i in listed for v in (matches[i], lo, hi)],
+                ).fetchall()
+                found: dict[int, list[tuple[int, int]]] = {i: [] for i in listed}
+                for i, rowid, length in rows:
+                    found[i].append((int(rowid) - lo, int(length)))
+                for i, got in found.items():
+                    hits[wanted[i]] = tuple(sorted(got))
+        return Postings(docs=int(row[1]), total_length=int(row[2]), hits=hits,
+                        common=frozenset(common))
 
     def exists(self, conversation_id: str) -> bool:
         """See :meth:`chatfold.stores.base.Store.exists`."""
@@ -526,6 +693,21 @@ class SQLiteStore(BaseStore):
                     "DELETE FROM chatfold_entries WHERE namespace = ? AND conversation_id = ?",
                     (ns, cid),
                 )
+                row = conn.execute(
+                    "SELECT no FROM chatfold_search_convs WHERE namespace = ? AND id = ?",
+                    (ns, cid),
+                ).fetchone()
+                if row is not None:
+                    lo = int(row[0]) << _SEQ_BITS
+                    span = (lo, lo + (1 << _SEQ_BITS) - 1)
+                    conn.execute(
+                        "INSERT INTO chatfold_fts (chatfold_fts, rowid, terms) SELECT 'delete', "
+                        "id, terms FROM chatfold_search_text WHERE id BETWEEN ? AND ?",
+                        span,
+                    )
+                    for table in ("chatfold_search_text", "chatfold_search_lengths"):
+                        conn.execute(f"DELETE FROM {table} WHERE id BETWEEN ? AND ?", span)
+                    conn.execute("DELETE FROM chatfold_search_convs WHERE no = ?", (row[0],))
                 for table in ("chatfold_states", "chatfold_leases", "chatfold_conversations"):
                     conn.execute(f"DELETE FROM {table} WHERE namespace = ? AND id = ?", (ns, cid))
 

@@ -1,0 +1,571 @@
+"""Recall: bring folded-away raw messages back from the lossless archive.
+
+A summary keeps the gist; the log keeps every message. Recall searches the messages a fold
+has covered (``seq <= covered_through``, pinned ones excluded) for the latest user message
+and puts the best hits right after the summary as **one** marked system message, bounded by
+``Policy.recall_tokens``.
+
+One ranking contract for every store. A store indexes each message at append time under the
+terms of :func:`message_terms` and answers :meth:`search` with :class:`Postings`: for each
+query term, the entries up to ``through_seq`` that contain it (with their lengths), leaving
+out terms found in more than ``max_df`` of them (too common to pick a message, and the bound
+that keeps a search's cost independent of the archive's size). :func:`rank` turns postings
+into a BM25 ranking, the same for every store.
+
+Terms: text is NFKC-normalised and case-folded; runs of letters and digits become words
+(English stop words dropped, a plural ``s`` removed), and runs of CJK characters become
+overlapping character bigrams (a lone character stays a unigram), so Chinese needs no
+dictionary. A message's terms are distinct (term frequency saturates at 1: chat messages
+are short).
+
+What is placed: whole units only (a recalled tool result comes with its tool call, both
+rendered as text inside the one message, so no tool message can be orphaned); nothing from the
+recent window (it is searched only up to ``covered_through``), no pinned message, and no
+message whose every term the summary already holds. Each hit carries its position ``[#seq]``
+under a line with the day it was appended. The message is a system message marked
+``is_recall``: :func:`~chatfold.to_openai` drops the marker, and
+:func:`~chatfold.to_anthropic` moves it into ``system`` after the summary, as it does the
+summary itself.
+
+Standard library only; the stores and :mod:`chatfold.session` call in here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import heapq
+import math
+import re
+import time
+import unicodedata
+from collections.abc import Awaitable, Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ._errors import InvalidArgumentError
+from .messages import (
+    content_text,
+    format_messages,
+    is_tool_result,
+    message_text,
+    tool_call_ids,
+    tool_result_ids,
+)
+from .tokens import TokenCounter
+
+__all__ = [
+    "MAX_DF",
+    "RECALL_KEY",
+    "TOOL_NAME",
+    "Postings",
+    "Recall",
+    "RecallHit",
+    "RecallTool",
+    "message_terms",
+    "rank",
+    "scope_token",
+    "terms",
+]
+
+RECALL_KEY = "is_recall"
+"""Marker of the recall message (dropped by :func:`~chatfold.to_openai`, like ``is_summary``)."""
+
+MAX_DF = 500
+"""A query term found in more archived messages than this is not scored (see the module doc)."""
+MAX_QUERY_TERMS = 32
+"""Longest query, in distinct terms (a pasted document searches by its first terms)."""
+MAX_TERM_CHARS = 64
+"""Longer words (hashes, base64) are cut to this many characters."""
+MAX_MESSAGE_TERMS = 4000
+"""A huge message (a pasted file) is indexed by its first terms only."""
+K1 = 1.2
+B = 0.75
+TOOL_NAME = "search_conversation_history"
+
+_WORD = re.compile(r"[^\W_]+")
+_CJK = re.compile(
+    r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0003134f]+"
+)
+_STOP_WORDS = """
+a about above after again against all also am an and any are as at be because been before
+being below between both but by can could did do does doing down during each few for from
+further had has have having he her here hers herself him himself his how i if in into is it
+its itself just me more most my myself no nor not now of off on once only or other our ours
+ourselves out over own same she should so some such than that the their theirs them
+themselves then there these they this those through to too under until up very was we were
+what when where which while who whom why will with would you your yours yourself yourselves
+s t don ll ve re d m
+"""
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def _stem(word: str) -> str:
+    """Harman's S-stemmer: plurals meet their singular (``dogs`` -> ``dog``)."""
+    if len(word) > 4 and word.endswith("ies") and not word.endswith(("eies", "aies")):
+        return word[:-3] + "y"
+    if len(word) > 3 and word.endswith("es") and not word.endswith(("aes", "ees", "oes")):
+        return word[:-1]
+    if len(word) > 3 and word.endswith("s") and not word.endswith(("us", "ss")):
+        return word[:-1]
+    return word
+
+
+def terms(text: str, limit: int | None = None) -> list[str]:
+    """The distinct search terms of ``text``, in order of first appearance.
+
+    Example:
+        >>> terms("My dogs' names are Rex and Max; 我喜欢猫")
+        ['dog', 'name', 'rex', 'max', '我喜', '喜欢', '欢猫']
+    """
+    out: dict[str, None] = {}
+    # ASCII text (most of it) needs neither normalisation nor the CJK split.
+    ascii_only = text.isascii()
+    norm = text.lower() if ascii_only else unicodedata.normalize("NFKC", text).casefold()
+    for run in _WORD.findall(norm):
+        if ascii_only or run.isascii():
+            _words(run, out)
+        else:
+            pos = 0
+            for m in _CJK.finditer(run):
+                _words(run[pos : m.start()], out)
+                chars = m.group()
+                if len(chars) == 1:
+                    out.setdefault(chars)
+                for i in range(len(chars) - 1):
+                    out.setdefault(chars[i : i + 2])
+                pos = m.end()
+            _words(run[pos:], out)
+        if limit is not None and len(out) >= limit:
+            break
+    found = list(out)
+    return found if limit is None else found[:limit]
+
+
+_TERM_OF: dict[str, str] = {}
+"""Word -> term ("" for a dropped word): words repeat, so each is stemmed once (bounded)."""
+
+
+def _words(text: str, out: dict[str, None]) -> None:
+    if not text:
+        return
+    term = _TERM_OF.get(text)
+    if term is None:
+        if text in _STOP or (len(text) == 1 and not text.isdigit()):
+            term = ""
+        else:
+            term = _stem(text)[:MAX_TERM_CHARS]
+        if len(_TERM_OF) < 200_000:
+            _TERM_OF[text] = term
+    if term:
+        out.setdefault(term)
+
+
+def message_terms(message: Mapping[str, Any]) -> list[str]:
+    """The terms a store indexes a message under: its text, tool calls and results included."""
+    return terms(message_text(message), MAX_MESSAGE_TERMS)
+
+
+def scope_token(namespace: str, conversation_id: str) -> str:
+    """A short letters-and-digits token naming one conversation of one namespace.
+
+    Full-text stores prefix every indexed term with it, so a term's posting list holds one
+    conversation's entries only (stores still filter on the ids, so a collision cannot leak).
+    """
+    digest = hashlib.blake2b(f"{namespace}\0{conversation_id}".encode(), digest_size=8)
+    return "z" + digest.hexdigest()
+
+
+# ---------------------------------------------------------------------------------------------
+# the ranking contract
+
+
+@dataclass(frozen=True)
+class Postings:
+    """A store's answer to :meth:`search`: what the shared scorer needs, nothing more."""
+
+    docs: int = 0
+    """Entries in the conversation (every appended message, indexed or empty)."""
+    total_length: int = 0
+    """Sum of the entries' lengths (distinct terms), for the average length."""
+    hits: Mapping[str, Sequence[tuple[int, int]]] = field(default_factory=dict)
+    """Query term -> ``(seq, length)`` of each entry with ``seq <= through_seq`` holding it,
+    ascending by seq; terms held by no such entry map to ``()``."""
+    common: frozenset[str] = frozenset()
+    """Query terms held by more than ``max_df`` entries up to ``through_seq``: not listed."""
+
+
+def check_search_args(terms_: Sequence[str], through_seq: int, max_df: int) -> list[str]:
+    """Validate the arguments of a store's ``search``; return the distinct terms in order.
+
+    Raises:
+        InvalidArgumentError: ``terms_`` is a string or holds something that is not a
+            non-empty string, ``through_seq`` is not an integer >= 0 or ``max_df`` not >= 1.
+    """
+    if isinstance(terms_, str):
+        raise InvalidArgumentError(
+            "terms", "must be a sequence of strings, not one string (split it with terms())")
+    if any(not isinstance(t, str) or not t for t in terms_):
+        raise InvalidArgumentError("terms", "every term must be a non-empty string")
+    if isinstance(through_seq, bool) or not isinstance(through_seq, int) or through_seq < 0:
+        raise InvalidArgumentError("through_seq", f"must be an integer >= 0, got {through_seq!r}")
+    if isinstance(max_df, bool) or not isinstance(max_df, int) or max_df < 1:
+        raise InvalidArgumentError("max_df", f"must be an integer >= 1, got {max_df!r}")
+    return list(dict.fromkeys(terms_))
+
+
+def rank(
+    postings: Postings,
+    *,
+    through_seq: int,
+    exclude: Iterable[int] = (),
+    limit: int | None = None,
+) -> list[tuple[int, float]]:
+    """BM25 over the postings: ``(seq, score)``, best first (ties: the later message first).
+
+    ``N`` is ``through_seq`` (the entries searched), a term's document frequency is the
+    length of its posting list, and term frequency saturates at 1.
+    """
+    n = max(1, through_seq)
+    avg = postings.total_length / postings.docs if postings.docs else 1.0
+    avg = avg or 1.0
+    skip = set(exclude)
+    scores: dict[int, float] = {}
+    # score += idf * (k1 + 1) / (1 + k1 * (1 - b + b * length / avg)), constants hoisted.
+    c1, c2 = 1 + K1 * (1 - B), K1 * B / avg
+    for hits in postings.hits.values():
+        df = len(hits)
+        if not df:
+            continue
+        w = math.log(1 + (n - df + 0.5) / (df + 0.5)) * (K1 + 1)
+        for seq, length in hits:
+            if seq <= through_seq and seq not in skip:
+                scores[seq] = scores.get(seq, 0.0) + w / (c1 + c2 * length)
+    order = lambda kv: (kv[1], kv[0])  # noqa: E731 - best score, then the later message
+    if limit is None:
+        return sorted(scores.items(), key=order, reverse=True)
+    return heapq.nlargest(limit, scores.items(), key=order)
+
+
+# ---------------------------------------------------------------------------------------------
+# recall in the context
+
+
+@dataclass(frozen=True)
+class RecallHit:
+    """One recalled message (with the rest of its tool-call unit, if any)."""
+
+    seq: int
+    """The hit's position in the log."""
+    seqs: tuple[int, ...]
+    """Every log entry rendered for it (a tool result comes with its call)."""
+    score: float
+    """Its BM25 score."""
+    created_at: float
+    """When it was appended (seconds since the epoch)."""
+    text: str
+    """Its line in the recall message (``[#seq] role: text``, under a line with its date)."""
+
+
+@dataclass(frozen=True)
+class Recall:
+    """What a context's recall found and placed (``message is None``: nothing placed)."""
+
+    query: str = ""
+    """The text searched for."""
+    hits: tuple[RecallHit, ...] = ()
+    """The hits placed, in log order."""
+    tokens: int = 0
+    """Tokens of the recall message."""
+    message: dict[str, Any] | None = None
+    """The recall message (with the ``is_recall`` marker), or None."""
+    candidates: int = 0
+    """Ranked candidates considered (at most :data:`CANDIDATES`), before the budget and the
+    de-duplication against the summary."""
+
+    @property
+    def seqs(self) -> tuple[int, ...]:
+        """Every log entry recalled, in order."""
+        return tuple(sorted({s for h in self.hits for s in h.seqs}))
+
+
+HEADERS = {
+    "en": ("Recalled from earlier in this conversation (verbatim messages found in the archive; "
+           "#n = position; dates are UTC):"),
+    "zh": "从本对话早先的原始消息中检索到的内容（#n 为消息序号；日期为 UTC）：",
+}
+MIN_HIT_TOKENS = 24
+"""A hit is cut to fit the remaining budget, but never shorter than this."""
+CANDIDATES = 64
+"""Ranked candidates considered per recall (read lazily, best first, until the budget is full)."""
+UNIT_WINDOW = 4
+"""Entries read on each side of a hit to find the rest of its tool-call unit."""
+
+
+@dataclass(frozen=True)
+class _Search:
+    terms: list[str]
+    through_seq: int
+
+
+@dataclass(frozen=True)
+class _ReadAt:
+    seqs: tuple[int, ...]
+
+
+Step = _Search | _ReadAt
+
+
+def latest_user_text(messages: Iterable[Mapping[str, Any]]) -> str:
+    """Text of the last user message that is not a tool result (``""`` when none)."""
+    last = ""
+    for m in messages:
+        if m.get("role") == "user" and not is_tool_result(m):
+            last = content_text(m.get("content"))
+    return last
+
+
+def _clip(text: str, budget: int, counter: TokenCounter) -> str:
+    """The longest prefix of ``text`` that fits ``budget`` with an ellipsis (``""``: none)."""
+    lo, hi = 0, len(text)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if counter.count(text[:mid] + "…") <= budget:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo].rstrip() + "…" if lo else ""
+
+
+def _unit(entries: Mapping[int, Any], seq: int, excluded: set[int]) -> list[int]:
+    """The seqs of the hit's tool-call unit found in ``entries`` (at least the hit itself)."""
+    m = entries[seq].message
+    ids: set[str] = set()
+    start = seq
+    if is_tool_result(m):
+        wanted = set(tool_result_ids(m))
+        for s in range(seq - 1, seq - UNIT_WINDOW - 1, -1):
+            e = entries.get(s)
+            if e is None or s in excluded:
+                break
+            if wanted & set(tool_call_ids(e.message)):
+                start = s
+                ids = set(tool_call_ids(e.message))
+                break
+            if not is_tool_result(e.message):
+                break
+    else:
+        ids = set(tool_call_ids(m))
+    out = list(range(start, seq + 1))
+    if ids:
+        for s in range(seq + 1, seq + UNIT_WINDOW + 1):
+            e = entries.get(s)
+            if e is None or s in excluded or not set(tool_result_ids(e.message)) & ids:
+                break
+            out.append(s)
+    return [s for s in out if s not in excluded]
+
+
+def _day(at: float) -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime(at))
+
+
+def render_hits(hits: Sequence[RecallHit], header: str | None = None) -> str:
+    """The hits in log order, under a line for each day they were appended on (UTC): the
+    date once per day, not once per hit, so it costs few tokens."""
+    lines = [] if header is None else [header]
+    day = ""
+    for h in sorted(hits, key=lambda h: h.seq):
+        if _day(h.created_at) != day:
+            day = _day(h.created_at)
+            lines.append(day + ":")
+        lines.append(h.text)
+    return "\n".join(lines)
+
+
+def _recall_steps(
+    query: str,
+    *,
+    through_seq: int,
+    excluded: Iterable[int],
+    budget: int,
+    counter: TokenCounter,
+    language: Literal["zh", "en"],
+    summary: str,
+    max_hits: int | None = None,
+) -> Generator[Step, Any, Recall]:
+    """The recall, written once: it yields store requests and the driver answers them."""
+    wanted = terms(query, MAX_QUERY_TERMS)
+    if budget <= 0 or through_seq <= 0 or not wanted:
+        return Recall(query=query)
+    skip = set(excluded)
+    postings: Postings = yield _Search(wanted, through_seq)
+    ranked = rank(postings, through_seq=through_seq, exclude=skip, limit=CANDIDATES)
+    if not ranked:
+        return Recall(query=query)
+    header = HEADERS[language]
+    base = counter.count_message({"role": "system", "content": header})
+    if base + MIN_HIT_TOKENS > budget:
+        return Recall(query=query, candidates=len(ranked))
+    known = set(terms(summary)) if summary else set()
+    used: set[int] = set()
+    days: set[str] = set()
+    chosen: list[RecallHit] = []
+    left = budget - base
+    # Candidates are read best first, a batch of about as many as could fit at a time, until
+    # the budget is full: the work depends on the budget, not on how many messages matched.
+    fetched: dict[int, Any] = {}
+    batch = max(4, left // (2 * MIN_HIT_TOKENS))
+    for i, (seq, score) in enumerate(ranked):
+        if left < MIN_HIT_TOKENS or (max_hits is not None and len(chosen) >= max_hits):
+            break
+        if seq in used:
+            continue
+        if seq not in fetched:
+            want = tuple(s for s, _ in ranked[i : i + batch] if s not in fetched)
+            fetched.update((e.seq, e) for e in (yield _ReadAt(want)))
+            if seq not in fetched:
+                continue
+        m = fetched[seq].message
+        if is_tool_result(m) or tool_call_ids(m):
+            # A tool call and its results are one unit: read the neighbours to find the rest.
+            near = range(max(1, seq - UNIT_WINDOW), min(through_seq, seq + UNIT_WINDOW) + 1)
+            missing = tuple(s for s in near if s not in fetched)
+            if missing:
+                fetched.update((e.seq, e) for e in (yield _ReadAt(missing)))
+        entries = fetched
+        unit = _unit(entries, seq, skip)
+        if any(s in used for s in unit):
+            continue
+        own = message_terms(m)
+        if not own or (known and known.issuperset(own)):
+            continue  # the summary already says it
+        body = format_messages([entries[s].message for s in unit]).replace("\n", "\n  ")
+        line = f"[#{seq}] " + body
+        day = _day(fetched[seq].created_at)
+        extra = 0 if day in days else counter.count(day + ":") + 1  # its date line
+        cost = counter.count(line) + 1 + extra  # + the newline
+        if cost > left:
+            line = _clip(line, left - 1 - extra, counter)
+            cost = counter.count(line) + 1 + extra
+            if not line or cost < MIN_HIT_TOKENS or cost > left:
+                continue
+        used.update(unit)
+        days.add(day)
+        chosen.append(RecallHit(seq=seq, seqs=tuple(unit), score=score,
+                                created_at=fetched[seq].created_at, text=line))
+        left -= cost
+    chosen.sort(key=lambda h: h.seq)
+    while chosen:
+        content = render_hits(chosen, header)
+        message = {"role": "system", "content": content, RECALL_KEY: True}
+        tokens = counter.count_message(message)
+        if tokens <= budget:
+            return Recall(query=query, hits=tuple(chosen), tokens=tokens, message=message,
+                          candidates=len(ranked))
+        # A counter need not be additive: drop the weakest hit until the message fits.
+        chosen.remove(min(chosen, key=lambda h: h.score))
+    return Recall(query=query, candidates=len(ranked))
+
+
+def run_recall(store: Any, conversation_id: str, **kwargs: Any) -> Recall:
+    """Drive :func:`_recall_steps` against a sync store (``search`` and ``entries_at``)."""
+    steps = _recall_steps(**kwargs)
+    answer: Any = None
+    try:
+        while True:
+            step = steps.send(answer)
+            if isinstance(step, _Search):
+                answer = store.search(conversation_id, step.terms, through_seq=step.through_seq,
+                                      max_df=MAX_DF)
+            else:
+                answer = store.entries_at(conversation_id, step.seqs)
+    except StopIteration as stop:
+        result: Recall = stop.value
+        return result
+
+
+async def arun_recall(store: Any, conversation_id: str, **kwargs: Any) -> Recall:
+    """Drive :func:`_recall_steps` against an async store (``asearch``, ``aentries_at``)."""
+    steps = _recall_steps(**kwargs)
+    answer: Any = None
+    try:
+        while True:
+            step = steps.send(answer)
+            if isinstance(step, _Search):
+                answer = await store.asearch(conversation_id, step.terms,
+                                             through_seq=step.through_seq, max_df=MAX_DF)
+            else:
+                answer = await store.aentries_at(conversation_id, step.seqs)
+    except StopIteration as stop:
+        result: Recall = stop.value
+        return result
+
+
+# ---------------------------------------------------------------------------------------------
+# recall as a tool
+
+_DESCRIPTION = (
+    "Search the earlier part of this conversation, which has been summarized, for the exact "
+    "messages about a topic (names, numbers, dates, what a tool returned). Returns the best "
+    "matching messages verbatim with their position (#n) and date."
+)
+_PARAMETERS: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "description": "Words to look for (any language)."},
+        "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5,
+                  "description": "Most messages to return."},
+    },
+    "required": ["query"],
+    "additionalProperties": False,
+}
+
+
+@dataclass(frozen=True)
+class RecallTool:
+    """``search_conversation_history`` for an agent: schemas for both APIs and the handlers.
+
+    Pass ``openai`` in ``tools=`` of a Chat Completions call (or ``anthropic`` to the Messages
+    API); when the model calls the tool, answer with ``handler(**arguments)`` (or ``await
+    ahandler(...)`` with an :class:`~chatfold.AsyncConversation`).
+    """
+
+    openai: dict[str, Any]
+    """Chat Completions tool schema."""
+    anthropic: dict[str, Any]
+    """Messages API tool schema."""
+    handler: Callable[..., str]
+    """``handler(query, limit=5) -> str``: the tool result text."""
+    ahandler: Callable[..., Awaitable[str]]
+    """Async twin of ``handler``."""
+
+    name: str = TOOL_NAME
+
+
+def tool_schemas() -> tuple[dict[str, Any], dict[str, Any]]:
+    """The OpenAI and Anthropic schemas of ``search_conversation_history``."""
+    openai = {"type": "function", "function": {
+        "name": TOOL_NAME, "description": _DESCRIPTION, "parameters": _PARAMETERS}}
+    anthropic = {"name": TOOL_NAME, "description": _DESCRIPTION, "input_schema": _PARAMETERS}
+    return openai, anthropic
+
+
+def check_tool_args(query: object, limit: object) -> tuple[str, int]:
+    """Validate a model's tool arguments.
+
+    Raises:
+        InvalidArgumentError: ``query`` is not a string or ``limit`` not an integer in 1..20.
+    """
+    if not isinstance(query, str):
+        raise InvalidArgumentError("query", f"must be a string, got {type(query).__name__}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 20:
+        raise InvalidArgumentError("limit", f"must be an integer from 1 to 20, got {limit!r}")
+    return query, limit
+
+
+def tool_text(result: Recall, language: Literal["zh", "en"]) -> str:
+    """The tool result for ``result``: its hits, or a plain "nothing found"."""
+    if not result.hits:
+        return ("没有找到相关的早先消息。" if language == "zh"
+                else "No earlier message matches that query.")
+    return render_hits(result.hits)
