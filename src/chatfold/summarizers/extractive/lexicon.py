@@ -1,0 +1,167 @@
+"""Word lists and fixed limits of the extractive summarizer (data only)."""
+
+from __future__ import annotations
+
+import re
+
+DEFAULT_MIN_SCORE = 1.2
+"""A new sentence scoring below this is not kept (small talk, filler, bare questions)."""
+
+DEFAULT_TOOL_RESULT_CHARS = 120
+"""A tool result is trimmed to about this many characters in its summary line."""
+
+_FACTS, _PREFS, _DECISIONS, _TASKS = range(4)
+
+_MAX_ITEM_CHARS = 220
+_MAX_ARG_CHARS = 40
+_MAX_ARGS = 6
+_MAX_ARGS_CHARS = 100
+_MAX_RESULT_KEYS = 8
+_AGE_DECAY = 0.85  # previous-summary items that are not durable lose this factor per fold
+_PREVIOUS_FLOOR = 1.5  # a previous item was kept once: it never scores like small talk
+_ORPHAN_MIN_SCORE = 1.2  # a clause left alone by a replacement must say something itself
+_MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did not fit
+_REPEAT_DISCOUNT = 0.5  # each older variant of a repeated statement keeps half its score
+_NEAR_DUP_BUCKET = 8  # near-duplicate check looks at this many recent items per bucket
+
+_COLON = {"en": ": ", "zh": "："}
+_ROLE_TAGS = {
+    "en": {"user": "User", "assistant": "Assistant"},
+    "zh": {"user": "用户", "assistant": "助手"},
+}
+_TOOL_WORD = {"en": "Tool", "zh": "工具"}
+_TOOL_RESULT_WORD = {"en": "Tool result", "zh": "工具结果"}
+_NOTHING_TO_KEEP = {
+    "en": "The earlier messages were small talk with nothing to keep.",
+    "zh": "之前的对话只是寒暄，没有需要保留的信息。",
+}
+_NOTES = frozenset(_NOTHING_TO_KEEP.values())
+_FULL_STOP = {"en": ".", "zh": "。"}
+_ID, _MONEY, _WHEN, _NAME, _NUM, _PREF, _DECIDE, _TASK, _INJECT, _FIRST, _SLOT = (
+    1 << i for i in range(11)
+)
+_WEIGHTS = (
+    (_ID, 2.0),
+    (_MONEY, 1.5),
+    (_WHEN, 1.5),
+    (_NAME, 1.5),
+    (_NUM, 1.0),
+    (_PREF, 2.5),
+    (_DECIDE, 2.5),
+    (_TASK, 2.0),
+)
+_WEIGHTED_BITS = 0xFF
+_INFORMATIVE = _ID | _MONEY | _WHEN | _NAME | _NUM | _PREF | _DECIDE | _TASK
+_WEIGHT_OF = [sum(w for bit, w in _WEIGHTS if mask & bit) for mask in range(_WEIGHTED_BITS + 1)]
+_CAP_WEIGHT = 0.6
+_CAP_MAX = 3
+
+_ZH_WORDS: dict[int, str] = {
+    _PREF: "喜欢 爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口"
+    " 受不了 倾向 习惯",
+    _DECIDE: "决定 定了 就这样 就这么定 确定 选了 选定 选择 敲定 拍板 最终 就用 就订 就选"
+    " 改成 改为 换成 同意 采用 确认",
+    _TASK: "帮我 帮忙 麻烦 记得 别忘 需要 要求 提醒 待办 任务 截止 尽快 请 务必 跟进 安排"
+    " 我会 我来",
+    _INJECT: "忽略以上 忽略上面 忽略之前 忽略前面 忽略所有 忽略上述 无视以上 无视上面"
+    " 无视之前 无视上述 作为摘要 摘要只写 摘要就写 摘要改写 把摘要写成 系统提示",
+    _NAME: "我叫 名叫 叫做 名字是 我姓 先生 女士 小姐 老师 经理 总监 医生 教授 律师",
+    _MONEY: "预算 人均 每晚",
+    _WHEN: "今天 明天 后天 昨天 前天 今晚 明晚 下周 本周 这周 上周 下个月 下月 月底 月初"
+    " 年底 周末 早上 上午 中午 下午 晚上 凌晨 傍晚 周一 周二 周三 周四 周五 周六 周日"
+    " 周天 星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 礼拜一 礼拜二 礼拜三"
+    " 礼拜四 礼拜五 礼拜六 礼拜天",
+    _FIRST: "我 我叫 我会 我来 我姓",
+    _SLOT: "住在 搬到 搬去 搬家 定居 预算 我叫 名叫 名字 电话 手机 邮箱 电子邮件 地址 职业"
+    " 工作是 上班 就职 岁 截止 期限 人数 目的地 饮食 吃素 素食 喜欢 爱吃 爱喝 讨厌 偏好"
+    " 偏爱 最爱 受不了 过敏",
+}
+# Matched as a whole so that the cue inside them is not: "不确定" decides nothing.
+_ZH_NEUTRAL = "不确定 请问 申请 邀请 敬请 一定"
+
+_EN_WORDS: dict[int, str] = {
+    _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates|like|likes"
+    "|love|loves|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather"
+    "|i'd rather|enjoy|enjoys|fan of",
+    _DECIDE: "decide|decided|decision|go with|going with|went with|let's|let us|settled on|agree"
+    "|agreed|chose|chosen|choose|confirm|confirmed|opt for|opted for|we'll use|switch to"
+    "|switched to|change to|changed to",
+    _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
+    "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
+    "|i will|would like|i'd like",
+    _INJECT: "ignore the above|ignore all previous|ignore previous|ignore the previous|ignore all"
+    " prior|ignore prior|ignore your instructions|ignore all instructions|ignore the instructions"
+    "|ignore everything above|ignore all the above|disregard the above|disregard previous"
+    "|disregard all previous|as the summary|as your summary|new instructions|system prompt"
+    "|you are now",
+    _NAME: "my name is|call me",
+    _MONEY: "budget|per night|per person",
+    _WHEN: "monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow"
+    "|yesterday|weekend|next week|next month|next year|end of day|end of the day|end of week"
+    "|end of the week|end of month|end of the month|eod|eow|january|february|march|april|june"
+    "|july|august|september|october|november|december",
+    _FIRST: "i|i'm|i've|i'd|i'll|my|me|mine|we|our|us|i'd rather|i'd like|my name is",
+    _SLOT: "live|lives|lived|living|moved|move|moving|relocated|based in|budget|name is|my name is"
+    "|call me|phone|mobile|cell|email|e-mail|address|work|works|job is|occupation|years old"
+    "|aged|deadline|ddl|due|headcount|destination|diet|vegetarian|vegan|allergic|prefer|prefers"
+    "|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|enjoy|enjoys|can't stand"
+    "|favorite|favourite",
+}
+_EN_NEUTRAL = (
+    "looks like|look like|seems like|sounds like|feel like|feels like|something like|be like"
+    "|is like|was like|are like|were like|what's it like"
+)
+
+
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾萧肖田董袁潘蒋蔡余杜叶程"
+    "苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚"
+    "邵钱严武戴莫孔汤"
+)
+_FILE_EXT = (
+    "py|js|ts|tsx|jsx|md|txt|json|yaml|yml|toml|ini|cfg|csv|tsv|xls|xlsx|doc|docx|ppt|pptx|pdf"
+    "|sql|sh|go|rs|java|kt|c|cc|cpp|h|hpp|rb|php|html|htm|css|png|jpg|jpeg|gif|svg|zip|gz|tar"
+    "|log|env|lock|ipynb"
+)
+
+_CAP_STOP_WORDS = (
+    "I OK The This That These Those It We You He She They My Our Your His Her Their A An And But"
+    " So Or If When Then Also Yes No Hi Hello Hey Thanks Thank Sure Please Let Can Could Would"
+    " Will What Why How Where Who Which Just Okay User Assistant Tool Great Good Nice Maybe"
+    " Ok Is Are Do Does Did Not Here There Now Sorry Oh Well"
+)
+_CAP_STOP = frozenset(_CAP_STOP_WORDS.split())
+_PLEASANTRY = re.compile(
+    # Longest first, each repetition atomic: no backtracking on text that is not small talk.
+    r"(?>"
+    r"thankssomuch|yourewelcome|goodmorning|letmethink|soundsgood|thanksalot|thatsgreat|"
+    r"understood|goodnight|thatsgood|allright|thankyou|alright|awesome|goodbye|perfect|welcome|"
+    r"gotit|great|hello|noted|right|cool|fine|good|haha|isee|lmao|nice|nope|okay|sure|yeah|我明白了|"
+    r"让我想想|非常感谢|麻烦你了|bye|hey|lol|thx|wow|yay|yep|yes|yup|不客气|不用谢|大家好|太好了|太棒了|好的呢|我想想|早上好|晚上好|没问题|"
+    r"等一下|谢谢您|辛苦了|no|np|ok|ty|了解|你好|再见|可以|哈喽|嘻嘻|多谢|好吧|好嘞|好滴|好的|好耶|对的|您好|感谢|懂了|拜拜|收到|早安|是的|晚安|稍等|"
+    r"谢啦|呀|嗨|好|对|早|是|棒|耶|行|thanks?|hmm+|明白了?|谢谢你?|ha+|hi+|kk?|uh+|um+|呵+|哇+|哈+|哦+|啊+|嗯+|嘿+|噢+"
+    r")++"
+)
+_PLEASANTRY_MAX_CHARS = 40
+_TRIVIAL_RESULTS = frozenset(
+    {
+        "",
+        "ok",
+        "okay",
+        "success",
+        "succeeded",
+        "true",
+        "false",
+        "null",
+        "none",
+        "done",
+        "{}",
+        "[]",
+        "完成",
+        "成功",
+        "已完成",
+        "好的",
+        '""',
+    }
+)
+
