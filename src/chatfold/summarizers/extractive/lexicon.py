@@ -37,9 +37,14 @@ _NOTHING_TO_KEEP = {
 }
 _NOTES = frozenset(_NOTHING_TO_KEEP.values())
 _FULL_STOP = {"en": ".", "zh": "。"}
-_ID, _MONEY, _WHEN, _NAME, _NUM, _PREF, _DECIDE, _TASK, _INJECT, _FIRST, _SLOT = (
-    1 << i for i in range(11)
+_ID, _MONEY, _WHEN, _NAME, _NUM, _PREF, _DECIDE, _TASK, _INJECT, _FIRST, _SLOT, _FACT, _FOND = (
+    1 << i for i in range(13)
 )
+# _FACT: a statement of fact about the speaker or the world ("my X is Y", "I live in",
+# "我叫", "我对…过敏"). _FOND: "love", "like", "enjoy": a preference only when the speaker
+# says it of a thing ("I love hiking"), chatter otherwise ("love it!", "I'd love to").
+_FACT_WEIGHT = 2.0
+_FOND_WEIGHT = 0.8
 _WEIGHTS = (
     (_ID, 2.0),
     (_MONEY, 1.5),
@@ -57,10 +62,10 @@ _CAP_WEIGHT = 0.6
 _CAP_MAX = 3
 
 _ZH_WORDS: dict[int, str] = {
-    _PREF: "喜欢 爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口"
-    " 受不了 倾向 习惯",
+    _PREF: "爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口 受不了 倾向",
+    _FOND: "喜欢 习惯 爱上",
     _DECIDE: "决定 定了 就这样 就这么定 确定 选了 选定 选择 敲定 拍板 最终 就用 就订 就选"
-    " 改成 改为 换成 同意 采用 确认",
+    " 改成 改为 换成 采用 确认",
     _TASK: "帮我 帮忙 麻烦 记得 别忘 需要 要求 提醒 待办 任务 截止 尽快 请 务必 跟进 安排"
     " 我会 我来",
     _INJECT: "忽略以上 忽略上面 忽略之前 忽略前面 忽略所有 忽略上述 无视以上 无视上面"
@@ -72,20 +77,22 @@ _ZH_WORDS: dict[int, str] = {
     " 周天 星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 礼拜一 礼拜二 礼拜三"
     " 礼拜四 礼拜五 礼拜六 礼拜天",
     _FIRST: "我 我叫 我会 我来 我姓",
+    _FACT: "我叫 我姓 我住在 我住 我家 我搬到 我搬去 我今年 我是 我的 我有 我养了 我在 我老婆"
+    " 我老公 我妻子 我丈夫 我女儿 我儿子 我父母 我妈 我爸 我们家 我过敏 过敏 我毕业 我从事",
     _SLOT: "住在 搬到 搬去 搬家 定居 预算 我叫 名叫 名字 电话 手机 邮箱 电子邮件 地址 职业"
     " 工作是 上班 就职 岁 截止 期限 人数 目的地 饮食 吃素 素食 喜欢 爱吃 爱喝 讨厌 偏好"
-    " 偏爱 最爱 受不了 过敏",
+    " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在",
 }
 # Matched as a whole so that the cue inside them is not: "不确定" decides nothing.
 _ZH_NEUTRAL = "不确定 请问 申请 邀请 敬请 一定"
 
 _EN_WORDS: dict[int, str] = {
-    _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates|like|likes"
-    "|love|loves|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather"
-    "|i'd rather|enjoy|enjoys|fan of",
-    _DECIDE: "decide|decided|decision|go with|going with|went with|let's|let us|settled on|agree"
-    "|agreed|chose|chosen|choose|confirm|confirmed|opt for|opted for|we'll use|switch to"
-    "|switched to|change to|changed to",
+    _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates"
+    "|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather|i'd rather",
+    _FOND: "like|likes|love|loves|enjoy|enjoys|fan of|passionate about",
+    _DECIDE: "decide|decided|decision|go with|going with|went with|settled on|chose|chosen"
+    "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|change to"
+    "|changed to",
     _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
     "|i will|would like|i'd like",
@@ -101,15 +108,22 @@ _EN_WORDS: dict[int, str] = {
     "|end of the week|end of month|end of the month|eod|eow|january|february|march|april|june"
     "|july|august|september|october|november|december",
     _FIRST: "i|i'm|i've|i'd|i'll|my|me|mine|we|our|us|i'd rather|i'd like|my name is",
+    _FACT: "my name is|i live|i'm from|i am from|i come from|i work|i'm a|i am a|i'm an|i am an"
+    "|i have|i've got|i own|allergic to|i moved|i was born|i grew up|i study|i teach|i married"
+    "|i'm married|i got married|years old|my birthday|my wife|my husband|my partner|my kids"
+    "|my son|my daughter|my mom|my dad|my mother|my father|my job|my sister|my brother"
+    "|my family|my dog|my cat|i graduated|i'm studying|i retired",
     _SLOT: "live|lives|lived|living|moved|move|moving|relocated|based in|budget|name is|my name is"
     "|call me|phone|mobile|cell|email|e-mail|address|work|works|job is|occupation|years old"
     "|aged|deadline|ddl|due|headcount|destination|diet|vegetarian|vegan|allergic|prefer|prefers"
     "|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|enjoy|enjoys|can't stand"
-    "|favorite|favourite",
+    "|favorite|favourite|my|have|has|own|owns|got",
 }
 _EN_NEUTRAL = (
     "looks like|look like|seems like|sounds like|feel like|feels like|something like|be like"
-    "|is like|was like|are like|were like|what's it like"
+    "|is like|was like|are like|were like|what's it like|i'd love|would love|love to|love that"
+    "|love it|love you|love this|love hearing|like that|like it|like this|like you|enjoy it"
+    "|enjoy that|enjoy your|enjoyed it|i'd like to|would like to"
 )
 
 

@@ -15,9 +15,13 @@ from .lexicon import (
     _DECISIONS,
     _EN_NEUTRAL,
     _EN_WORDS,
+    _FACT,
+    _FACT_WEIGHT,
     _FACTS,
     _FILE_EXT,
     _FIRST,
+    _FOND,
+    _FOND_WEIGHT,
     _ID,
     _INFORMATIVE,
     _INJECT,
@@ -60,6 +64,20 @@ def _lexicon(words: Mapping[int, str], neutral: str, sep: str) -> dict[str, int]
             if "'" in w:
                 curly = w.replace("'", "’")
                 lex[curly] = lex.get(curly, 0) | bit
+    # The scan takes the longest cue at each place, so a cue also carries the bits of the cues
+    # inside it ("我住在" those of "我" and "住在"; "my name is" those of "my"); a neutral
+    # phrase carries none ("不确定" decides nothing).
+    neutral_words = set(neutral.split(sep))
+    cues = [w for w in lex if w not in neutral_words]
+    inner: dict[str, int] = {}
+    for w in cues:
+        for v in cues:
+            if v != w and v in w and (
+                sep == " " or re.search(rf"(?<![a-z']){re.escape(v)}(?![a-z'])", w)
+            ):
+                inner[w] = inner.get(w, 0) | lex[v]
+    for w, bits in inner.items():
+        lex[w] |= bits
     return lex
 
 
@@ -194,6 +212,9 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     (_NAME, re.compile(rf"[小老][{_SURNAMES}]"), False, None, "小老"),
     (_NAME, re.compile(rf"我是[{_SURNAMES}]"), False, None, "我是"),
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
+    # "my sister's name is", "our flight is", "my favourite band was": the speaker's facts.
+    (_FACT, re.compile(r"(?:my|our) [a-z']+(?: [a-z']+)? (?:is|are|was|were)(?![a-z])"), True,
+     _word_start, ""),
 ]
 _TASK_LEAD = re.compile(
     r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind|don't\s+forget"
@@ -289,7 +310,7 @@ def _score_all(texts: Sequence[str], roles: Sequence[str]) -> list[_Scored]:
 
 def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if (
-        not mask & _INFORMATIVE
+        not mask & (_INFORMATIVE | _FACT)
         and len(text) <= _PLEASANTRY_MAX_CHARS
         and _PLEASANTRY.fullmatch(_normalise(text))
     ):
@@ -297,6 +318,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if mask & _NUM and mask & (_ID | _MONEY | _WHEN):
         mask &= ~_NUM  # the number is already counted as an id, an amount or a date
     score = _WEIGHT_OF[mask & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
+    if mask & _FACT:
+        score += _FACT_WEIGHT
+    if mask & _FOND:
+        score += _FOND_WEIGHT
     # UTF-8 length weighs a Chinese character like about three Latin letters, as it should.
     score += min(len(text.encode()) / 80, 0.4) - max(len(text) - 120, 0) / 120
     question = _is_question(text)
@@ -316,13 +341,13 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         section = _TASKS
     elif mask & _DECIDE:
         section = _DECISIONS
-    elif mask & _PREF:
+    elif mask & _PREF or (mask & _FOND and mask & _FIRST and not question):
         section = _PREFS
     elif mask & _TASK:
         section = _TASKS
     else:
         section = _FACTS
-    durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME))
+    durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
 
 
