@@ -6,9 +6,15 @@ import re
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .dates import leading_date
 from .lexicon import _DECISIONS, _FACTS, _MAX_ITEM_CHARS, _NEAR_DUP_BUCKET, _NOTES, _PREFS, _TASKS
 from .sentences import _HAS_WORD, _SPACES, _dedup_key, _trim, split_sentences
 from .slots import _slots, _without_clauses
+from .threads import content_tokens
+
+_JACCARD_MIN_TOKENS = 3  # shorter statements are compared by their normalised text only
+_JACCARD_DUP = 0.8  # content-word overlap above which the older statement is a near duplicate
+_JACCARD_RECENT = 24  # each content word is compared against this many recent items
 
 # ---------------------------------------------------------------------------------------------
 # items
@@ -45,6 +51,8 @@ class _Item:
     """Clauses replaced by newer statements."""
     cost: int = 0
     dropped: bool = False
+    date: str | None = None
+    """ISO day the statement was made, when the conversation carries dates."""
 
     @property
     def text(self) -> str:
@@ -61,16 +69,21 @@ class _Item:
         role: str,
         slot: bool,
         cache: dict[tuple[str, str, bool], _Shape] | None = None,
+        *,
+        date: str | None = None,
+        speaker: str = "",
     ) -> _Item:
         """The item for ``body``; ``cache`` keeps the clause and key work of one fold, so a
         statement said again costs a lookup (the parts are only read, never changed)."""
-        shape = cache.get((body, role, slot)) if cache is not None else None
+        cache_key = (body, f"{role}\n{speaker}", slot)
+        shape = cache.get(cache_key) if cache is not None else None
         if shape is None:
-            parts, slots = _slots(body, role) if slot else ([], [])
+            parts, slots = _slots(body, role, speaker) if slot else ([], [])
             shape = _Shape(parts, slots, _dedup_key(body))
             if cache is not None:
-                cache[body, role, slot] = shape
-        return cls(tag, role, body, section, score, order, shape.key, shape.parts, shape.slots)
+                cache[cache_key] = shape
+        return cls(tag, role, body, section, score, order, shape.key, shape.parts, shape.slots,
+                   date=date)
 
 
 _HEADING = re.compile(
@@ -94,24 +107,33 @@ _SUMMARY_PREFIX = re.compile(
 )
 
 
-def _previous_items(summary: str) -> list[tuple[str, int | None]]:
-    """(text, section or None to classify) for each statement of the previous summary."""
-    out: list[tuple[str, int | None]] = []
+def _previous_items(summary: str) -> list[tuple[str, int | None, str | None]]:
+    """(text, section or None to classify, ISO day or None) for each statement of the previous
+    summary. A line without a date prefix has the date of the line above it in its section
+    (dates are rendered once per run of lines of the same day)."""
+    out: list[tuple[str, int | None, str | None]] = []
     summary = _SUMMARY_PREFIX.sub("", summary)
     section: int | None = None
+    day: str | None = None
     for line in summary.splitlines():
         heading = _HEADING.fullmatch(line)
         if heading:
             section = _HEADING_SECTION[_SPACES.sub(" ", heading.group("title").casefold())]
             line = heading.group("rest") or ""  # "Facts: the user lives in Oslo." on one line
+            day = None
         if line.strip() in _NOTES:
             continue  # our own "nothing to keep" note is not a fact to carry forward
         if section is not None and line.strip():
             text = _SPACES.sub(" ", _BULLET.sub("", line)).strip()
+            found, text = leading_date(text)
+            day = found or day
             if _HAS_WORD.search(text):
-                out.append((_trim(text, _MAX_ITEM_CHARS * 2), section))
+                out.append((_trim(text, _MAX_ITEM_CHARS * 2), section, day))
         elif line.strip():
-            out.extend((s, None) for s in split_sentences(line))
+            for s in split_sentences(line):
+                found, s = leading_date(s)
+                day = found or day
+                out.append((s, None, day))
     return out
 
 
@@ -129,6 +151,7 @@ def _merge(items: list[_Item]) -> list[_Item]:
     by_key: dict[str, _Item] = {}
     by_slot: dict[tuple[str, ...], tuple[_Item, int]] = {}
     buckets: dict[str, list[_Item]] = {}
+    by_word: dict[str, list[tuple[_Item, frozenset[str]]]] = {}
     for it in items:  # collected in conversation order, oldest first
         if not it.key:
             it.dropped = True
@@ -154,6 +177,28 @@ def _merge(items: list[_Item]) -> list[_Item]:
             bucket.append(it)
         if it.dropped:
             continue
+        if it.role != "tool":
+            words = content_tokens(it.body)
+            if len(words) >= _JACCARD_MIN_TOKENS:
+                # Same content words, other phrasing: "I totally agree that the trip was fun"
+                # and "Totally agree, the trip was fun". The newer one stays.
+                shared: dict[int, int] = {}
+                others: dict[int, tuple[_Item, frozenset[str]]] = {}
+                for w in words:
+                    for other, other_words in by_word.get(w, ())[-_JACCARD_RECENT:]:
+                        shared[id(other)] = shared.get(id(other), 0) + 1
+                        others[id(other)] = (other, other_words)
+                for oid, n in shared.items():
+                    other, other_words = others[oid]
+                    if other.dropped or other.role == "tool":
+                        continue
+                    if n / len(words | other_words) >= _JACCARD_DUP:
+                        other.dropped = True
+                        it.score = max(it.score, other.score)
+                        if it.section == _FACTS:
+                            it.section = other.section
+                for w in words:
+                    by_word.setdefault(w, []).append((it, words))
         for slot, clause, _ in it.slots:
             held = by_slot.get(slot)
             if held is None or held[0].dropped or held == (it, clause):

@@ -22,6 +22,7 @@ _PREVIOUS_FLOOR = 1.5  # a previous item was kept once: it never scores like sma
 _ORPHAN_MIN_SCORE = 1.2  # a clause left alone by a replacement must say something itself
 _MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did not fit
 _REPEAT_DISCOUNT = 0.5  # each older variant of a repeated statement keeps half its score
+_CARRY_SHARE = 0.5  # carried-forward items first claim up to this share of the cap
 _NEAR_DUP_BUCKET = 8  # near-duplicate check looks at this many recent items per bucket
 
 _COLON = {"en": ": ", "zh": "："}
@@ -145,17 +146,47 @@ _CAP_STOP_WORDS = (
     " Ok Is Are Do Does Did Not Here There Now Sorry Oh Well"
 )
 _CAP_STOP = frozenset(_CAP_STOP_WORDS.split())
-_PLEASANTRY = re.compile(
-    # Longest first, each repetition atomic: no backtracking on text that is not small talk.
-    r"(?>"
-    r"thankssomuch|yourewelcome|goodmorning|letmethink|soundsgood|thanksalot|thatsgreat|"
-    r"understood|goodnight|thatsgood|allright|thankyou|alright|awesome|goodbye|perfect|welcome|"
-    r"gotit|great|hello|noted|right|cool|fine|good|haha|isee|lmao|nice|nope|okay|sure|yeah|我明白了|"
-    r"让我想想|非常感谢|麻烦你了|bye|hey|lol|thx|wow|yay|yep|yes|yup|不客气|不用谢|大家好|太好了|太棒了|好的呢|我想想|早上好|晚上好|没问题|"
-    r"等一下|谢谢您|辛苦了|no|np|ok|ty|了解|你好|再见|可以|哈喽|嘻嘻|多谢|好吧|好嘞|好滴|好的|好耶|对的|您好|感谢|懂了|拜拜|收到|早安|是的|晚安|稍等|"
-    r"谢啦|呀|嗨|好|对|早|是|棒|耶|行|thanks?|hmm+|明白了?|谢谢你?|ha+|hi+|kk?|uh+|um+|呵+|哇+|哈+|哦+|啊+|嗯+|嘿+|噢+"
-    r")++"
+# Words that make up small talk: a sentence made of nothing else ("ok thanks", "收到，谢谢",
+# "I totally agree", "love it!", "glad to hear that") is dropped. Regex atoms go last.
+_PLEASANTRY_WORDS = (
+    "thankssomuch yourewelcome goodmorning letmethink soundsgood thanksalot thatsgreat understood"
+    " goodnight thatsgood allright thankyou alright awesome goodbye perfect welcome gotit great"
+    " hello noted right cool fine good haha isee lmao nice nope okay sure yeah bye hey lol thx wow"
+    " yay yep yes yup no np ok ty agree agreed totally absolutely exactly definitely really so"
+    " true love it that this i me too same congrats congratulations amazing makessense indeed"
+    " ofcourse glad happy hear to for you wonderful fantastic incredible sounds sound lovely"
+    " 我明白了 让我想想 非常感谢 麻烦你了 不客气 不用谢 大家好 太好了 太棒了 好的呢 我想想"
+    " 早上好 晚上好 没问题 等一下 谢谢您 辛苦了 了解 你好 再见 可以 哈喽 嘻嘻 多谢 好吧 好嘞"
+    " 好滴 好的 好耶 对的 您好 感谢 懂了 拜拜 收到 早安 是的 晚安 稍等 谢啦 同意 确实 没错 对啊"
+    " 我也是 我也 真棒 厉害 呀 嗨 好 对 早 是 棒 耶 行 也"
 )
+_PLEASANTRY_ATOMS = (
+    r"thanks?|hmm+|明白了?|谢谢你?|ha+|hi+|kk?|uh+|um+|呵+|哇+|哈+|哦+|啊+|嗯+|嘿+|噢+"
+)
+_PLEASANTRY_SET = frozenset(_PLEASANTRY_WORDS.split())
+_PLEASANTRY_LONGEST = max(len(w) for w in _PLEASANTRY_SET)
+_PLEASANTRY_ATOM = re.compile(_PLEASANTRY_ATOMS)
+
+
+def _is_pleasantry(norm: str) -> bool:
+    """True when ``norm`` (normalised: lowercase, no spaces or punctuation) is made only of
+    small-talk words. A word break over at most _PLEASANTRY_MAX_CHARS characters: linear
+    in practice, with none of a backtracking regex's worst cases."""
+    n = len(norm)
+    reach = [False] * (n + 1)
+    reach[0] = True
+    for i in range(n):
+        if not reach[i]:
+            continue
+        for j in range(i + 1, min(n, i + _PLEASANTRY_LONGEST) + 1):
+            if norm[i:j] in _PLEASANTRY_SET:
+                reach[j] = True
+        m = _PLEASANTRY_ATOM.match(norm, i)
+        if m:
+            reach[m.end()] = True
+    return reach[n]
+
+
 _PLEASANTRY_MAX_CHARS = 40
 _TRIVIAL_RESULTS = frozenset(
     {

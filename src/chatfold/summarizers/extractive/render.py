@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..prompts import SECTION_TITLES
+from .dates import render_date
 from .items import _Item
 from .lexicon import _COLON, _FULL_STOP, _REPEAT_DISCOUNT
 from .scoring import _DIGITS
@@ -26,22 +27,41 @@ def _discount_repeats(items: list[_Item]) -> None:
 
 
 def _render(items: list[_Item], lang: str, paragraph: bool) -> str:
-    ordered = sorted(items, key=lambda it: (it.section, -it.score, it.order))
+    """One line per item (``- …``) under its section's heading, or one paragraph.
+
+    Within a section, items run by day (undated first) and by importance within a day; a
+    ``[day]`` prefix opens each run of the same day, so a date costs its tokens once.
+    """
+    ordered = sorted(items, key=lambda it: (it.section, it.date or "", -it.score, it.order))
     if paragraph:
         sep = "" if lang == "zh" else " "
-        return sep.join(_as_sentence(it.text, lang) for it in ordered)
+        out = []
+        day: str | None = None
+        for it in ordered:
+            text = _as_sentence(it.text, lang)
+            if it.date and it.date != day:
+                text = f"[{render_date(it.date, lang)}] {text}"
+            day = it.date or day
+            out.append(text)
+        return sep.join(out)
     titles = SECTION_TITLES[lang]
     colon = _COLON[lang].strip()
     blocks: list[str] = []
     current = -1
     lines: list[str] = []
+    day = None
     for it in ordered:
         if it.section != current:
             if lines:
                 blocks.append("\n".join(lines))
             current = it.section
             lines = [f"{titles[current]}{colon}"]
-        lines.append(f"- {it.text}")
+            day = None
+        if it.date and it.date != day:
+            lines.append(f"- [{render_date(it.date, lang)}] {it.text}")
+        else:
+            lines.append(f"- {it.text}")
+        day = it.date or day
     if lines:
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)

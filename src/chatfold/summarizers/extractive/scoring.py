@@ -28,7 +28,6 @@ from .lexicon import (
     _MONEY,
     _NAME,
     _NUM,
-    _PLEASANTRY,
     _PLEASANTRY_MAX_CHARS,
     _PREF,
     _PREFS,
@@ -41,6 +40,7 @@ from .lexicon import (
     _WHEN,
     _ZH_NEUTRAL,
     _ZH_WORDS,
+    _is_pleasantry,
 )
 from .sentences import _normalise
 
@@ -312,7 +312,7 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if (
         not mask & (_INFORMATIVE | _FACT)
         and len(text) <= _PLEASANTRY_MAX_CHARS
-        and _PLEASANTRY.fullmatch(_normalise(text))
+        and _is_pleasantry(_normalise(text))
     ):
         return _Scored(0.0, _FACTS, False, False)
     if mask & _NUM and mask & (_ID | _MONEY | _WHEN):

@@ -140,3 +140,39 @@ def _dedup_key(text: str) -> str:
     key = _normalise(text[tag.end() :] if tag else text)
     return _TRAILING_FILLER.sub("", key) if key[-1:] in _TRAILING_FILLER_ENDS else key
 
+
+
+_VOCATIVE_END = re.compile(r",\s*(?P<name>[A-Z][a-z]+)\s*(?P<end>[.!?…~]*)\s*$")
+_VOCATIVE_ONLY = re.compile(
+    r"^(?:(?i:hey|hi|hello|oh|wow|thanks|thank you|bye|good morning|morning|yo|dear)[ ,!]*)?"
+    r"(?P<name>[A-Z][a-z]+)\s*[.!?,~…]*$"
+)
+_VOCATIVE_START = re.compile(
+    r"^(?:(?i:hey|hi|hello|oh|wow|aw+|yay|thanks|thank you|haha|ha)[ ,!]+)?(?P<name>[A-Z][a-z]+)"
+    r"\s*[,!]+\s+(?=\S)"
+)
+
+
+def _strip_vocative(sentence: str, names: frozenset[str]) -> str:
+    """``sentence`` without the participant it addresses ("Totally agree, Mel." → "Totally
+    agree."): the name of the one spoken to says nothing about the world and makes near
+    duplicates look different. Only names of the conversation's participants (or their
+    first letters, "Mel" for "Melanie") count, so "We met in Paris, France." stays whole."""
+    if not names:
+        return sentence
+    m = _VOCATIVE_ONLY.match(sentence)
+    if m and _is_participant(m.group("name"), names):
+        return ""  # "Hey Mel!": a greeting, nothing else
+    m = _VOCATIVE_END.search(sentence)
+    if m and _is_participant(m.group("name"), names):
+        sentence = sentence[: m.start()] + m.group("end")
+    m = _VOCATIVE_START.match(sentence)
+    if m and _is_participant(m.group("name"), names):
+        rest = sentence[m.end() :]
+        sentence = rest[:1].upper() + rest[1:]
+    return sentence
+
+
+def _is_participant(word: str, names: frozenset[str]) -> bool:
+    low = word.casefold()
+    return any(n == low or (len(low) >= 3 and n.startswith(low)) for n in names)

@@ -87,6 +87,27 @@ _OBJ_STOP_EN = re.compile(
 _OBJ_LEAD_EN = re.compile(r"(?:to |the |a |an |my |being |having )+")
 
 
+_NUMBER_EN = r"\d[\d,]*|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen"
+_GEN_EN = re.compile(
+    r"\b(?:my|our|(?P<owner>[a-z]+)'s) (?P<attr>[a-z]+(?: [a-z]+)?)"
+    r" (?:is|are|was|were|became|has become|changed to|is now|are now)\b",
+    re.ASCII,
+)
+_COUNT_EN = re.compile(
+    r"\b(?:i|we) (?:now |still |already |currently |finally )?"
+    r"(?:have|own|'ve got|have got|collected|got)(?: now)?"
+    rf" (?:{_NUMBER_EN}) (?:(?:new|old|more|different|total) )?(?P<noun>[a-z]{{3,}})",
+    re.ASCII,
+)
+_GEN_ZH = re.compile(r"我的(?P<attr>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成了?|换成了?|变成了?)")
+_COUNT_ZH = re.compile(
+    r"我(?:们)?(?:现在|已经|目前|一共|总共|还)?(?:有|养了|收集了|攒了|存了)了?"
+    r"(?:[0-9]+|[一二两三四五六七八九十百]+)"
+    r"(?:个|只|条|张|本|辆|套|件|位|名|盆|台|部|份|双|枚|家|间)"
+    r"(?P<noun>[^\s和与跟及还也都在是了的，。,.!?！？；;0-9]{1,4})"
+)
+
+
 def _subject(prefix: str, role: str) -> tuple[str, str] | None:
     """Who a statement is about and what qualifies its attribute ("hotel" in "hotel budget"),
     from the text before the attribute keyword; None when it is not about a person we track."""
@@ -147,7 +168,9 @@ def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
         if obj and who is not None:
             return (kind, who[0], obj), prefix
     m = _first(_ATTR_ZH.search(clause) if han else None, _ATTR_EN.search(low) if latin else None)
-    if m is None or not _HAS_WORD.search(clause, m.end()):
+    if m is None:
+        return _generic_slot(clause, low, role, han, latin)
+    if not _HAS_WORD.search(clause, m.end()):
         return None
     prefix = clause[: m.start()]
     who = _subject(prefix, role)
@@ -156,20 +179,61 @@ def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
     return ("attr", who[0], m.lastgroup or "", who[1]), prefix
 
 
-def _slots(body: str, role: str) -> tuple[list[str], list[tuple[tuple[str, ...], int, str]]]:
+def _generic_slot(
+    clause: str, low: str, role: str, han: bool, latin: bool
+) -> tuple[tuple[str, ...], str] | None:
+    """Any attribute the speaker states of themselves or someone named: "my X is Y",
+    "Anna's X is Y", "我的X是Y" (slot: who + X), and counts of a thing the speaker has:
+    "I have 17 postcards", "我有17张明信片" (slot: who + thing). A newer value replaces it."""
+    m = _first(
+        _GEN_ZH.search(clause) if han else None,
+        _COUNT_ZH.search(clause) if han else None,
+        _GEN_EN.search(low) if latin else None,
+        _COUNT_EN.search(low) if latin else None,
+    )
+    if m is None:
+        return None
+    groups = m.groupdict()
+    if not groups.get("noun") and not _HAS_WORD.search(clause, m.end()):
+        return None  # "my plan is…" with no value yet
+    prefix = clause[: m.start()]
+    if groups.get("owner"):
+        who: tuple[str, str] | None = (str(groups["owner"]), "")
+    else:
+        who = _subject(prefix, role)
+    if who is None:
+        return None
+    if groups.get("noun"):
+        noun = str(groups["noun"])
+        noun = noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
+        return ("count", who[0], noun), prefix
+    return ("attr", who[0], "is:" + " ".join(str(groups["attr"]).split())), prefix
+
+
+def _slots(
+    body: str, role: str, speaker: str = ""
+) -> tuple[list[str], list[tuple[tuple[str, ...], int, str]]]:
     """Clauses of ``body`` (separators at odd indexes) and the slots they fill.
 
     Each slot comes with the index of its clause and the text before its keyword (the subject,
     used to keep a later clause readable when this one is replaced). Questions fill no slot.
+    A named ``speaker`` (a participant with a ``name``) speaks of themselves in the first
+    person, whatever their role, and their slots are theirs, not the user's.
     """
+    if speaker:
+        role = "user"
     if _is_question(body) or (role == "assistant" and not _SECOND_PERSON.search(body)):
         return [], []  # the assistant fills a slot only when it speaks about the user
     parts = _CLAUSE_SPLIT.split(body)
     found = []
+    me = speaker.casefold()
     for i in range(0, len(parts), 2):
         hit = _clause_slot(parts[i], role)
         if hit is not None:
-            found.append((hit[0], i // 2, hit[1]))
+            slot = hit[0]
+            if me and slot[1] == "user":
+                slot = (slot[0], me, *slot[2:])
+            found.append((slot, i // 2, hit[1]))
     return parts, found
 
 
