@@ -10,11 +10,6 @@ from .dates import leading_date
 from .lexicon import _DECISIONS, _FACTS, _MAX_ITEM_CHARS, _NEAR_DUP_BUCKET, _NOTES, _PREFS, _TASKS
 from .sentences import _HAS_WORD, _SPACES, _dedup_key, _trim, split_sentences
 from .slots import _slots, _without_clauses
-from .threads import content_tokens
-
-_JACCARD_MIN_TOKENS = 3  # shorter statements are compared by their normalised text only
-_JACCARD_DUP = 0.8  # content-word overlap above which the older statement is a near duplicate
-_JACCARD_RECENT = 24  # each content word is compared against this many recent items
 
 # ---------------------------------------------------------------------------------------------
 # items
@@ -151,7 +146,6 @@ def _merge(items: list[_Item]) -> list[_Item]:
     by_key: dict[str, _Item] = {}
     by_slot: dict[tuple[str, ...], tuple[_Item, int]] = {}
     buckets: dict[str, list[_Item]] = {}
-    by_word: dict[str, list[tuple[_Item, frozenset[str]]]] = {}
     for it in items:  # collected in conversation order, oldest first
         if not it.key:
             it.dropped = True
@@ -177,28 +171,6 @@ def _merge(items: list[_Item]) -> list[_Item]:
             bucket.append(it)
         if it.dropped:
             continue
-        if it.role != "tool":
-            words = content_tokens(it.body)
-            if len(words) >= _JACCARD_MIN_TOKENS:
-                # Same content words, other phrasing: "I totally agree that the trip was fun"
-                # and "Totally agree, the trip was fun". The newer one stays.
-                shared: dict[int, int] = {}
-                others: dict[int, tuple[_Item, frozenset[str]]] = {}
-                for w in words:
-                    for other, other_words in by_word.get(w, ())[-_JACCARD_RECENT:]:
-                        shared[id(other)] = shared.get(id(other), 0) + 1
-                        others[id(other)] = (other, other_words)
-                for oid, n in shared.items():
-                    other, other_words = others[oid]
-                    if other.dropped or other.role == "tool":
-                        continue
-                    if n / len(words | other_words) >= _JACCARD_DUP:
-                        other.dropped = True
-                        it.score = max(it.score, other.score)
-                        if it.section == _FACTS:
-                            it.section = other.section
-                for w in words:
-                    by_word.setdefault(w, []).append((it, words))
         for slot, clause, _ in it.slots:
             held = by_slot.get(slot)
             if held is None or held[0].dropped or held == (it, clause):

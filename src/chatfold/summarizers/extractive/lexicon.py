@@ -24,6 +24,8 @@ _MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did
 _REPEAT_DISCOUNT = 0.5  # each older variant of a repeated statement keeps half its score
 _CARRY_SHARE = 0.5  # carried-forward items first claim up to this share of the cap
 _NEAR_DUP_BUCKET = 8  # near-duplicate check looks at this many recent items per bucket
+_JACCARD_MIN_TOKENS = 3  # shorter statements are compared by their normalised text only
+_JACCARD_DUP = 0.8  # content-word overlap from which a statement repeats a kept one
 
 _COLON = {"en": ": ", "zh": "："}
 _ROLE_TAGS = {
@@ -118,7 +120,7 @@ _EN_WORDS: dict[int, str] = {
     "|call me|phone|mobile|cell|email|e-mail|address|work|works|job is|occupation|years old"
     "|aged|deadline|ddl|due|headcount|destination|diet|vegetarian|vegan|allergic|prefer|prefers"
     "|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|enjoy|enjoys|can't stand"
-    "|favorite|favourite|my|have|has|own|owns|got",
+    "|favorite|favourite|my|have",
 }
 _EN_NEUTRAL = (
     "looks like|look like|seems like|sounds like|feel like|feels like|something like|be like"
@@ -151,7 +153,7 @@ _CAP_STOP = frozenset(_CAP_STOP_WORDS.split())
 _PLEASANTRY_WORDS = (
     "thankssomuch yourewelcome goodmorning letmethink soundsgood thanksalot thatsgreat understood"
     " goodnight thatsgood allright thankyou alright awesome goodbye perfect welcome gotit great"
-    " hello noted right cool fine good haha isee lmao nice nope okay sure yeah bye hey lol thx wow"
+    " hello noted right cool fine good isee lmao nice nope okay sure yeah bye hey lol thx wow"
     " yay yep yes yup no np ok ty agree agreed totally absolutely exactly definitely really so"
     " true love it that this i me too same congrats congratulations amazing makessense indeed"
     " ofcourse glad happy hear to for you wonderful fantastic incredible sounds sound lovely"
@@ -164,23 +166,29 @@ _PLEASANTRY_ATOMS = (
     r"thanks?|hmm+|明白了?|谢谢你?|ha+|hi+|kk?|uh+|um+|呵+|哇+|哈+|哦+|啊+|嗯+|嘿+|噢+"
 )
 _PLEASANTRY_SET = frozenset(_PLEASANTRY_WORDS.split())
-_PLEASANTRY_LONGEST = max(len(w) for w in _PLEASANTRY_SET)
+_PLEASANTRY_LENGTHS = sorted({len(w) for w in _PLEASANTRY_SET})
 _PLEASANTRY_ATOM = re.compile(_PLEASANTRY_ATOMS)
+_PLEASANTRY_CHARS = frozenset("".join(_PLEASANTRY_SET) + "thanksmuiko呵哇哈哦啊嗯嘿噢明白了谢你")
 
 
 def _is_pleasantry(norm: str) -> bool:
     """True when ``norm`` (normalised: lowercase, no spaces or punctuation) is made only of
-    small-talk words. A word break over at most _PLEASANTRY_MAX_CHARS characters: linear
-    in practice, with none of a backtracking regex's worst cases."""
+    small-talk words ("itotallyagree": i + totally + agree). A word break, linear in the
+    text: a backtracking regex would have to try "i" after "it" fails, and its worst cases
+    are exponential."""
+    if not _PLEASANTRY_CHARS.issuperset(norm):
+        return False
     n = len(norm)
     reach = [False] * (n + 1)
     reach[0] = True
     for i in range(n):
         if not reach[i]:
             continue
-        for j in range(i + 1, min(n, i + _PLEASANTRY_LONGEST) + 1):
-            if norm[i:j] in _PLEASANTRY_SET:
-                reach[j] = True
+        for size in _PLEASANTRY_LENGTHS:
+            if i + size > n:
+                break
+            if norm[i : i + size] in _PLEASANTRY_SET:
+                reach[i + size] = True
         m = _PLEASANTRY_ATOM.match(norm, i)
         if m:
             reach[m.end()] = True

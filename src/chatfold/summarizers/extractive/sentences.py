@@ -158,12 +158,12 @@ def _strip_vocative(sentence: str, names: frozenset[str]) -> str:
     agree."): the name of the one spoken to says nothing about the world and makes near
     duplicates look different. Only names of the conversation's participants (or their
     first letters, "Mel" for "Melanie") count, so "We met in Paris, France." stays whole."""
-    if not names:
+    if not names or (len(sentence) > 24 and "," not in sentence and "!" not in sentence):
         return sentence
     m = _VOCATIVE_ONLY.match(sentence)
     if m and _is_participant(m.group("name"), names):
         return ""  # "Hey Mel!": a greeting, nothing else
-    m = _VOCATIVE_END.search(sentence)
+    m = _VOCATIVE_END.search(sentence) if "," in sentence else None
     if m and _is_participant(m.group("name"), names):
         sentence = sentence[: m.start()] + m.group("end")
     m = _VOCATIVE_START.match(sentence)

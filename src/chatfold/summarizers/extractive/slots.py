@@ -99,6 +99,7 @@ _COUNT_EN = re.compile(
     rf" (?:{_NUMBER_EN}) (?:(?:new|old|more|different|total) )?(?P<noun>[a-z]{{3,}})",
     re.ASCII,
 )
+_COUNT_HINT = re.compile(r"\b(?:have|got|collected|own)\b", re.ASCII)
 _GEN_ZH = re.compile(r"我的(?P<attr>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成了?|换成了?|变成了?)")
 _COUNT_ZH = re.compile(
     r"我(?:们)?(?:现在|已经|目前|一共|总共|还)?(?:有|养了|收集了|攒了|存了)了?"
@@ -185,11 +186,12 @@ def _generic_slot(
     """Any attribute the speaker states of themselves or someone named: "my X is Y",
     "Anna's X is Y", "我的X是Y" (slot: who + X), and counts of a thing the speaker has:
     "I have 17 postcards", "我有17张明信片" (slot: who + thing). A newer value replaces it."""
+    # Substring guards first: most clauses hold none of these, and `in` costs far less.
     m = _first(
-        _GEN_ZH.search(clause) if han else None,
-        _COUNT_ZH.search(clause) if han else None,
-        _GEN_EN.search(low) if latin else None,
-        _COUNT_EN.search(low) if latin else None,
+        _GEN_ZH.search(clause) if han and "我的" in clause else None,
+        _COUNT_ZH.search(clause) if han and "我" in clause else None,
+        _GEN_EN.search(low) if latin and ("my " in low or "our " in low or "'s " in low) else None,
+        _COUNT_EN.search(low) if latin and _COUNT_HINT.search(low) else None,
     )
     if m is None:
         return None

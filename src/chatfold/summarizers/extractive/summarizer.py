@@ -18,6 +18,8 @@ from .lexicon import (
     _COLON,
     _DECISIONS,
     _FACTS,
+    _JACCARD_DUP,
+    _JACCARD_MIN_TOKENS,
     _MAX_MISSES,
     _NOTHING_TO_KEEP,
     _PREFS,
@@ -51,6 +53,17 @@ def _speaker_of(tag: str) -> str:
     for the plain roles."""
     name = tag.rstrip(" :：")
     return "" if not name or name in _ROLE_WORDS else name
+
+
+def _repeats(words: frozenset[str], kept: Sequence[frozenset[str]]) -> bool:
+    """True when ``words`` overlap an item already kept by at least _JACCARD_DUP (Jaccard):
+    the same content words, phrased another way. Checked only against what is kept, so the
+    cost is the summary's size, not the history's."""
+    for other in kept:
+        both = len(words & other)
+        if both and both >= _JACCARD_DUP * (len(words) + len(other) - both):
+            return True
+    return False
 
 
 class _Piece(NamedTuple):
@@ -205,9 +218,15 @@ class ExtractiveSummarizer(BaseSummarizer):
             if split is None:
                 cut = (_strip_vocative(_strip_filler(s), known) for s in split_sentences(p.text))
                 split = sentences[p.text] = [s for s in cut if s]
-            if p.role == "user" and split and last_assistant and p.msg == last_msg + 1:
+            if (
+                p.role == "user"
+                and split
+                and last_assistant
+                and p.msg == last_msg + 1
+                and is_acceptance(split[0])
+            ):
                 offer = proposal(last_assistant)
-                if offer is not None and is_acceptance(split[0]):
+                if offer is not None:
                     # The assistant's offer and the user's yes: one decision.
                     who = p.name or _ROLE_TAGS[lang]["user"]
                     body = f"{who}{_AGREED[lang]}{_COLON[lang]}{offer}"
@@ -420,6 +439,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         dated: set[tuple[int, str]] = set()
         covered: set[str] = set()
         deferred: list[_Item] = []
+        kept_words: list[frozenset[str]] = []
         used = 0
         # Carried-forward items first claim up to _CARRY_SHARE of the cap among themselves
         # (highest value first, then newest), so one fold of new material can evict at most
@@ -435,6 +455,12 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if pass_items is not deferred and ids and ids <= covered:
                     deferred.append(it)  # says nothing a better item has not said already
                     continue
+                if it.role != "tool":
+                    words = content_tokens(it.body)
+                    if len(words) >= _JACCARD_MIN_TOKENS and _repeats(words, kept_words):
+                        continue  # "I totally agree the trip was fun" beside "Totally agree…"
+                else:
+                    words = frozenset()
                 day = (it.section, it.date or "")
                 if paragraph:
                     it.cost = count(_as_sentence(it.text, lang))
@@ -452,6 +478,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                     if it.date:
                         dated.add(day)
                     covered |= ids
+                    if len(words) >= _JACCARD_MIN_TOKENS:
+                        kept_words.append(words)
                     misses = 0
                 else:
                     misses += 1
