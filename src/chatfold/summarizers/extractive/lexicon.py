@@ -17,12 +17,13 @@ _MAX_ARG_CHARS = 40
 _MAX_ARGS = 6
 _MAX_ARGS_CHARS = 100
 _MAX_RESULT_KEYS = 8
-_AGE_DECAY = 0.85  # previous-summary items that are not durable lose this factor per fold
+_AGE_DECAY = 1.0  # previous-summary items that are not durable lose this factor per fold
+_INCUMBENT_BONUS = 3.0  # a kept item stays unless a new one is clearly worth more
 _PREVIOUS_FLOOR = 1.5  # a previous item was kept once: it never scores like small talk
 _ORPHAN_MIN_SCORE = 1.2  # a clause left alone by a replacement must say something itself
 _MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did not fit
 _REPEAT_DISCOUNT = 0.5  # each older variant of a repeated statement keeps half its score
-_CARRY_SHARE = 0.5  # carried-forward items first claim up to this share of the cap
+_CARRY_SHARE = 0.9  # carried-forward items first claim up to this share of the cap
 _NEAR_DUP_BUCKET = 8  # near-duplicate check looks at this many recent items per bucket
 _JACCARD_MIN_TOKENS = 3  # shorter statements are compared by their normalised text only
 _JACCARD_DUP = 0.8  # content-word overlap from which a statement repeats a kept one
@@ -84,7 +85,7 @@ _ZH_WORDS: dict[int, str] = {
     " 我老公 我妻子 我丈夫 我女儿 我儿子 我父母 我妈 我爸 我们家 我过敏 过敏 我毕业 我从事",
     _SLOT: "住在 搬到 搬去 搬家 定居 预算 我叫 名叫 名字 电话 手机 邮箱 电子邮件 地址 职业"
     " 工作是 上班 就职 岁 截止 期限 人数 目的地 饮食 吃素 素食 喜欢 爱吃 爱喝 讨厌 偏好"
-    " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在",
+    " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在 现在有 已经有 一共有 总共有 目前有 有了",
 }
 # Matched as a whole so that the cue inside them is not: "不确定" decides nothing.
 _ZH_NEUTRAL = "不确定 请问 申请 邀请 敬请 一定"

@@ -220,6 +220,19 @@ _TASK_LEAD = re.compile(
     r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind|don't\s+forget"
     r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you))"
 )
+# "I love hiking", "我喜欢爬山": the speaker's own liking of a thing; "their love and support",
+# "love it!" are not preferences.
+_FOND_PREF = re.compile(
+    r"(?i:(?<![a-z])(?:i|we)(?:'m| am| are)?(?: really| also| just| still| totally| so| do| a big)?"
+    r" (?:love|like|enjoy|fan of)(?:s|d)? (?!it\b|that\b|this\b|you\b|to hear|hearing))"
+    r"|我(?:们)?(?:很|也|真|最|特别|非常|一直|还是)?(?:喜欢|习惯|爱上)"
+)
+# A task the speaker takes on or asks for, said as such: "I need to…", "我得…", "帮我…".
+_TASK_OWN = re.compile(
+    r"(?i:(?:i|we) (?:need to|have to|must|should|will|'ll|am going to|'m going to)"
+    r"|(?:i|we)'ll |i'd like you to|(?:remember|don't forget) to)"
+    r"|我(?:们)?(?:需要|得|要|必须|会|打算)"
+)
 _DIGITS = re.compile(r"\d+")
 # Identifiers, amounts and dates: an item whose every such token is already in the summary
 # repeats it (the assistant confirming a booking the tool line already shows).
@@ -341,9 +354,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         section = _TASKS
     elif mask & _DECIDE:
         section = _DECISIONS
-    elif mask & _PREF or (mask & _FOND and mask & _FIRST and not question):
+    elif mask & _PREF or (mask & _FOND and not question and _FOND_PREF.search(text)):
         section = _PREFS
-    elif mask & _TASK:
+    elif mask & _TASK and _TASK_OWN.match(text):
         section = _TASKS
     else:
         section = _FACTS

@@ -17,6 +17,7 @@ from .lexicon import (
     _CARRY_SHARE,
     _COLON,
     _DECISIONS,
+    _INCUMBENT_BONUS,
     _FACTS,
     _JACCARD_DUP,
     _JACCARD_MIN_TOKENS,
@@ -267,7 +268,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 score += _DECISION_BONUS
             if role == "summary":
                 # Kept by an earlier fold: never treated as small talk, and only facts age.
-                score = max(score, _PREVIOUS_FLOOR)
+                score = max(score, _PREVIOUS_FLOOR) + _INCUMBENT_BONUS
                 if sec not in (_PREFS, _DECISIONS) and (
                     not scored.durable or _is_tool_line(row.body)
                 ):
