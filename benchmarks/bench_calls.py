@@ -9,9 +9,10 @@ tokens) behind every policy:
   estimates 0.6 token per character, folds whenever its estimate of the context exceeds
   3,000, and keeps exactly the last 4 messages.
 * **seed policy, chatfold planner**: the same policy expressed with chatfold's planner
-  (``chatfold._simulate.seed_folder``): unit-safe, otherwise the seed's rules.
-* **chatfold**: ``Folder`` with ``Policy(trigger_tokens=3000, keep=4)`` (target 60% of the
-  trigger; a fold must land at the target or free the trigger-target gap), counting with the
+  (``chatfold.cli.replay.seed_folder``): unit-safe, otherwise the seed's rules.
+* **chatfold**: ``Folder`` with ``Policy(trigger_tokens=3000, keep=4)`` (its default target:
+  the summary's cap plus a tenth of the trigger; a fold must land at the target or free
+  ``Policy.min_gain``), counting with the
   default heuristic, and the same with the exact o200k_base counter; and chatfold at the
   budget the seed really used (its 3,000 estimated tokens converted to real ones).
 
@@ -33,7 +34,7 @@ from typing import Any
 
 import _common as c
 from chatfold import Folder, Policy
-from chatfold._simulate import ReplayReport, replay, seed_folder
+from chatfold.cli.replay import ReplayReport, replay, seed_folder
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 from chatfold.tokens import default_counter
 
@@ -51,7 +52,7 @@ class Row:
 
     name: str
     trigger: int
-    """The trigger the bound is computed for (in the ruler's units)."""
+    """The policy's trigger (the sawtooth ceiling is computed with its gap)."""
     calls: int = 0
     input_tokens: int = 0
     peaks: list[int] = field(default_factory=list)
@@ -63,13 +64,20 @@ class Row:
     per_conv_calls: list[int] = field(default_factory=list)
     gaps: list[int] = field(default_factory=list)
     """Messages between consecutive folds."""
-    bound: float = 0.0
+    ceiling: float = float("nan")
+    """The sawtooth ceiling on folds: tokens freed by all folds over the trigger-target gap
+    (in the policy's own counter); NaN for policies with no target (the seed)."""
+    least_freed: float = float("nan")
+    """The fewest tokens one fold freed, as a multiple of the gap (> 1 for a fold that
+    reached the target)."""
+    held_up: int = 0
+    """Folds the kept messages held above the target (they free at least ``min_gain``)."""
     folds: int = 0
     series: list[int] = field(default_factory=list)
     """Context tokens after each message of the first conversation (for the figure)."""
 
-    def add(self, report: ReplayReport, calls: int, input_tokens: int, history: int,
-            own_peak: int | None = None) -> None:
+    def add(self, report: ReplayReport, calls: int, input_tokens: int,
+            own_peak: int | None = None, freed: list[int] | None = None) -> None:
         if not self.per_conv_calls:
             self.series = [t.context_tokens for t in report.turns]
         self.calls += calls
@@ -83,33 +91,51 @@ class Row:
         points = report.fold_points
         self.folds += len(points)
         self.gaps.extend(b - a for a, b in zip(points, points[1:], strict=False))
-        self.bound += bound(history, self.trigger)
+        if freed is not None:
+            # Sawtooth: every fold frees at least the gap, so folds <= sum(freed) / gap.
+            gap = gap_of(self.trigger)
+            ceiling = sum(freed) / gap
+            self.ceiling = ceiling if self.ceiling != self.ceiling else self.ceiling + ceiling
+            least = min(freed) / gap if freed else float("nan")
+            if least == least and not self.least_freed < least:
+                self.least_freed = least
         if own_peak is not None:
             self.own_peaks.append(own_peak)
 
     def cells(self) -> list[Any]:
         return [
-            self.name, self.calls, self.folds, self.bound, c.ratio(self.calls, self.bound),
+            self.name, self.calls, self.folds, self.ceiling, self.least_freed,
             float(c.median(self.gaps)), self.input_tokens,
             max(self.peaks), c.mean(self.means), self.prompt_tokens,
             1 - c.ratio(self.prompt_tokens, self.full_prompt_tokens), self.orphan_contexts,
         ]
 
 
-HEADERS = ["policy", "summarizer calls", "folds", "bound", "× bound",
+HEADERS = ["policy", "summarizer calls", "folds", "sawtooth ceiling on folds",
+           "least freed by a fold (× gap)",
            "median messages between folds", "tokens sent to summarizer",
            "peak context", "mean context", "prompt tokens", "saved vs full history",
            "orphan contexts"]
 
 
 def gap_of(trigger: int) -> int:
-    return trigger - Policy(trigger_tokens=trigger).target
+    policy = Policy(trigger_tokens=trigger)
+    return policy.fold_trigger - policy.target
 
 
-def bound(history: int, trigger: int) -> float:
-    """Folds needed to absorb ``history`` when each fold absorbs exactly the trigger-target
-    gap: everything beyond the first trigger's worth, over the gap."""
-    return max(0, history - trigger) / gap_of(trigger)
+class Recorder:
+    """``on_result`` for a Folder: the tokens each fold freed, in the folder's own counter."""
+
+    def __init__(self) -> None:
+        self.freed: list[int] = []
+
+        self.held_up = 0
+        """Folds that could not reach the target (the kept messages held the context up)."""
+
+    def __call__(self, result: Any) -> None:
+        if result.folded:
+            self.freed.append(result.tokens_before - result.tokens_after)
+            self.held_up += int(result.over_target)
 
 
 def run_policies(convs: list[list[c.Message]], ruler: Any, effective: int | None,
@@ -122,28 +148,51 @@ def run_policies(convs: list[list[c.Message]], ruler: Any, effective: int | None
     if effective is not None:
         rows["eff"] = Row(eff_name, effective)
     for n, messages in enumerate(convs):
-        history = c.context_tokens(messages, ruler)
         llm = c.SeedTextSummarizer(ExtractiveSummarizer(), ruler)
         seed_ref: Any = c.SeedReferenceFolder(llm, max_tokens=TRIGGER, keep=KEEP)
         report = replay(messages, seed_ref, name="seed", counter=ruler)
-        rows[SEED].add(report, llm.calls, llm.input_tokens, history, seed_ref.own_peak)
+        rows[SEED].add(report, llm.calls, llm.input_tokens, seed_ref.own_peak)
 
         for key, make in (
-            (SEED_PLANNER, lambda s: seed_folder(s, max_tokens=TRIGGER, keep=KEEP)),
-            (CF, lambda s: Folder(s, Policy(trigger_tokens=TRIGGER, keep=KEEP))),
-            (CF_EXACT, lambda s: Folder(s, Policy(trigger_tokens=TRIGGER, keep=KEEP),
-                                        counter=ruler)),
-            ("eff", lambda s: Folder(s, Policy(trigger_tokens=effective or 1, keep=KEEP),
-                                     counter=ruler)),
+            (SEED_PLANNER, lambda s, r: seed_folder(s, max_tokens=TRIGGER, keep=KEEP)),
+            (CF, lambda s, r: Folder(s, Policy(trigger_tokens=TRIGGER, keep=KEEP), on_result=r)),
+            (CF_EXACT, lambda s, r: Folder(s, Policy(trigger_tokens=TRIGGER, keep=KEEP),
+                                           counter=ruler, on_result=r)),
+            ("eff", lambda s, r: Folder(s, Policy(trigger_tokens=effective or 1, keep=KEEP),
+                                        counter=ruler, on_result=r)),
         ):
             if key not in rows:
                 continue
             s = c.CountingSummarizer(ExtractiveSummarizer(), ruler)
-            report = replay(messages, make(s), name=key, counter=ruler)
-            rows[key].add(report, s.calls, s.input_tokens, history)
+            rec = Recorder()
+            report = replay(messages, make(s, rec), name=key, counter=ruler)
+            rows[key].add(report, s.calls, s.input_tokens,
+                          freed=None if key == SEED_PLANNER else rec.freed)
+            rows[key].held_up += rec.held_up
         if progress is not None:
             progress(n)
     return {r.name: r for r in rows.values()}
+
+
+def trigger_sweep(convs: list[list[c.Message]], ruler: Any,
+                  triggers: tuple[int, ...]) -> list[list[Any]]:
+    """chatfold (exact counter) at each trigger: folds against the sawtooth ceiling."""
+    out = []
+    for trigger in triggers:
+        row = Row(f"trigger {trigger}", trigger)
+        for messages in convs:
+            s = c.CountingSummarizer(ExtractiveSummarizer(), ruler)
+            rec = Recorder()
+            folder = Folder(s, Policy(trigger_tokens=trigger, keep=KEEP), counter=ruler,
+                            on_result=rec)
+            row.add(replay(messages, folder, counter=ruler), s.calls, s.input_tokens,
+                    freed=rec.freed)
+            row.held_up += rec.held_up
+        out.append([trigger, gap_of(trigger), row.folds, row.ceiling,
+                    c.ratio(row.folds, row.ceiling), row.least_freed, row.held_up,
+                    max(row.peaks), row.calls])
+        print(f"  sweep: trigger {trigger:,} done", file=sys.stderr)
+    return out
 
 
 def plot(rows: dict[str, Row], out: Any, effective: int) -> str:
@@ -222,31 +271,27 @@ def main() -> None:
     long_tokens = c.context_tokens(long[0], ruler)
     full = cf.full_prompt_tokens
     gap = gap_of(TRIGGER)
-    if c.ratio(exact.calls, exact.bound) > 1:
-        bound_note = (" (the first fold of each conversation, which the bound does not count, "
-                      "is most of the difference)")
-    else:
-        bound_note = (": a fold can land below the target (the summary is often shorter than "
-                      "its cap), freeing more than the gap, which offsets the first fold of each "
-                      "conversation that the bound does not count")
     per_conv = [[i + 1, len(convs[i]), history[i], heuristic_history[i],
-                 bound(history[i], TRIGGER), *(r.per_conv_calls[i] for r in rows.values())]
+                 *(r.per_conv_calls[i] for r in rows.values())]
                 for i in range(len(convs))]
+    sweep = trigger_sweep(convs, ruler, (1_500, 3_000, 5_000, 8_000) if not args.quick
+                          else (1_500, 3_000))
     if ruler_name != "o200k_base":
         note = (f"\n\n**Note:** o200k_base could not be loaded offline, so the ruler is "
                 f"{ruler_name} and the \"o200k counter\" rows use it too.")
     else:
         note = ""
     body = f"""
-{len(convs)} LoCoMo conversation(s) ({sum(map(len, convs)):,} messages, {true_total:,} tokens),
-each replayed message by message as one chat; trigger {TRIGGER:,}, keep {KEEP}; chatfold's
-target is 60% of its trigger. Summarizer: chatfold's `ExtractiveSummarizer` (cap 400 tokens)
-behind every policy; the seed's text input is parsed back into the previous summary and the
-messages, so only the policy differs. Token figures are **{ruler_name}** tokens. "Tokens
-sent to summarizer" is the previous summary plus the transcript of the evicted messages, at
-every call. A model call is counted at every user message followed by an assistant message;
-"full history" sends every earlier message at each of those calls ({full:,} prompt tokens in
-all).{note}
+{len(convs)} LoCoMo conversation(s) ({sum(map(len, convs)):,} messages, {true_total:,}
+tokens), each replayed message by message as one chat; trigger {TRIGGER:,}, keep {KEEP};
+chatfold's target is its default ({Policy(trigger_tokens=TRIGGER).target:,} at trigger
+{TRIGGER:,}: the summary's cap plus a tenth of the trigger). Summarizer: chatfold's
+`ExtractiveSummarizer` (cap 400 tokens) behind every policy; the seed's text input is parsed
+back into the previous summary and the messages, so only the policy differs. Token figures
+are **{ruler_name}** tokens. "Tokens sent to summarizer" is the previous summary plus the
+transcript of the evicted messages, at every call. A model call is counted at every user
+message followed by an assistant message; "full history" sends every earlier message at each
+of those calls ({full:,} prompt tokens in all).{note}
 
 {c.table(HEADERS, [r.cells() for r in rows.values()], digits=2)}
 
@@ -255,13 +300,30 @@ all).{note}
 "Seed policy, chatfold planner" measures its summary cap in the seed's units too (400 of them
 is about 170 real tokens), so most of its folds re-ask for a shorter summary: 2 calls per fold.
 
-**Bound on calls.** Folding at the trigger and landing at the target, each fold absorbs the
-trigger−target gap ({gap:,} tokens at trigger {TRIGGER:,}), so a history of H tokens needs
-(H − trigger) / gap folds: everything beyond the first trigger's worth, over the gap
-({rows[CF].bound:.1f} at trigger {TRIGGER:,} over these conversations; H / gap, counting the
-first trigger's worth too, would be {sum(history) / gap:.1f}). chatfold (o200k counter) made
-{exact.calls} calls, {c.ratio(exact.calls, exact.bound):.2f}× the bound{bound_note}. The bound
-of the seed's rows is the one of the nominal budget it was given.
+**What the fold guarantees about calls: a sawtooth.** The context climbs to the fold trigger
+T, a fold brings it down, and a fold that reaches the target frees more than the gap
+T − target ({gap:,} tokens at trigger {TRIGGER:,}): it runs only when the context exceeds T.
+A fold that cannot reach the target (the kept messages hold the context above it) runs only
+if it frees at least `Policy.min_gain` (a tenth of the trigger). The tokens freed by all
+folds add up to what came in and is no longer in the context, c₀ + H − c_end (c₀ the pinned
+head, H the history, c_end the final context). So, when every fold reaches the target,
+
+    folds ≤ (c₀ + H − c_end) / (T − target) = sum of tokens freed / gap,
+
+the **sawtooth ceiling** in the table (in each policy's own counter; "least freed" is then
+above 1 gap), and folds ≤ (c₀ + H − c_end) / min_gain always. There is no matching floor: a
+fold may free much more than the gap (a short summary), so (H − T) / gap, which earlier
+versions of this page called a bound, is neither a floor nor a ceiling. chatfold (o200k
+counter) made {exact.folds} folds against a ceiling of {exact.ceiling:.1f}
+({exact.held_up} held above the target); the least-freeing fold freed
+{exact.least_freed:.2f}× the gap. Summarizer calls are folds plus re-asks for an overlong
+summary. `tests/test_sawtooth.py` checks the relation (and that no context is over the
+trigger when the kept messages fit) on random chats across triggers. Across triggers on
+these conversations (o200k counter):
+
+{c.table(["trigger", "gap", "folds", "sawtooth ceiling", "folds / ceiling",
+          "least freed (× gap)", "folds held above the target", "peak context",
+          "summarizer calls"], sweep, digits=2)}
 
 **The seed.** Its 0.6-token-per-character rule over-counts this English text
 {c.ratio(seed_total, true_total):.1f}× (against {ruler_name}), so it folds when the context is
@@ -274,8 +336,8 @@ prompts are cheaper only because its contexts are smaller than the budget asked 
 budget the seed really used (trigger {effective:,} real tokens), chatfold made {eff.calls} calls
 to the seed's {seed_row.calls}: on LoCoMo's short turns the seed's summary plus 4 messages stay
 well below its trigger, so its missing target costs little there, while chatfold keeps more
-recent messages verbatim (it fills its target, 60% of the trigger; the seed keeps exactly 4),
-so each of its folds frees less.
+recent messages verbatim (it fills its target; the seed keeps exactly 4), so each of its
+folds may free less.
 
 **Long messages.** A synthetic chat of {len(long[0])} messages of about
 {long_tokens // len(long[0])} tokens each ({long_tokens:,} tokens): the summary plus the last
@@ -290,14 +352,16 @@ trigger−target gap, so it waits until enough has piled up before the window.
 
 Per LoCoMo conversation (history tokens in {ruler_name} and in chatfold's heuristic):
 
-{c.table(["conv", "messages", "history tokens", "heuristic tokens", "bound at 3,000",
+{c.table(["conv", "messages", "history tokens", "heuristic tokens",
           *(f"calls: {name}" for name in rows)], per_conv, digits=1)}
 """
     headline = {
         "counter": ruler_name,
         "conversations": len(convs),
         "history_tokens": true_total,
-        "bound": exact.bound,
+        "sawtooth_ceiling": exact.ceiling,
+        "least_freed_gaps": exact.least_freed,
+        "sweep": sweep,
         "calls": {r.name: r.calls for r in rows.values()},
         "input_tokens": {r.name: r.input_tokens for r in rows.values()},
         "peak_context": {r.name: max(r.peaks) for r in rows.values()},
@@ -307,8 +371,7 @@ Per LoCoMo conversation (history tokens in {ruler_name} and in chatfold's heuris
         "seed_calls": seed_row.calls,
         "chatfold_calls": cf.calls,
         "chatfold_exact_calls": exact.calls,
-        "chatfold_ratio_to_bound": c.ratio(exact.calls, exact.bound),
-        "chatfold_heuristic_ratio_to_bound": c.ratio(cf.calls, cf.bound),
+        "chatfold_folds": exact.folds,
         "chatfold_saved": 1 - c.ratio(cf.prompt_tokens, full),
         "seed_overcount": c.ratio(seed_total, true_total),
         "effective_trigger": effective,
