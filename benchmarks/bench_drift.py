@@ -33,7 +33,7 @@ from typing import Any
 import _common as c
 import zh_sessions
 from chatfold import Folder, Policy
-from chatfold._simulate import replay
+from chatfold.cli.replay import replay
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 
 DISTANCES = (1, 2, 4, 8, 16)

@@ -110,7 +110,8 @@ _EN_WORDS: dict[int, str] = {
     _WHEN: "monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow"
     "|yesterday|weekend|next week|next month|next year|end of day|end of the day|end of week"
     "|end of the week|end of month|end of the month|eod|eow|january|february|march|april|june"
-    "|july|august|september|october|november|december",
+    "|july|august|september|october|november|december|last year|last week|last month|last night"
+    "|last weekend|this year|this week|this month|ago",
     _FIRST: "i|i'm|i've|i'd|i'll|my|me|mine|we|our|us|i'd rather|i'd like|my name is",
     _FACT: "my name is|i live|i'm from|i am from|i come from|i work|i'm a|i am a|i'm an|i am an"
     "|i have|i've got|i own|allergic to|i moved|i was born|i grew up|i study|i teach|i married"

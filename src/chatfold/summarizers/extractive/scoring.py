@@ -215,6 +215,14 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     # "my sister's name is", "our flight is", "my favourite band was": the speaker's facts.
     (_FACT, re.compile(r"(?:my|our) [a-z']+(?: [a-z']+)? (?:is|are|was|were)(?![a-z])"), True,
      _word_start, ""),
+    # "I painted a lake sunrise", "we finally adopted": what the speaker did is an event to keep
+    # (feelings about a thing, "I loved it", "I agreed", are not).
+    (_FACT, re.compile(
+        r"(?:i|we) (?:just |finally |recently |also |even |once |already )?"
+        r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
+        r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
+        r"|realized|realised|missed|mentioned|talked|asked|answered|shared)\b)[a-z]{3,}ed(?![a-z])"
+    ), True, _word_start, ""),
 ]
 _TASK_LEAD = re.compile(
     r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind|don't\s+forget"

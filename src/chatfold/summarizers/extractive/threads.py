@@ -22,9 +22,12 @@ _ACCEPT = re.compile(
     r"|great|perfect|deal|agreed|i\s+agree|let'?s\s+(?:do|go\s+with|book|take)|go\s+(?:ahead|with)"
     r"|book\s+it|do\s+it|that\s+works|works\s+for\s+me|i'?ll\s+take|fine|alright|all\s+right"
     r"|absolutely|definitely|please\s+do)(?![a-z])"
-    r"|好的|好啊|好吧|好|行|可以|没问题|同意|就这个|就这家|就它|就订|就选|就按|就用|那就|订吧|成交"
+    r"|好的|好啊|好吧|好(?=[，,。.!！\s]|$)|行(?=[，,。.!！\s]|$)|可以(?=[，,。.!！\s]|$)|没问题|同意"
+    r"|就这个|就这家|就它|就订|就选|就按|就用|那就|订吧|成交"
     r"|听你的|就这么办|就这样)"
 )
+_MAX_REST_LATIN = 48
+_MAX_REST_HAN = 16
 _REFUSE = re.compile(
     r"(?i:\b(?:no|not|don't|do\s+not|never|instead|rather|but)\b)|不|别|算了|换|还是|再看看"
 )
@@ -73,6 +76,8 @@ def is_acceptance(sentence: str) -> bool:
     rest = sentence[m.end() :]
     if rest[:1].isalnum() and rest[:1].isascii():
         return False  # "okayish", "yesterday": a longer word, not an acceptance
+    if len(rest) > (_MAX_REST_LATIN if rest.isascii() else _MAX_REST_HAN):
+        return False  # a long statement that opens with "ok" is a statement, not a yes
     return _REFUSE.search(rest[:24]) is None
 
 
