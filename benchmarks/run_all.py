@@ -28,10 +28,10 @@ from typing import Any
 
 import _common as c
 
-BENCHES = ("tokens", "overhead", "memory", "calls", "retention", "latency", "summarizer",
-           "peers")
+BENCHES = ("tokens", "overhead", "memory", "calls", "retention", "drift", "latency",
+           "summarizer", "peers")
 """In the order they appear in BENCHMARKS.md."""
-TAKES_DATA = {"tokens", "calls", "retention", "latency", "peers"}
+TAKES_DATA = {"tokens", "calls", "retention", "drift", "latency", "peers"}
 
 
 def peers_python() -> Path | None:
@@ -173,6 +173,19 @@ def headline_rows(out: Path) -> list[list[str]]:
                 f"{r('truncation_same')}; seed {r('seed')}",
                 f"chatfold + extractive {r('chatfold')}",
                 f"LoCoMo's LLM summaries packed {r('reference')}; full history {r('full')}",
+            ])
+    dr = load(out, "drift")
+    if dr:
+        h = dr["headline"]
+        for key, name in (("en", "LoCoMo"), ("zh", "Chinese sessions")):
+            if f"{key}:facts" not in h:
+                continue
+            rows.append([
+                f"Drift, {name} at {h['budget']:,} tokens: a fact stated once, found in the "
+                f"summary 1 / 16 folds after it left the window ({h[f'{key}:facts']} facts)",
+                "–",
+                f"{_num(h.get(f'{key}:retention@1'), 3)} / {_num(h.get(f'{key}:retention@16'), 3)}",
+                f"16 / 1 = {_num(h.get(f'{key}:ratio16'), 2)} (goal ≥ 0.9)",
             ])
     la = load(out, "latency")
     if la:

