@@ -183,7 +183,10 @@ def _is_pleasantry(norm: str) -> bool:
     n = len(norm)
     reach = [False] * (n + 1)
     reach[0] = True
+    furthest = 0
     for i in range(n):
+        if i > furthest:
+            return False  # no small-talk word reaches this far: a gap
         if not reach[i]:
             continue
         for size in _PLEASANTRY_LENGTHS:
@@ -191,9 +194,11 @@ def _is_pleasantry(norm: str) -> bool:
                 break
             if norm[i : i + size] in _PLEASANTRY_SET:
                 reach[i + size] = True
+                furthest = max(furthest, i + size)
         m = _PLEASANTRY_ATOM.match(norm, i)
-        if m:
+        if m and m.end() > i:
             reach[m.end()] = True
+            furthest = max(furthest, m.end())
     return reach[n]
 
 

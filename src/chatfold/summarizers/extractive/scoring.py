@@ -212,17 +212,6 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     (_NAME, re.compile(rf"[小老][{_SURNAMES}]"), False, None, "小老"),
     (_NAME, re.compile(rf"我是[{_SURNAMES}]"), False, None, "我是"),
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
-    # "my sister's name is", "our flight is", "my favourite band was": the speaker's facts.
-    (_FACT, re.compile(r"(?:my|our) [a-z']+(?: [a-z']+)? (?:is|are|was|were)(?![a-z])"), True,
-     _word_start, ""),
-    # "I painted a lake sunrise", "we finally adopted": what the speaker did is an event to keep
-    # (feelings about a thing, "I loved it", "I agreed", are not).
-    (_FACT, re.compile(
-        r"(?:i|we) (?:just |finally |recently |also |even |once |already )?"
-        r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
-        r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
-        r"|realized|realised|missed|mentioned|talked|asked|answered|shared)\b)[a-z]{3,}ed(?![a-z])"
-    ), True, _word_start, ""),
 ]
 _TASK_LEAD = re.compile(
     r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind|don't\s+forget"
@@ -260,6 +249,21 @@ def _is_question(sentence: str) -> bool:
     return tail[-1:] in ("?", "？") or tail.rstrip("。.!！~～")[-1:] == "吗"
 
 
+# Statements of fact that open with the speaker: "my sister's name is", "our flight is"; "I
+# painted a lake sunrise", "we finally adopted" (what the speaker did is an event to keep;
+# feelings about a thing, "I loved it", "I agreed", are not). Tried only where the cue trie
+# found "i", "we", "my" or "our", not at every position of the text.
+_FACT_AT = re.compile(
+    r"(?:my|our) [a-z']+(?: [a-z']+)? (?:is|are|was|were)(?![a-z])"
+    r"|(?:i|we) (?:just |finally |recently |also |even |once |already )?"
+    r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
+    r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
+    r"|realized|realised|missed|mentioned|talked|asked|answered|shared)(?![a-z]))"
+    r"[a-z]{3,}ed(?![a-z])"
+)
+_FACT_LEADS = ("i", "we", "my", "our")
+
+
 def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
     """Feature bits and count of distinct capitalised names, for each text."""
     big = "\n".join(texts)
@@ -279,7 +283,10 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
     for m in _EN_RE.finditer(low):
         at = m.start()
         if not (at and low[at - 1].isalnum()):
-            masks[owner[at]] |= _EN_LEX[m.group()]
+            word = m.group()
+            masks[owner[at]] |= _EN_LEX[word]
+            if word.startswith(_FACT_LEADS) and _FACT_AT.match(low, at):
+                masks[owner[at]] |= _FACT
     for bit, rx, lowered, check, guard in _PATTERNS:
         src = low if lowered else big
         if guard and not any(g in src for g in guard):

@@ -160,6 +160,8 @@ def _strip_vocative(sentence: str, names: frozenset[str]) -> str:
     first letters, "Mel" for "Melanie") count, so "We met in Paris, France." stays whole."""
     if not names or (len(sentence) > 24 and "," not in sentence and "!" not in sentence):
         return sentence
+    if not any(head in sentence for head in _heads(names)):
+        return sentence  # no participant's name here
     m = _VOCATIVE_ONLY.match(sentence)
     if m and _is_participant(m.group("name"), names):
         return ""  # "Hey Mel!": a greeting, nothing else
@@ -171,6 +173,19 @@ def _strip_vocative(sentence: str, names: frozenset[str]) -> str:
         rest = sentence[m.end() :]
         sentence = rest[:1].upper() + rest[1:]
     return sentence
+
+
+_HEADS: dict[frozenset[str], tuple[str, ...]] = {}
+
+
+def _heads(names: frozenset[str]) -> tuple[str, ...]:
+    """The first three letters of each name, capitalised ("Mel"): a vocative starts so."""
+    heads = _HEADS.get(names)
+    if heads is None:
+        if len(_HEADS) > 64:
+            _HEADS.clear()  # a long-lived process meets many casts; keep this small
+        heads = _HEADS[names] = tuple({n[:3].capitalize() for n in names})
+    return heads
 
 
 def _is_participant(word: str, names: frozenset[str]) -> bool:

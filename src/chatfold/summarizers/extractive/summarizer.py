@@ -41,6 +41,7 @@ from .tools import _is_tool_block, _render_args, _render_result, _result_text, _
 _AGREED = {"en": " agreed", "zh": "同意"}
 _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as a decision
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
+_MIN_CANDIDATES = 160  # new statements built into items: at least this many, or the cap's tokens
 _TASK_WINDOW = 16  # a new request is looked for fulfilment in the next this many statements
 # "Caroline: …" or "User: …" at the start of a previous summary's line.
 _SPEAKER_TAG = re.compile(
@@ -163,11 +164,11 @@ class ExtractiveSummarizer(BaseSummarizer):
             ``request.max_tokens`` (``target_tokens`` on a re-ask) as counted by ``count``.
         """
         lang = request.language if request.language in SECTION_TITLES else "en"
-        items = self._collect(request, lang)
-        kept = _merge(items)
         budget = request.max_tokens
         if request.attempt >= 2 and request.target_tokens:
             budget = min(budget, request.target_tokens)
+        items = self._collect(request, lang, max(budget, 0))
+        kept = _merge(items)
         # The fold's own counter, when it sends one, makes the cap exact.
         count = request.count if request.count is not None and not self._explicit_count \
             else self._count
@@ -178,7 +179,7 @@ class ExtractiveSummarizer(BaseSummarizer):
 
     # -- collecting -----------------------------------------------------------------------
 
-    def _collect(self, request: SummaryRequest, lang: str) -> list[_Item]:
+    def _collect(self, request: SummaryRequest, lang: str, budget: int) -> list[_Item]:
         rows: list[_Row] = []
         # A stray summary message among the evicted ones is merged like the previous summary,
         # never summarized as a system note (the seed silently dropped all but the last).
@@ -253,7 +254,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         )
         closed = _closed_tasks(rows, scores, n_previous)
         fulfilled = set(closed.values())
-        items: list[_Item] = []
+        chosen: list[tuple[float, int, _Row, int, bool]] = []
         shapes: dict[tuple[str, str, bool], _Shape] = {}
         for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
             if i in closed:
@@ -280,8 +281,21 @@ class ExtractiveSummarizer(BaseSummarizer):
                     sec = _FACTS
             elif score < self.min_score and role != "tool":
                 continue  # small talk; every tool call stays a candidate, however plain
+            chosen.append((score, order, row, sec, scored.hints_slot))
+        # Only the best new statements can ever fit the cap: the rest are not built into items
+        # (clauses, slots, keys), which a long fold would pay for nothing. Carried items and
+        # tool lines always stay; the cut grows with the cap, so a larger cap sees more.
+        limit = max(_MIN_CANDIDATES, budget)
+        new = [c for c in chosen if c[2].role not in ("summary", "tool")]
+        if len(new) > limit:
+            best = sorted(new, key=lambda c: (-c[0], -c[1]))[:limit]
+            floor = (best[-1][0], best[-1][1])
+            chosen = [c for c in chosen if c[2].role in ("summary", "tool")
+                      or (c[0], c[1]) >= floor]
+        items = []
+        for score, order, row, sec, slot in chosen:
             items.append(
-                _Item.make(row.tag, row.body, sec, score, order, role, scored.hints_slot, shapes,
+                _Item.make(row.tag, row.body, sec, score, order, row.role, slot, shapes,
                            date=row.date, speaker=row.speaker)
             )
         return items
