@@ -185,10 +185,17 @@ def _merge(items: list[_Item]) -> list[_Item]:
             it.score = max(it.score, older.score)  # and is as important as the one it replaces
             by_slot[slot] = (it, clause)
     kept = []
+    # A long history says the same statement again and again, and each copy loses the same
+    # clauses: each distinct (statement, clauses removed) is rebuilt once.
+    rebuilt: dict[tuple[str, frozenset[int]], str] = {}
     for it in items:
         if it.removed and not it.dropped:
-            subjects = {clause: subject for _, clause, subject in it.slots}
-            it.body = _without_clauses(it.parts, it.removed, subjects)
+            done = (it.body, frozenset(it.removed))
+            body = rebuilt.get(done)
+            if body is None:
+                subjects = {clause: subject for _, clause, subject in it.slots}
+                body = rebuilt[done] = _without_clauses(it.parts, it.removed, subjects)
+            it.body = body
             it.dropped = not it.body
         if not it.dropped:
             kept.append(it)

@@ -35,7 +35,14 @@ from .lexicon import (
 from .render import _as_sentence, _discount_repeats, _fit, _render
 from .scoring import _ID_TOKEN, _score_all
 from .sentences import _strip_filler, _strip_vocative, split_sentences
-from .threads import acceptance_rest, content_tokens, fulfils, is_acceptance, proposal
+from .threads import (
+    TokenMemo,
+    acceptance_rest,
+    content_tokens,
+    fulfils,
+    is_acceptance,
+    proposal,
+)
 from .tools import _is_tool_block, _render_args, _render_result, _result_text, _ToolLine
 
 _AGREED = {"en": " agreed", "zh": "同意"}
@@ -57,14 +64,19 @@ def _speaker_of(tag: str) -> str:
     return "" if not name or name in _ROLE_WORDS else name
 
 
-def _repeats(words: frozenset[str], kept: Sequence[frozenset[str]]) -> bool:
+def _repeats(words: frozenset[str], kept: Mapping[str, list[frozenset[str]]]) -> bool:
     """True when ``words`` overlap an item already kept by at least _JACCARD_DUP (Jaccard):
-    the same content words, phrased another way. Checked only against what is kept, so the
-    cost is the summary's size, not the history's."""
-    for other in kept:
-        both = len(words & other)
-        if both and both >= _JACCARD_DUP * (len(words) + len(other) - both):
-            return True
+    the same content words, phrased another way. Checked only against the kept items that
+    share a word (``kept`` indexes them by word), so the cost is the summary's size at most."""
+    seen: set[int] = set()
+    for w in words:
+        for other in kept.get(w, ()):
+            if id(other) in seen:
+                continue
+            seen.add(id(other))
+            both = len(words & other)
+            if both >= _JACCARD_DUP * (len(words) + len(other) - both):
+                return True
     return False
 
 
@@ -90,11 +102,13 @@ class _Row(NamedTuple):
     """Whose words they are for scoring (``decision`` for an accepted proposal)."""
 
 
-def _closed_tasks(rows: Sequence[_Row], scores: Sequence[Any], n_previous: int) -> dict[int, int]:
+def _closed_tasks(
+    rows: Sequence[_Row], scores: Sequence[Any], n_previous: int, memo: TokenMemo
+) -> dict[int, int]:
     """{request row: the later row that fulfils it}. A carried-forward open task may be closed
     by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements."""
     closed: dict[int, int] = {}
-    tokens: dict[int, frozenset[str]] = {}
+    verdicts: dict[tuple[str, str, str], bool] = {}  # a long history repeats its requests
     doers = [j for j in range(n_previous, len(rows)) if rows[j].role in ("assistant", "tool")]
     if not doers:
         return closed
@@ -111,10 +125,14 @@ def _closed_tasks(rows: Sequence[_Row], scores: Sequence[Any], n_previous: int) 
                 continue
             if j >= limit:
                 break
-            later = tokens.get(j)
-            if later is None:
-                later = tokens[j] = content_tokens(rows[j].body)
-            if wanted & later and fulfils(row.body, wanted, rows[j].body, rows[j].role):
+            later = memo[rows[j].body]
+            if not wanted & later:
+                continue
+            pair = (row.body, rows[j].body, rows[j].role)
+            done = verdicts.get(pair)
+            if done is None:
+                done = verdicts[pair] = fulfils(row.body, wanted, rows[j].body, rows[j].role)
+            if done:
                 closed[i] = j
                 break
     return closed
@@ -167,19 +185,22 @@ class ExtractiveSummarizer(BaseSummarizer):
         budget = request.max_tokens
         if request.attempt >= 2 and request.target_tokens:
             budget = min(budget, request.target_tokens)
-        items = self._collect(request, lang, max(budget, 0))
+        memo = TokenMemo()
+        items = self._collect(request, lang, max(budget, 0), memo)
         kept = _merge(items)
         # The fold's own counter, when it sends one, makes the cap exact.
         count = request.count if request.count is not None and not self._explicit_count \
             else self._count
-        return self._render_capped(kept, lang, request.style, max(budget, 0), count)
+        return self._render_capped(kept, lang, request.style, max(budget, 0), count, memo)
 
     # asummarize is BaseSummarizer's: summarize in a worker thread, so a large fold never
     # holds up the event loop.
 
     # -- collecting -----------------------------------------------------------------------
 
-    def _collect(self, request: SummaryRequest, lang: str, budget: int) -> list[_Item]:
+    def _collect(
+        self, request: SummaryRequest, lang: str, budget: int, memo: TokenMemo
+    ) -> list[_Item]:
         rows: list[_Row] = []
         # A stray summary message among the evicted ones is merged like the previous summary,
         # never summarized as a system note (the seed silently dropped all but the last).
@@ -252,7 +273,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             [r.body for r in rows], ["user" if r.score_role == "decision" else r.score_role
                                      for r in rows]
         )
-        closed = _closed_tasks(rows, scores, n_previous)
+        closed = _closed_tasks(rows, scores, n_previous, memo)
         fulfilled = set(closed.values())
         chosen: list[tuple[float, int, _Row, int, bool]] = []
         shapes: dict[tuple[str, str, bool], _Shape] = {}
@@ -432,7 +453,7 @@ class ExtractiveSummarizer(BaseSummarizer):
     # -- rendering under the cap --------------------------------------------------------------
 
     def _render_capped(self, items: list[_Item], lang: str, style: str, budget: int,
-                       count: Callable[[str], int]) -> str:
+                       count: Callable[[str], int], memo: TokenMemo) -> str:
         paragraph = style == "paragraph"
         if not items:
             return _fit(_NOTHING_TO_KEEP[lang], budget, count)
@@ -454,7 +475,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         dated: set[tuple[int, str]] = set()
         covered: set[str] = set()
         deferred: list[_Item] = []
-        kept_words: list[frozenset[str]] = []
+        kept_words: dict[str, list[frozenset[str]]] = {}
         used = 0
         # Carried-forward items first claim up to _CARRY_SHARE of the cap among themselves
         # (highest value first, then newest), so one fold of new material can evict at most
@@ -471,7 +492,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                     deferred.append(it)  # says nothing a better item has not said already
                     continue
                 if it.role != "tool":
-                    words = content_tokens(it.body)
+                    words = memo[it.body]
                     if len(words) >= _JACCARD_MIN_TOKENS and _repeats(words, kept_words):
                         continue  # "I totally agree the trip was fun" beside "Totally agree…"
                 else:
@@ -494,7 +515,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                         dated.add(day)
                     covered |= ids
                     if len(words) >= _JACCARD_MIN_TOKENS:
-                        kept_words.append(words)
+                        for w in words:
+                            kept_words.setdefault(w, []).append(words)
                     misses = 0
                 else:
                     misses += 1

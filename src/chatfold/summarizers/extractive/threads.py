@@ -112,6 +112,14 @@ def content_tokens(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
+class TokenMemo(dict[str, frozenset[str]]):
+    """``content_tokens`` of each distinct text, for one fold (a long history repeats itself)."""
+
+    def __missing__(self, text: str) -> frozenset[str]:
+        words = self[text] = content_tokens(text)
+        return words
+
+
 def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role: str) -> bool:
     """True when ``later`` (an assistant statement or a tool line) fulfils ``request``."""
     if not request_tokens or not (request_tokens & content_tokens(later)):
