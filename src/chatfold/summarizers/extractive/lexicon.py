@@ -168,7 +168,10 @@ _PLEASANTRY_ATOMS = (
     r"thanks?|hmm+|明白了?|谢谢你?|ha+|hi+|kk?|uh+|um+|呵+|哇+|哈+|哦+|啊+|嗯+|嘿+|噢+"
 )
 _PLEASANTRY_SET = frozenset(_PLEASANTRY_WORDS.split())
-_PLEASANTRY_LENGTHS = sorted({len(w) for w in _PLEASANTRY_SET})
+_PLEASANTRY_BY_FIRST: dict[str, tuple[int, ...]] = {
+    ch: tuple(sorted({len(w) for w in _PLEASANTRY_SET if w[0] == ch}))
+    for ch in {w[0] for w in _PLEASANTRY_SET}
+}
 _PLEASANTRY_ATOM = re.compile(_PLEASANTRY_ATOMS)
 _PLEASANTRY_CHARS = frozenset("".join(_PLEASANTRY_SET) + "thanksmuiko呵哇哈哦啊嗯嘿噢明白了谢你")
 
@@ -189,7 +192,7 @@ def _is_pleasantry(norm: str) -> bool:
             return False  # no small-talk word reaches this far: a gap
         if not reach[i]:
             continue
-        for size in _PLEASANTRY_LENGTHS:
+        for size in _PLEASANTRY_BY_FIRST.get(norm[i], ()):
             if i + size > n:
                 break
             if norm[i : i + size] in _PLEASANTRY_SET:
