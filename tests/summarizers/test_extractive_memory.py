@@ -273,3 +273,16 @@ def test_previous_items_are_all_carried_while_there_is_room(codes: list[int], ca
     if count(previous) + 20 <= cap // 2:
         assert all(f"Q{c:03d}Z" in out for c in codes)
     assert count(out) <= cap
+
+
+def test_long_sentences_keep_the_clauses_that_say_something() -> None:
+    long_en = ("Last Friday, I went to an LGBTQ+ counseling workshop, it was really enlightening, "
+               "everyone was so kind and supportive, and honestly the vibe was just amazing, "
+               "you know, so much warmth in the room.")
+    out = ask([user(long_en)])
+    assert "Last Friday, I went to an LGBTQ+ counseling workshop." in out
+    assert "vibe" not in out
+    long_zh = ("来到拉萨才发觉这家饭店的价格的确是偏高，同样水准的饭店在北京路上都只需200元以下，"
+               "服务也一般般，早餐品种很少，总的来说不太推荐大家来住。")
+    zh = ask([user(long_zh)], language="zh")
+    assert "200元" in zh and "早餐" not in zh

@@ -191,3 +191,31 @@ def _heads(names: frozenset[str]) -> tuple[str, ...]:
 def _is_participant(word: str, names: frozenset[str]) -> bool:
     low = word.casefold()
     return any(n == low or (len(low) >= 3 and n.startswith(low)) for n in names)
+
+
+_LONG_BYTES = 150  # UTF-8 bytes (about 50 Chinese characters, or 150 Latin ones)
+_CLAUSE_BREAK = re.compile(r"([，；;]\s*|,(?!\d)\s*)")
+_SAYS_SOMETHING = re.compile(
+    r"[0-9@#$¥￥€£%]|(?<=[^\s.!?])\s+[A-Z][A-Za-z]|[A-Z]{2,}|我|(?i:\b(?:my|i|i'm|i've|we)\b)"
+)
+
+
+def _compress(sentence: str) -> str:
+    """A long sentence cut to its first clause and the clauses that carry something a question
+    could ask for (a number, a name, an identifier, the speaker's own "I"/"我"): more facts fit
+    the cap. Short sentences, and those where little would go, stay as they are."""
+    if len(sentence.encode()) <= _LONG_BYTES:
+        return sentence
+    parts = _CLAUSE_BREAK.split(sentence)
+    if len(parts) < 5:  # fewer than three clauses: nothing worth cutting
+        return sentence
+    kept = parts[0]
+    for i in range(2, len(parts), 2):
+        if _SAYS_SOMETHING.search(parts[i]):
+            kept += parts[i - 1] + parts[i]
+    if len(kept) > 0.75 * len(sentence):
+        return sentence
+    end = sentence.rstrip()[-1:]
+    if end in "。.!！?？" and not kept.endswith(end):
+        kept = kept.rstrip(" ，,;；") + end
+    return kept

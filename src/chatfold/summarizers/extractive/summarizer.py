@@ -34,7 +34,7 @@ from .lexicon import (
 )
 from .render import _as_sentence, _discount_repeats, _fit, _render
 from .scoring import _ID_TOKEN, _score_all
-from .sentences import _strip_filler, _strip_vocative, split_sentences
+from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
 from .threads import (
     TokenMemo,
     acceptance_rest,
@@ -239,7 +239,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             score_role = "user" if p.name else p.role
             split = sentences.get(p.text)
             if split is None:
-                cut = (_strip_vocative(_strip_filler(s), known) for s in split_sentences(p.text))
+                cut = (_compress(_strip_vocative(_strip_filler(s), known))
+                       for s in split_sentences(p.text))
                 split = sentences[p.text] = [s for s in cut if s]
             if (
                 p.role == "user"
