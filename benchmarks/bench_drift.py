@@ -128,7 +128,8 @@ def summarise(rows: list[list[float]]) -> list[float]:
 
 def main() -> None:
     p = c.make_parser(__doc__.splitlines()[0], data=True)
-    p.add_argument("--budget", type=int, default=2000, help="trigger tokens (default 2000)")
+    p.add_argument("--budget", type=int, default=1200,
+                   help="trigger tokens (default 1200: 20-30 folds per LoCoMo conversation)")
     args = p.parse_args()
     budget = 700 if args.quick else args.budget
     results: dict[str, tuple[list[float], int]] = {}

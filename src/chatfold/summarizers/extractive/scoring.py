@@ -338,7 +338,7 @@ def _score_all(texts: Sequence[str], roles: Sequence[str]) -> list[_Scored]:
 
 def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if (
-        not mask & (_INFORMATIVE | _FACT)
+        not mask & ((_INFORMATIVE & ~_WHEN) | _FACT)  # "早上好", "good night": greetings
         and len(text) <= _PLEASANTRY_MAX_CHARS
         and _is_pleasantry(_normalise(text))
     ):
