@@ -286,3 +286,11 @@ def test_long_sentences_keep_the_clauses_that_say_something() -> None:
                "服务也一般般，早餐品种很少，总的来说不太推荐大家来住。")
     zh = ask([user(long_zh)], language="zh")
     assert "200元" in zh and "早餐" not in zh
+
+
+def test_an_unrelated_reply_does_not_close_a_task() -> None:
+    out = ask([user("Please book a table at Nopa for Friday."),
+               assistant("Here's the weather for Friday: sunny and 21°C.")])
+    assert any("Nopa" in t for t in section(out, "Open tasks"))
+    zh = ask([user("帮我订周五晚上的餐厅。"), assistant("周五的天气是晴天。")], language="zh")
+    assert any("餐厅" in t for t in section(zh, "待办"))

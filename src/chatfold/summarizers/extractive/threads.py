@@ -105,7 +105,7 @@ def content_tokens(text: str) -> frozenset[str]:
     """Words that say what a statement is about: Latin words of 4+ letters (stop words out,
     a plural's "s" cut) and Chinese character pairs (without function characters)."""
     low = text.lower()
-    out = {w.rstrip("s") for w in _LATIN_WORD.findall(low) if w not in _STOP}
+    out = {_stem(w) for w in _LATIN_WORD.findall(low) if w not in _STOP}
     for run in _HAN.findall(text):
         chars = [ch for ch in run if ch not in _ZH_STOP_CHARS]
         out.update(a + b for a, b in zip(chars, chars[1:], strict=False))
@@ -120,9 +120,20 @@ class TokenMemo(dict[str, frozenset[str]]):
         return words
 
 
+def _stem(word: str) -> str:
+    """A light English stem, enough to match "opening hours" with "open … hour"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
 def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role: str) -> bool:
-    """True when ``later`` (an assistant statement or a tool line) fulfils ``request``."""
-    if not request_tokens or not (request_tokens & content_tokens(later)):
+    """True when ``later`` (an assistant statement or a tool line) fulfils ``request``: they
+    share two content words (one when the request has only one), and ``later`` reports it
+    done, is a tool's result, or answers a question."""
+    shared = len(request_tokens & content_tokens(later))
+    if not shared or shared < min(2, len(request_tokens)):
         return False
     if later_role == "tool":
         return True
