@@ -224,12 +224,18 @@ _FOND_PREF = re.compile(
     r" (?:love|like|enjoy|fan of)(?:s|d)? (?!it\b|that\b|this\b|you\b|to hear|hearing))"
     r"|我(?:们)?(?:很|也|真|最|特别|非常|一直|还是)?(?:喜欢|习惯|爱上)"
 )
-# A task the speaker takes on or asks for, said as such: "I need to…", "我得…", "帮我…".
+# A task the speaker must do, said as such: "I need to…", "我得…" (a request to the assistant
+# is _TASK_LEAD's). "I'll keep you posted" is a pleasantry, not a task.
 _TASK_OWN = re.compile(
-    r"(?i:(?:i|we) (?:need to|have to|must|should|will|'ll|am going to|'m going to)"
-    r"|(?:i|we)'ll |i'd like you to|(?:remember|don't forget) to)"
-    r"|我(?:们)?(?:需要|得|要|必须|会|打算)"
+    r"(?i:(?:i|we) (?:need to|have to|must|should|still have to|still need to)"
+    r"|i'd like you to|(?:remember|don't forget) to)"
+    r"|我(?:们)?(?:需要|得|必须|还得|还要)"
 )
+# "Maybe I'll go with you", "如果要选的话": a hedged choice is no decision.
+_HEDGE = re.compile(
+    r"(?i:\b(?:maybe|might|perhaps|if|whether|could|would)\b)|也许|可能|如果|要是|或许"
+)
+_QUESTION_FACTOR = 0.6
 _DIGITS = re.compile(r"\d+")
 # Identifiers, amounts and dates: an item whose every such token is already in the summary
 # repeats it (the assistant confirming a booking the tool line already shows).
@@ -365,11 +371,16 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         score += 0.4
     if mask & _INJECT:
         score = min(score, 0.2)  # text addressed to the summarizer is data, and weak data
-    if mask & _TASK and _TASK_LEAD.match(text):
+    request = bool(mask & _TASK and _TASK_LEAD.match(text))
+    if question and not request:
+        # "What are you allergic to?": a question states nothing of its own, and its cue
+        # words are about the one asked.
+        return _Scored(max(score * _QUESTION_FACTOR, 0.0), _FACTS, False, bool(mask & _SLOT))
+    if request:
         section = _TASKS
-    elif mask & _DECIDE:
+    elif mask & _DECIDE and not _HEDGE.search(text):
         section = _DECISIONS
-    elif mask & _PREF or (mask & _FOND and not question and _FOND_PREF.search(text)):
+    elif mask & _PREF or (mask & _FOND and _FOND_PREF.search(text)):
         section = _PREFS
     elif mask & _TASK and _TASK_OWN.match(text):
         section = _TASKS
