@@ -48,7 +48,7 @@ from .tools import _is_tool_block, _render_args, _render_result, _result_text, _
 _AGREED = {"en": " agreed", "zh": "同意"}
 _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as a decision
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
-_MIN_CANDIDATES = 160  # new statements built into items: at least this many, or the cap's tokens
+_MIN_CANDIDATES = 160  # new statements built into items: at least this many, or half the cap
 _TASK_WINDOW = 16  # a new request is looked for fulfilment in the next this many statements
 # "Caroline: …" or "User: …" at the start of a previous summary's line.
 _SPEAKER_TAG = re.compile(
@@ -307,7 +307,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         # Only the best new statements can ever fit the cap: the rest are not built into items
         # (clauses, slots, keys), which a long fold would pay for nothing. Carried items and
         # tool lines always stay; the cut grows with the cap, so a larger cap sees more.
-        limit = max(_MIN_CANDIDATES, budget)
+        limit = max(_MIN_CANDIDATES, budget // 2)
         new = [c for c in chosen if c[2].role not in ("summary", "tool")]
         if len(new) > limit:
             best = sorted(new, key=lambda c: (-c[0], -c[1]))[:limit]
