@@ -352,8 +352,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if mask & _NUM and mask & (_ID | _MONEY | _WHEN):
         mask &= ~_NUM  # the number is already counted as an id, an amount or a date
     score = _WEIGHT_OF[mask & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
-    if mask & _FACT:
-        score += _FACT_WEIGHT
+    if mask & _FACT and role != "assistant":
+        score += _FACT_WEIGHT  # an assistant's "my X is…" speaks of itself, not of the world
     if mask & _FOND:
         score += _FOND_WEIGHT
     # UTF-8 length weighs a Chinese character like about three Latin letters, as it should.
