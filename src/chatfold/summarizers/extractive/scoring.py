@@ -1,0 +1,392 @@
+"""Information score and section of each sentence: one scan per pattern over a fold."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from .lexicon import (
+    _CAP_MAX,
+    _CAP_STOP,
+    _CAP_WEIGHT,
+    _DECIDE,
+    _DECISIONS,
+    _EN_NEUTRAL,
+    _EN_WORDS,
+    _FACT,
+    _FACT_WEIGHT,
+    _FACTS,
+    _FILE_EXT,
+    _FIRST,
+    _FOND,
+    _FOND_WEIGHT,
+    _ID,
+    _INFORMATIVE,
+    _INJECT,
+    _MONEY,
+    _NAME,
+    _NUM,
+    _PLEASANTRY_MAX_CHARS,
+    _PREF,
+    _PREFS,
+    _SLOT,
+    _SURNAMES,
+    _TASK,
+    _TASKS,
+    _WEIGHT_OF,
+    _WEIGHTED_BITS,
+    _WHEN,
+    _ZH_NEUTRAL,
+    _ZH_WORDS,
+    _is_pleasantry,
+)
+from .sentences import _normalise
+
+# ---------------------------------------------------------------------------------------------
+# scoring
+#
+# All sentences of a fold are joined into one text and scanned once per pattern; a match counts
+# for the sentence it starts in. Cue words are literal tries (the regex engine then only stops
+# at characters that can start one); English is matched on a lowercased copy of the same
+# length, with the word boundary checked by hand. Per-sentence regex calls would cost more than
+# all the scanning together.
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
+def _lexicon(words: Mapping[int, str], neutral: str, sep: str) -> dict[str, int]:
+    lex: dict[str, int] = {w: 0 for w in neutral.split(sep)}
+    for bit, group in words.items():
+        for w in group.split(sep):
+            w = w.strip()
+            lex[w] = lex.get(w, 0) | bit
+            if "'" in w:
+                curly = w.replace("'", "’")
+                lex[curly] = lex.get(curly, 0) | bit
+    # The scan takes the longest cue at each place, so a cue also carries the bits of the cues
+    # inside it ("我住在" those of "我" and "住在"; "my name is" those of "my"); a neutral
+    # phrase carries none ("不确定" decides nothing).
+    neutral_words = set(neutral.split(sep))
+    cues = [w for w in lex if w not in neutral_words]
+    inner: dict[str, int] = {}
+    for w in cues:
+        for v in cues:
+            if v != w and v in w and (
+                sep == " " or re.search(rf"(?<![a-z']){re.escape(v)}(?![a-z'])", w)
+            ):
+                inner[w] = inner.get(w, 0) | lex[v]
+    for w, bits in inner.items():
+        lex[w] |= bits
+    return lex
+
+
+def _trie_pattern(words: Iterable[str]) -> str:
+    """A regex matching any of ``words``, longest first, shaped as a trie (one branch per
+    distinct next character) so each position costs a few comparisons, not one per word."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def walk(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + walk(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        if "" in node:
+            return f"(?:{body})?"
+        return body
+
+    return "|".join(re.escape(ch) + walk(child) for ch, child in sorted(root.items()))
+
+
+_ZH_LEX = _lexicon(_ZH_WORDS, _ZH_NEUTRAL, " ")
+_EN_LEX = _lexicon(_EN_WORDS, _EN_NEUTRAL, "|")
+_ZH_RE = re.compile(_trie_pattern(_ZH_LEX))
+_EN_RE = re.compile(f"(?:{_trie_pattern(_EN_LEX)})(?![a-z])")
+
+
+def _before(src: str, m: re.Match[str]) -> str:
+    return src[m.start() - 1] if m.start() else " "
+
+
+def _word_start(src: str, m: re.Match[str]) -> bool:
+    return not _before(src, m).isalnum()
+
+
+def _has_letter(src: str, m: re.Match[str]) -> bool:
+    return any(ch.isalpha() for ch in m.group())
+
+
+def _has_digit_at_word_start(src: str, m: re.Match[str]) -> bool:
+    return _word_start(src, m) and any(ch.isdigit() for ch in m.group())
+
+
+def _after_name(src: str, m: re.Match[str]) -> bool:
+    ch = _before(src, m)
+    return ch.isalnum() or ch in "_-"
+
+
+def _version(src: str, m: re.Match[str]) -> bool:
+    ch = _before(src, m)
+    return not (ch.isalnum() or ch == ".")
+
+
+def _cn_number(src: str, m: re.Match[str]) -> bool:
+    g = m.group()  # a lone 一 is "a/one" (一个, 一下, 一些), not a number worth keeping
+    return not (g[0] == "一" and (len(g) == 1 or g[1] not in "十百千万"))
+
+
+_Check = Callable[[str, "re.Match[str]"], bool]
+
+
+def _no_check(src: str, m: re.Match[str]) -> bool:
+    return True
+
+
+# Patterns that share a first character class are merged: one pass each, and the named group
+# that matched says what was found. (group, bit, extra check)
+_DIGIT_RE = re.compile(
+    r"[0-9](?:(?P<year>[0-9]{3}[-/.年][0-9])|(?P<clock>[0-9]?[:：][0-9]{2})"
+    r"|(?P<day>[0-9]?(?:[月日号点时](?!码)| ?(?:am|pm|a\.m\.|p\.m\.)(?![a-z])))"
+    r"|(?P<version>[0-9]*\.[0-9]+\.[0-9]+)"
+    r"|(?P<money>[0-9,]*(?:\.[0-9]+)? ?[万千百kw]? ?(?:元|块|美元|美金|欧元|英镑|人民币|usd|rmb|cny"
+    r"|eur|gbp|dollar|buck|euro))"
+    r"|(?P<long>[0-9]{7,})|(?P<num>[0-9]*))"
+)
+_DIGIT_GROUPS: dict[str, tuple[int, _Check]] = {
+    "year": (_WHEN, _no_check),
+    "clock": (_WHEN, _no_check),
+    "day": (_WHEN, _no_check),
+    "version": (_ID, _version),
+    "money": (_MONEY, _no_check),
+    "long": (_ID, _word_start),
+    "num": (_NUM, _no_check),
+}
+_UPPER_RE = re.compile(
+    r"[A-Z](?:(?P<code>[A-Z0-9-]*[0-9][A-Z0-9-]*)(?![A-Za-z0-9])|(?P<cap>[A-Za-z]+))"
+)
+_CN_NUM_RE = re.compile(
+    r"[一二两三四五六七八九十百千万][零一二两三四五六七八九十百千万]*(?:(?P<money>块|元|美元)|(?P<day>[月日号]))?"
+)
+
+# (bit, pattern, match the lowercased text, extra check, skip unless one of these is present)
+_PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
+    (_ID, re.compile(r"(?:https?://|www\.)[^\s<>\"'，。！？；）)\]」]+"), True, None, ""),
+    (_ID, re.compile(r"@[a-z0-9.-]+\.[a-z][a-z]+"), True, _after_name, "@"),
+    (_ID, re.compile(r"[/\\][A-Za-z0-9_.-]+(?:[/\\][A-Za-z0-9_.-]+)+"), False, _has_letter, "/\\"),
+    (_ID, re.compile(rf"\.(?:{_FILE_EXT})(?![a-z0-9])"), True, _after_name, "."),
+    (
+        _ID,
+        re.compile(
+            r"(?:订单号?|单号|编号|工单|票号)(?:是|为)?\s*[:：#]?\s*[A-Za-z0-9][A-Za-z0-9-]{3,}"
+        ),
+        False,
+        None,
+        "号单",
+    ),
+    (
+        _ID,
+        re.compile(
+            r"(?:order|ticket|invoice|booking|reference|ref|case|tracking|confirmation)"
+            r"(?: ?(?:no\.?|number|id|#))? ?[:：#]? ?[a-z0-9][a-z0-9-]{3,}"
+        ),
+        True,
+        _has_digit_at_word_start,
+        "",
+    ),
+    (_ID, re.compile(r"v[0-9][0-9]*(?:\.[0-9]+)*(?![a-z0-9])"), True, _version, ""),
+    (_ID, re.compile(r"#[0-9]{3,}"), False, None, "#"),
+    (_MONEY, re.compile(r"[¥￥$€£] ?[0-9]"), False, None, "¥￥$€£"),
+    (_MONEY, re.compile(r"(?:usd|rmb|cny|eur|gbp|hkd|jpy) ?[0-9]"), True, _word_start, ""),
+    (
+        _WHEN,
+        re.compile(r"(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.? [0-9]"),
+        True,
+        _word_start,
+        "",
+    ),
+    (_NAME, re.compile(rf"[小老][{_SURNAMES}]"), False, None, "小老"),
+    (_NAME, re.compile(rf"我是[{_SURNAMES}]"), False, None, "我是"),
+    (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
+]
+_TASK_LEAD = re.compile(
+    r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind|don't\s+forget"
+    r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you))"
+)
+# "I love hiking", "我喜欢爬山": the speaker's own liking of a thing; "their love and support",
+# "love it!" are not preferences.
+_FOND_PREF = re.compile(
+    r"(?i:(?<![a-z])(?:i|we)(?:'m| am| are)?(?: really| also| just| still| totally| so| do| a big)?"
+    r" (?:love|like|enjoy|fan of)(?:s|d)? (?!it\b|that\b|this\b|you\b|to hear|hearing))"
+    r"|我(?:们)?(?:很|也|真|最|特别|非常|一直|还是)?(?:喜欢|习惯|爱上)"
+)
+# A task the speaker must do, said as such: "I need to…", "我得…" (a request to the assistant
+# is _TASK_LEAD's). "I'll keep you posted" is a pleasantry, not a task.
+_TASK_OWN = re.compile(
+    r"(?i:(?:i|we) (?:need to|have to|must|should|still have to|still need to)"
+    r"|i'd like you to|(?:remember|don't forget) to)"
+    r"|我(?:们)?(?:需要|得|必须|还得|还要)"
+)
+# "Maybe I'll go with you", "如果要选的话": a hedged choice is no decision.
+_HEDGE = re.compile(
+    r"(?i:\b(?:maybe|might|perhaps|if|whether|could|would)\b)|也许|可能|如果|要是|或许"
+)
+_QUESTION_FACTOR = 0.6
+_DIGITS = re.compile(r"\d+")
+# Identifiers, amounts and dates: an item whose every such token is already in the summary
+# repeats it (the assistant confirming a booking the tool line already shows).
+_ID_TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.@/:-]*[0-9][A-Za-z0-9_.@/:-]*")
+_SECOND_PERSON = re.compile(r"你|您|(?i:(?<![A-Za-z])(?:you|your|you're|yours)(?![A-Za-z]))")
+
+
+class _Scored(NamedTuple):
+    score: float
+    section: int
+    durable: bool
+    hints_slot: bool
+
+
+def _is_question(sentence: str) -> bool:
+    tail = sentence.rstrip(" \"'”’」』）)")
+    return tail[-1:] in ("?", "？") or tail.rstrip("。.!！~～")[-1:] == "吗"
+
+
+# Statements of fact that open with the speaker: "my sister's name is", "our flight is"; "I
+# painted a lake sunrise", "we finally adopted" (what the speaker did is an event to keep;
+# feelings about a thing, "I loved it", "I agreed", are not). Tried only where the cue trie
+# found "i", "we", "my" or "our", not at every position of the text.
+_FACT_AT = re.compile(
+    r"(?:my|our) [a-z']+(?: [a-z']+)? (?:is|are|was|were)(?![a-z])"
+    r"|(?:i|we) (?:just |finally |recently |also |even |once |already )?"
+    r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
+    r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
+    r"|realized|realised|missed|mentioned|talked|asked|answered|shared)(?![a-z]))"
+    r"[a-z]{3,}ed(?![a-z])"
+)
+_FACT_LEADS = ("i", "we", "my", "our")
+
+
+def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
+    """Feature bits and count of distinct capitalised names, for each text."""
+    big = "\n".join(texts)
+    # owner[p] is the text that character p of big belongs to (its joining newline included):
+    # a match counts for the text it starts in.
+    starts: list[int] = []
+    owner: list[int] = []
+    for i, t in enumerate(texts):
+        starts.append(len(owner))
+        owner += [i] * (len(t) + 1)
+    low = big.lower()
+    if len(low) != len(big):  # a few characters lowercase to two; keep offsets aligned
+        low = big.translate(_ASCII_LOWER)
+    masks = [0] * len(texts)
+    for m in _ZH_RE.finditer(big):
+        masks[owner[m.start()]] |= _ZH_LEX[m.group()]
+    for m in _EN_RE.finditer(low):
+        at = m.start()
+        if not (at and low[at - 1].isalnum()):
+            word = m.group()
+            masks[owner[at]] |= _EN_LEX[word]
+            if word.startswith(_FACT_LEADS) and _FACT_AT.match(low, at):
+                masks[owner[at]] |= _FACT
+    for bit, rx, lowered, check, guard in _PATTERNS:
+        src = low if lowered else big
+        if guard and not any(g in src for g in guard):
+            continue
+        for m in rx.finditer(src):
+            if check is None or check(src, m):
+                masks[owner[m.start()]] |= bit
+    for m in _DIGIT_RE.finditer(low):
+        group = m.lastgroup
+        if group == "num":
+            masks[owner[m.start()]] |= _NUM
+            continue
+        bit, check = _DIGIT_GROUPS[group or "num"]
+        if check(low, m):
+            masks[owner[m.start()]] |= bit
+    for m in _CN_NUM_RE.finditer(big):
+        kind = m.lastgroup
+        bit = _MONEY if kind == "money" else _WHEN if kind == "day" else _NUM
+        if kind or _cn_number(big, m):
+            masks[owner[m.start()]] |= bit
+    caps: dict[int, set[str]] = {}
+    for m in _UPPER_RE.finditer(big):
+        at = m.start()
+        if at and big[at - 1].isalnum():
+            continue
+        i = owner[at]
+        if m.lastgroup == "code":
+            if m.end() - at >= 4:
+                masks[i] |= _ID
+        elif at != starts[i] and m.group() not in _CAP_STOP:
+            caps.setdefault(i, set()).add(m.group())
+    return masks, [min(len(caps.get(i, ())), _CAP_MAX) for i in range(len(texts))]
+
+
+def _score_all(texts: Sequence[str], roles: Sequence[str]) -> list[_Scored]:
+    """Information score and section of each sentence, said by the matching role."""
+    masks, caps = _scan(texts)
+    # A long history repeats itself (the same confirmation, the same tool line): each distinct
+    # (text, role, features) is scored once per fold.
+    seen: dict[tuple[str, str, int, int], _Scored] = {}
+    out = []
+    for row in zip(texts, roles, masks, caps, strict=True):
+        scored = seen.get(row)
+        if scored is None:
+            scored = seen[row] = _score_one(*row)
+        out.append(scored)
+    return out
+
+
+def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
+    if (
+        not mask & ((_INFORMATIVE & ~_WHEN) | _FACT)  # "早上好", "good night": greetings
+        and len(text) <= _PLEASANTRY_MAX_CHARS
+        and _is_pleasantry(_normalise(text))
+    ):
+        return _Scored(0.0, _FACTS, False, False)
+    if mask & _NUM and mask & (_ID | _MONEY | _WHEN):
+        mask &= ~_NUM  # the number is already counted as an id, an amount or a date
+    score = _WEIGHT_OF[mask & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
+    if mask & _FACT and role != "assistant":
+        score += _FACT_WEIGHT  # an assistant's "my X is…" speaks of itself, not of the world
+    if mask & _FOND:
+        score += _FOND_WEIGHT
+    # UTF-8 length weighs a Chinese character like about three Latin letters, as it should.
+    score += min(len(text.encode()) / 80, 0.4) - max(len(text) - 120, 0) / 120
+    question = _is_question(text)
+    if question:
+        score -= 0.6
+    if role == "user":
+        score = (score + 0.6 + (0.4 if mask & _FIRST else 0.0)) * 1.3
+    elif role == "assistant":
+        score = (score + 0.1) * (0.3 if question else 0.6)  # its questions ask, they tell nothing
+    elif role == "tool":
+        score = (score + 0.5) * 0.8  # dense, but the assistant's means, not the user's ends
+    else:  # mid-conversation system notes, developer messages, the previous summary
+        score += 0.4
+    if mask & _INJECT:
+        score = min(score, 0.2)  # text addressed to the summarizer is data, and weak data
+    request = bool(mask & _TASK and _TASK_LEAD.match(text))
+    if question and not request:
+        # "What are you allergic to?": a question states nothing of its own, and its cue
+        # words are about the one asked.
+        return _Scored(max(score * _QUESTION_FACTOR, 0.0), _FACTS, False, bool(mask & _SLOT))
+    if request:
+        section = _TASKS
+    elif mask & _DECIDE and not _HEDGE.search(text):
+        section = _DECISIONS
+    elif mask & _PREF or (mask & _FOND and _FOND_PREF.search(text)):
+        section = _PREFS
+    elif mask & _TASK and _TASK_OWN.match(text):
+        section = _TASKS
+    else:
+        section = _FACTS
+    durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
+    return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
+
+

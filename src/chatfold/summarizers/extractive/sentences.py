@@ -1,0 +1,221 @@
+"""Sentence splitting, leading filler and normalised keys for duplicates."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from .lexicon import _MAX_ITEM_CHARS
+
+# ---------------------------------------------------------------------------------------------
+# sentence splitting
+
+_FENCE = re.compile(r"```.*?(?:```|\Z)", re.S)
+_LIST_MARK = re.compile(r"[ \t]*(?:[-*•·>]+|#{1,6}|\d{1,3}[.)、]|[（(]\d{1,3}[)）])[ \t]+")
+_CLOSERS = "”’」』）)\\]\"'"
+# One character class first, so the regex engine skips ordinary text quickly.
+_BREAK = re.compile(rf"[。！？；…!?;.\n][。！？；…!?;.]*[{_CLOSERS}]*")
+_ABBREV = re.compile(
+    r"(?:^|[\s(\[\"'])(?:mr|mrs|ms|dr|prof|sr|jr|st|vs|e\.g|i\.e|inc|ltd|co|no|nos|fig|approx"
+    r"|dept|est|a\.m|p\.m|u\.s|u\.k|cf|al|ca|mt|ft|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct"
+    r"|nov|dec|[a-z])$",
+    re.I,
+)
+_SOFT_BREAK = re.compile(r"[，、]|,(?!\d)")
+_HAS_WORD = re.compile(r"[0-9A-Za-z\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
+_SPACES = re.compile(r"\s+")
+_STRAY = re.compile(r"\W*\w?\W*|\d{1,3}[.)、]")
+_NON_WORD = re.compile(r"[\W_]+")
+_FULL_WIDTH = re.compile(r"[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a]")  # letters, digits
+_ROLE_TAG = re.compile(r"^(?:User|Assistant|用户|助手)\s*[:：]\s*")
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u3000" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uff00" <= ch <= "\uffef"
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split ``text`` into sentences (Chinese and Western punctuation), list markers removed.
+
+    A Western ``. ! ? ;`` ends a sentence only before a space, a line end or a Chinese
+    character, so decimals, versions, URLs, emails and paths stay whole; ``Mr.``, ``e.g.`` and
+    initials do not end one. Fenced code blocks are skipped; overlong sentences are cut at
+    commas, then trimmed.
+
+    Example:
+        >>> split_sentences("Pi is 3.14. Mail a.b@x.io now! 我住在北京。你呢？")
+        ['Pi is 3.14.', 'Mail a.b@x.io now!', '我住在北京。', '你呢？']
+    """
+    out: list[str] = []
+    if "```" in text:
+        text = _FENCE.sub("\n", text)
+    n = len(text)
+    mark_at = _LIST_MARK.match(text)
+    start = mark_at.end() if mark_at else 0
+    for m in _BREAK.finditer(text):
+        at = m.start()
+        if at < start:
+            continue  # inside a list marker such as "1."
+        first = text[at]
+        if first == "\n":
+            if at > start:
+                _add_sentence(out, text[start:at])
+            mark_at = _LIST_MARK.match(text, at + 1)
+            start = mark_at.end() if mark_at else at + 1
+            continue
+        end = m.end()
+        if first in ".!?;":
+            nxt = text[end] if end < n else " "
+            if not (nxt.isspace() or _is_cjk(nxt)):
+                continue  # 3.14, v1.2, a.b@x.io, https://x.io/a?b=1, ./path
+            if end - at == 1 and first == "." and _ABBREV.search(text, max(start, at - 6), at):
+                continue
+        _add_sentence(out, text[start:end])
+        start = end
+    if start < n:
+        _add_sentence(out, text[start:])
+    return out
+
+
+def _add_sentence(out: list[str], piece: str) -> None:
+    piece = " ".join(piece.split())
+    if not _HAS_WORD.search(piece) or _STRAY.fullmatch(piece):
+        return  # empty, punctuation, or a stray list number like "1."
+    if len(piece) <= _MAX_ITEM_CHARS:
+        out.append(piece)
+        return
+    chunk = ""
+    pos = 0
+    for m in _SOFT_BREAK.finditer(piece):
+        part = piece[pos : m.end()]
+        pos = m.end()
+        if chunk and len(chunk) + len(part) > _MAX_ITEM_CHARS:
+            out.append(_trim(chunk.strip(), _MAX_ITEM_CHARS))
+            chunk = ""
+        chunk += part
+    chunk += piece[pos:]
+    if chunk.strip():
+        out.append(_trim(chunk.strip(), _MAX_ITEM_CHARS))
+
+
+def _trim(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, at a word boundary when there is one."""
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rfind(" ")
+    if space > limit * 0.6:
+        cut = cut[:space]
+    return cut.rstrip(" ,，、;；:：") + "…"
+
+
+# "好的，就订这家" keeps only "就订这家": a leading acknowledgement costs room and says nothing.
+_LEAD_FILLER = re.compile(
+    r"(?:(?:好的|好吧|好|嗯+|哦+|噢|哈哈+|对了|另外|还有|那么|(?i:ok|okay|sure|yes|yeah|yep|great"
+    r"|thanks|thank you|also|so|well|oh|alright|right|anyway))[，,、!！ ]+)+"
+)
+
+
+def _strip_filler(sentence: str) -> str:
+    m = _LEAD_FILLER.match(sentence)
+    return sentence[m.end() :] if m and m.end() < len(sentence) else sentence
+
+# ---------------------------------------------------------------------------------------------
+# normalisation and near duplicates
+
+_TRAILING_FILLER = re.compile(r"(?:了|啦|呀|吧|呢|哦|啊|anymore|too|also|again|now)+\Z")
+# The last characters of those fillers: a key ending in none of them has none to strip, and
+# most keys do, so the search (which tries every position) is skipped.
+_TRAILING_FILLER_ENDS = frozenset("了啦呀吧呢哦啊eonw")
+
+
+def _normalise(text: str) -> str:
+    if _FULL_WIDTH.search(text):
+        text = unicodedata.normalize("NFKC", text)
+    return _NON_WORD.sub("", text.casefold())
+
+
+def _dedup_key(text: str) -> str:
+    tag = _ROLE_TAG.match(text)
+    key = _normalise(text[tag.end() :] if tag else text)
+    return _TRAILING_FILLER.sub("", key) if key[-1:] in _TRAILING_FILLER_ENDS else key
+
+
+
+_VOCATIVE_END = re.compile(r",\s*(?P<name>[A-Z][a-z]+)\s*(?P<end>[.!?…~]*)\s*$")
+_VOCATIVE_ONLY = re.compile(
+    r"^(?:(?i:hey|hi|hello|oh|wow|thanks|thank you|bye|good morning|morning|yo|dear)[ ,!]*)?"
+    r"(?P<name>[A-Z][a-z]+)\s*[.!?,~…]*$"
+)
+_VOCATIVE_START = re.compile(
+    r"^(?:(?i:hey|hi|hello|oh|wow|aw+|yay|thanks|thank you|haha|ha)[ ,!]+)?(?P<name>[A-Z][a-z]+)"
+    r"\s*[,!]+\s+(?=\S)"
+)
+
+
+def _strip_vocative(sentence: str, names: frozenset[str]) -> str:
+    """``sentence`` without the participant it addresses ("Totally agree, Mel." → "Totally
+    agree."): the name of the one spoken to says nothing about the world and makes near
+    duplicates look different. Only names of the conversation's participants (or their
+    first letters, "Mel" for "Melanie") count, so "We met in Paris, France." stays whole."""
+    if not names or (len(sentence) > 24 and "," not in sentence and "!" not in sentence):
+        return sentence
+    if not any(head in sentence for head in _heads(names)):
+        return sentence  # no participant's name here
+    m = _VOCATIVE_ONLY.match(sentence)
+    if m and _is_participant(m.group("name"), names):
+        return ""  # "Hey Mel!": a greeting, nothing else
+    m = _VOCATIVE_END.search(sentence) if "," in sentence else None
+    if m and _is_participant(m.group("name"), names):
+        sentence = sentence[: m.start()] + m.group("end")
+    m = _VOCATIVE_START.match(sentence)
+    if m and _is_participant(m.group("name"), names):
+        rest = sentence[m.end() :]
+        sentence = rest[:1].upper() + rest[1:]
+    return sentence
+
+
+_HEADS: dict[frozenset[str], tuple[str, ...]] = {}
+
+
+def _heads(names: frozenset[str]) -> tuple[str, ...]:
+    """The first three letters of each name, capitalised ("Mel"): a vocative starts so."""
+    heads = _HEADS.get(names)
+    if heads is None:
+        if len(_HEADS) > 64:
+            _HEADS.clear()  # a long-lived process meets many casts; keep this small
+        heads = _HEADS[names] = tuple({n[:3].capitalize() for n in names})
+    return heads
+
+
+def _is_participant(word: str, names: frozenset[str]) -> bool:
+    low = word.casefold()
+    return any(n == low or (len(low) >= 3 and n.startswith(low)) for n in names)
+
+
+_LONG_BYTES = 150  # UTF-8 bytes (about 50 Chinese characters, or 150 Latin ones)
+_CLAUSE_BREAK = re.compile(r"([，；;]\s*|,(?!\d)\s*)")
+_SAYS_SOMETHING = re.compile(
+    r"[0-9@#$¥￥€£%]|(?<=[^\s.!?])\s+[A-Z][A-Za-z]|[A-Z]{2,}|我|(?i:\b(?:my|i|i'm|i've|we)\b)"
+)
+
+
+def _compress(sentence: str) -> str:
+    """A long sentence cut to its first clause and the clauses that carry something a question
+    could ask for (a number, a name, an identifier, the speaker's own "I"/"我"): more facts fit
+    the cap. Short sentences, and those where little would go, stay as they are."""
+    if len(sentence.encode()) <= _LONG_BYTES:
+        return sentence
+    parts = _CLAUSE_BREAK.split(sentence)
+    if len(parts) < 5:  # fewer than three clauses: nothing worth cutting
+        return sentence
+    kept = parts[0]
+    for i in range(2, len(parts), 2):
+        if _SAYS_SOMETHING.search(parts[i]):
+            kept += parts[i - 1] + parts[i]
+    if len(kept) > 0.75 * len(sentence):
+        return sentence
+    end = sentence.rstrip()[-1:]
+    if end in "。.!！?？" and not kept.endswith(end):
+        kept = kept.rstrip(" ，,;；") + end
+    return kept

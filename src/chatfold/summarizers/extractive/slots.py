@@ -1,0 +1,262 @@
+"""Slots: which statements a newer one replaces (same subject and attribute)."""
+
+from __future__ import annotations
+
+import re
+
+from .lexicon import _ORPHAN_MIN_SCORE, _SURNAMES
+from .scoring import _ASCII_LOWER, _SECOND_PERSON, _is_question, _score_all
+from .sentences import _HAS_WORD, _NON_WORD
+
+# ---------------------------------------------------------------------------------------------
+# slots: which statements a newer one replaces
+
+_ZH_STOP = r"[^，。,.!?！？；;]"
+_ATTR_ZH = re.compile(
+    rf"(?P<residence>住在(?!{_ZH_STOP}{{0,8}}(?:酒店|宾馆|民宿|旅馆|客栈))|搬到|搬去|搬家到|定居)"
+    r"|(?P<budget>预算)|(?P<name>我叫|名叫|名字)|(?P<phone>电话|手机号?)|(?P<email>邮箱|电子邮件)"
+    r"|(?P<address>地址)|(?P<job>职业|工作是|上班|就职)|(?P<age>岁)|(?P<deadline>截止|期限)"
+    r"|(?P<headcount>人数)|(?P<destination>目的地)|(?P<diet>吃素|素食|饮食)"
+)
+# English slot patterns run on the lowercased clause; re.ASCII makes \b treat Chinese
+# characters as non-letters, so "我live in" still has a word boundary.
+_ATTR_EN = re.compile(
+    r"\b(?:(?P<residence>live[sd]? in|living in|moved to|move to|moving to|relocated to|based in)"
+    r"|(?P<budget>budget)|(?P<name>name is|call me)|(?P<phone>phone(?: number)?|mobile|cell)"
+    r"|(?P<email>e-?mail(?: address)?)|(?P<address>address)"
+    r"|(?P<job>works? (?:at|for|as)|job is|occupation)|(?P<age>years old|my age|aged)"
+    r"|(?P<deadline>deadline|ddl|due (?:date|by|on))"
+    r"|(?P<headcount>headcount|number of (?:people|guests))|(?P<destination>destination)"
+    r"|(?P<diet>vegetarian|vegan|diet))\b",
+    re.ASCII,
+)
+_PREF_ZH = re.compile(
+    rf"对(?P<allergen>{_ZH_STOP}{{1,10}}?)过敏"
+    rf"|(?:喜欢|爱吃|爱喝|讨厌|偏好|偏爱|最爱|受不了)(?P<obj>{_ZH_STOP}{{1,12}})"
+)
+_PREF_EN = re.compile(
+    r"\b(?:(?P<allergen>allergic to)|prefer(?:s|red)?|like[sd]?|love[sd]?|hate[sd]?|dislike[sd]?"
+    r"|enjoy(?:s|ed)?|can't stand|favou?rite)\b +(?P<obj>[a-z][a-z' -]{0,40})",
+    re.ASCII,
+)
+# "looks like rain" and "I'd like to" state no preference.
+_LATIN = re.compile("[a-z]")
+_NOT_PREF_BEFORE_WORDS = (
+    "look looks seem seems sound sounds feel feels something would i'd just more be is was are were"
+)
+_NOT_PREF_BEFORE = frozenset(_NOT_PREF_BEFORE_WORDS.split())
+_PERSON_ZH = re.compile(
+    r"老婆|老公|妻子|丈夫|太太|女儿|儿子|孩子|妈妈|爸爸|母亲|父亲|父母|爷爷|奶奶|外公|外婆|哥哥"
+    r"|姐姐|弟弟|妹妹|同事|老板|上司|领导|朋友|室友|客户|他们|她们|他|她"
+)
+_ZH_NAME = re.compile(rf"[小老][{_SURNAMES}]|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
+_QUALIFIER_STOP_WORDS = (
+    "i my our we the a an your you user user's users it this that now also so and but new"
+    " total overall current still whole entire is was has have had will actually then"
+)
+_QUALIFIER_STOP_EN = frozenset(_QUALIFIER_STOP_WORDS.split())
+_SUBJECT_STOP_ZH = re.compile(
+    r"另外|对了|还有|然后|所以|但是|不过|而且|那边|这边|方面|关于|至于|总之|反正|顺便|首先|最后"
+    r"|我们|我的|我|用户的?|你的|您的|你|您|的|现在|已经|也|还|都|目前|之前|原来|最近|将|会|要|想"
+    r"|打算|准备|大概|总|整体|那|这|就|其实|本来|一直|则|是|在|刚刚?|才|又|再|不|没有?|很|太|非常"
+    r"|特别|超|更|最|比较|有点|一点|真的?|挺|(?:上|下|这|本)个?(?:月|周|星期)|今年|去年|明年|前年"
+    r"|今天|昨天|前天|前几天|上次|后来|终于|[0-9零一二两三四五六七八九十]+(?:年|月|号|日|天|周)(?:前|后)?"
+)
+_CLAUSE_SPLIT = re.compile(
+    r"([，；;]\s*|,(?!\d)\s*|\s+(?:and|but|while|whereas)\s+|以及|并且|而且|但是?)"
+)
+_OWN_SUBJECT = re.compile(
+    r"(?:我|你|您|他|她|它|用户)|(?i:(?:i|we|he|she|they|it|my|our|his|her|their|the|user)(?![a-z]))"
+    r"|[A-Z]"
+)
+_TERMINAL = re.compile(r"[。.!！?？]+[”’」』）)\]\"']*$")
+_SUBJECT_STOP_WORDS = (
+    "I My Our We User User's The A An Your You It This That Now Actually Also So And But"
+    " Assistant Still Currently"
+)
+_SUBJECT_STOP_EN = frozenset(_SUBJECT_STOP_WORDS.split())
+_CAP_WORD = re.compile(r"(?<![A-Za-z])[A-Z][a-z]+(?![A-Za-z])")
+_CLAUSE_CUT = re.compile(r".*[,，;；:：、]")
+_HAN_RUN = re.compile(r"[\u4e00-\u9fff]")
+_OBJ_STRIP_ZH = re.compile(r"^(?:吃|喝|用|去|看|玩|听)|(?:了|的|啦|呢|吧|啊|哦|呀|了吧)+$")
+_OBJ_STOP_EN = re.compile(
+    r" (?:now|anymore|any more|too|also|either|so much|a lot|very much|much|and|but|because"
+    r"|since|over|than|instead|though|as|for|when|if|at|in|on|with|is|are|was|were)\b.*\Z",
+    re.ASCII,
+)
+_OBJ_LEAD_EN = re.compile(r"(?:to |the |a |an |my |being |having )+")
+
+
+_NUMBER_EN = r"\d[\d,]*|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|a dozen"
+_GEN_EN = re.compile(
+    r"\b(?:my|our|(?P<owner>[a-z]+)'s) (?P<attr>[a-z]+(?: [a-z]+)?)"
+    r" (?:is|are|was|were|became|has become|changed to|is now|are now)\b",
+    re.ASCII,
+)
+_COUNT_EN = re.compile(
+    r"\b(?:i|we) (?:now |still |already |currently |finally )?"
+    r"(?:have|own|'ve got|have got|collected|got)(?: now)?"
+    rf" (?:{_NUMBER_EN}) (?:(?:new|old|more|different|total) )?(?P<noun>[a-z]{{3,}})",
+    re.ASCII,
+)
+_COUNT_HINT = re.compile(r"\b(?:have|got|collected|own)\b", re.ASCII)
+_GEN_ZH = re.compile(r"我的(?P<attr>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成了?|换成了?|变成了?)")
+_COUNT_ZH = re.compile(
+    r"我(?:们)?(?:现在|已经|目前|一共|总共|还)?(?:有|养了|收集了|攒了|存了)了?"
+    r"(?:[0-9]+|[一二两三四五六七八九十百]+)"
+    r"(?:个|只|条|张|本|辆|套|件|位|名|盆|台|部|份|双|枚|家|间)"
+    r"(?P<noun>[^\s和与跟及还也都在是了的，。,.!?！？；;0-9]{1,4})"
+)
+
+
+def _subject(prefix: str, role: str) -> tuple[str, str] | None:
+    """Who a statement is about and what qualifies its attribute ("hotel" in "hotel budget"),
+    from the text before the attribute keyword; None when it is not about a person we track."""
+    prefix = _CLAUSE_CUT.sub("", prefix)
+    if role == "assistant" and not _SECOND_PERSON.search(prefix):
+        return None  # the assistant talking about the world, not about the user
+    if _HAN_RUN.search(prefix):
+        persons = _PERSON_ZH.findall(prefix)
+        rest = _SUBJECT_STOP_ZH.sub("", _NON_WORD.sub("", prefix))
+        if persons:
+            return str(persons[-1]), ""
+        if _ZH_NAME.fullmatch(rest):
+            return rest, ""
+        return "user", rest[-4:]
+    names = [str(w) for w in _CAP_WORD.findall(prefix) if w not in _SUBJECT_STOP_EN]
+    if names:
+        return names[-1].casefold(), ""
+    words = _lower(prefix).split()
+    qualifier = words[-1] if words and words[-1].isalpha() else ""
+    return "user", "" if qualifier in _QUALIFIER_STOP_EN else qualifier
+
+
+def _lower(text: str) -> str:
+    """``text`` lowercased, with every character at the same offset."""
+    low = text.lower()
+    return low if len(low) == len(text) else text.translate(_ASCII_LOWER)
+
+
+def _word_before(text: str, end: int) -> str:
+    words = text[max(0, end - 12) : end].split()
+    return words[-1] if words else ""
+
+
+def _first(*matches: re.Match[str] | None) -> re.Match[str] | None:
+    found = [m for m in matches if m is not None]
+    return min(found, key=lambda m: m.start()) if found else None
+
+
+def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
+    """The slot one clause fills (kind, who, what) and the text before its keyword."""
+    low = _lower(clause)
+    han = not clause.isascii()
+    latin = _LATIN.search(low) is not None
+    en_pref = _PREF_EN.search(low) if latin else None
+    while en_pref is not None and _word_before(low, en_pref.start()) in _NOT_PREF_BEFORE:
+        en_pref = _PREF_EN.search(low, en_pref.end())
+    m = _first(_PREF_ZH.search(clause) if han else None, en_pref)
+    if m is not None:
+        if m.re is _PREF_ZH:
+            obj = _NON_WORD.sub("", str(m.group("allergen") or m.group("obj")))
+            obj = _OBJ_STRIP_ZH.sub("", _OBJ_STRIP_ZH.sub("", obj)[:6])
+        else:
+            obj = _OBJ_STOP_EN.sub("", _OBJ_LEAD_EN.sub("", str(m.group("obj")).strip()))
+            obj = " ".join(obj.split()[:3])
+        prefix = clause[: m.start()]
+        who = _subject(prefix, role)
+        kind = "allergy" if m.group("allergen") else "pref"
+        if obj and who is not None:
+            return (kind, who[0], obj), prefix
+    m = _first(_ATTR_ZH.search(clause) if han else None, _ATTR_EN.search(low) if latin else None)
+    if m is None:
+        return _generic_slot(clause, low, role, han, latin)
+    if not _HAS_WORD.search(clause, m.end()):
+        return None
+    prefix = clause[: m.start()]
+    who = _subject(prefix, role)
+    if who is None:
+        return None
+    return ("attr", who[0], m.lastgroup or "", who[1]), prefix
+
+
+def _generic_slot(
+    clause: str, low: str, role: str, han: bool, latin: bool
+) -> tuple[tuple[str, ...], str] | None:
+    """Any attribute the speaker states of themselves or someone named: "my X is Y",
+    "Anna's X is Y", "我的X是Y" (slot: who + X), and counts of a thing the speaker has:
+    "I have 17 postcards", "我有17张明信片" (slot: who + thing). A newer value replaces it."""
+    # Substring guards first: most clauses hold none of these, and `in` costs far less.
+    m = _first(
+        _GEN_ZH.search(clause) if han and "我的" in clause else None,
+        _COUNT_ZH.search(clause) if han and "我" in clause else None,
+        _GEN_EN.search(low) if latin and ("my " in low or "our " in low or "'s " in low) else None,
+        _COUNT_EN.search(low) if latin and _COUNT_HINT.search(low) else None,
+    )
+    if m is None:
+        return None
+    groups = m.groupdict()
+    if not groups.get("noun") and not _HAS_WORD.search(clause, m.end()):
+        return None  # "my plan is…" with no value yet
+    prefix = clause[: m.start()]
+    if groups.get("owner"):
+        who: tuple[str, str] | None = (str(groups["owner"]), "")
+    else:
+        who = _subject(prefix, role)
+    if who is None:
+        return None
+    if groups.get("noun"):
+        noun = str(groups["noun"])
+        noun = noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
+        return ("count", who[0], noun), prefix
+    return ("attr", who[0], "is:" + " ".join(str(groups["attr"]).split())), prefix
+
+
+def _slots(
+    body: str, role: str, speaker: str = ""
+) -> tuple[list[str], list[tuple[tuple[str, ...], int, str]]]:
+    """Clauses of ``body`` (separators at odd indexes) and the slots they fill.
+
+    Each slot comes with the index of its clause and the text before its keyword (the subject,
+    used to keep a later clause readable when this one is replaced). Questions fill no slot.
+    A named ``speaker`` (a participant with a ``name``) speaks of themselves in the first
+    person, whatever their role, and their slots are theirs, not the user's.
+    """
+    if speaker:
+        role = "user"
+    if _is_question(body) or (role == "assistant" and not _SECOND_PERSON.search(body)):
+        return [], []  # the assistant fills a slot only when it speaks about the user
+    parts = _CLAUSE_SPLIT.split(body)
+    found = []
+    me = speaker.casefold()
+    for i in range(0, len(parts), 2):
+        hit = _clause_slot(parts[i], role)
+        if hit is not None:
+            slot = hit[0]
+            if me and slot[1] == "user":
+                slot = (slot[0], me, *slot[2:])
+            found.append((slot, i // 2, hit[1]))
+    return parts, found
+
+
+def _without_clauses(parts: list[str], removed: set[int], subjects: dict[int, str]) -> str:
+    """The statement with the replaced clauses taken out ("" when nothing is left)."""
+    kept = [i for i in range(0, len(parts), 2) if i // 2 not in removed]
+    if not kept:
+        return ""
+    text = parts[kept[0]]
+    for i in kept[1:]:
+        text += parts[i - 1] + parts[i]
+    if 0 in removed and not _OWN_SUBJECT.match(text):
+        subject = subjects.get(0, "").strip()
+        if subject and len(subject) <= 20:
+            text = f"{subject}{' ' if subject[-1:].isascii() else ''}{text}"
+        elif _score_all([text], ["summary"])[0].score < _ORPHAN_MIN_SCORE:
+            return ""  # a leftover like "不含机票" means nothing without the replaced clause
+    last = len(parts) - 1
+    if last not in kept:
+        end = _TERMINAL.search(parts[last])
+        text = text.rstrip(" ,，;；") + (end.group() if end else "")
+    return text
+
+

@@ -1,0 +1,537 @@
+"""The ExtractiveSummarizer class: collect, merge, cap, render."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, NamedTuple
+
+from ...messages import content_text
+from ...tokens import default_counter
+from ..base import BaseSummarizer, SummaryRequest
+from ..prompts import SECTION_TITLES
+from .dates import leading_date, message_date, render_date
+from .items import _is_tool_line, _Item, _merge, _previous_items, _previous_role, _Shape
+from .lexicon import (
+    _AGE_DECAY,
+    _CARRY_SHARE,
+    _COLON,
+    _DECISIONS,
+    _FACTS,
+    _INCUMBENT_BONUS,
+    _JACCARD_DUP,
+    _JACCARD_MIN_TOKENS,
+    _MAX_MISSES,
+    _NOTHING_TO_KEEP,
+    _PREFS,
+    _PREVIOUS_FLOOR,
+    _ROLE_TAGS,
+    _TASKS,
+    _TOOL_RESULT_WORD,
+    _TOOL_WORD,
+    DEFAULT_MIN_SCORE,
+    DEFAULT_TOOL_RESULT_CHARS,
+)
+from .render import _as_sentence, _discount_repeats, _fit, _render
+from .scoring import _ID_TOKEN, _score_all
+from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
+from .threads import (
+    TokenMemo,
+    acceptance_rest,
+    content_tokens,
+    fulfils,
+    is_acceptance,
+    proposal,
+)
+from .tools import _is_tool_block, _render_args, _render_result, _result_text, _ToolLine
+
+_AGREED = {"en": " agreed", "zh": "同意"}
+_DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as a decision
+_DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
+_MIN_CANDIDATES = 160  # new statements built into items: at least this many, or half the cap
+_TASK_WINDOW = 16  # a new request is looked for fulfilment in the next this many statements
+# "Caroline: …" or "User: …" at the start of a previous summary's line.
+_SPEAKER_TAG = re.compile(
+    r"^(?:User|Assistant|用户|助手|[A-Z][A-Za-z.'-]{1,20}(?: [A-Z][A-Za-z.'-]{1,20})?)\s*[:：]\s*"
+)
+_ROLE_WORDS = frozenset({"User", "Assistant", "用户", "助手"})
+
+
+def _speaker_of(tag: str) -> str:
+    """The participant's name in a line tag (``"Caroline: "`` → ``"Caroline"``), or ``""``
+    for the plain roles."""
+    name = tag.rstrip(" :：")
+    return "" if not name or name in _ROLE_WORDS else name
+
+
+def _repeats(words: frozenset[str], kept: Mapping[str, list[frozenset[str]]]) -> bool:
+    """True when ``words`` overlap an item already kept by at least _JACCARD_DUP (Jaccard):
+    the same content words, phrased another way. Checked only against the kept items that
+    share a word (``kept`` indexes them by word), so the cost is the summary's size at most."""
+    seen: set[int] = set()
+    for w in words:
+        for other in kept.get(w, ()):
+            if id(other) in seen:
+                continue
+            seen.add(id(other))
+            both = len(words & other)
+            if both >= _JACCARD_DUP * (len(words) + len(other) - both):
+                return True
+    return False
+
+
+class _Piece(NamedTuple):
+    role: str
+    text: str
+    date: str | None
+    name: str
+    msg: int
+
+
+class _Row(NamedTuple):
+    tag: str
+    body: str
+    role: str
+    """``user``, ``assistant``, ``tool``, or ``summary`` for a previous-summary line."""
+    section: int | None
+    """The section a previous summary filed it under, or a decision's; None: classify."""
+    date: str | None
+    msg: int
+    speaker: str
+    score_role: str
+    """Whose words they are for scoring (``decision`` for an accepted proposal)."""
+
+
+def _closed_tasks(
+    rows: Sequence[_Row], scores: Sequence[Any], n_previous: int, memo: TokenMemo
+) -> dict[int, int]:
+    """{request row: the later row that fulfils it}. A carried-forward open task may be closed
+    by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements."""
+    closed: dict[int, int] = {}
+    verdicts: dict[tuple[str, str, str], bool] = {}  # a long history repeats its requests
+    doers = [j for j in range(n_previous, len(rows)) if rows[j].role in ("assistant", "tool")]
+    if not doers:
+        return closed
+    for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
+        section = scored.section if row.section is None else row.section
+        if section != _TASKS or row.role not in ("user", "summary"):
+            continue
+        wanted = content_tokens(row.body)
+        if not wanted:
+            continue
+        limit = len(rows) if i < n_previous else i + 1 + _TASK_WINDOW
+        for j in doers:
+            if j <= i:
+                continue
+            if j >= limit:
+                break
+            later = memo[rows[j].body]
+            if not wanted & later:
+                continue
+            pair = (row.body, rows[j].body, rows[j].role)
+            done = verdicts.get(pair)
+            if done is None:
+                done = verdicts[pair] = fulfils(row.body, wanted, rows[j].body, rows[j].role)
+            if done:
+                closed[i] = j
+                break
+    return closed
+
+
+class ExtractiveSummarizer(BaseSummarizer):
+    """The embedded summarizer: picks the informative sentences, needs no key and no network.
+
+    Deterministic: the same request always gives the same summary. Chinese and English.
+
+    Args:
+        count: Counts a text's tokens for the cap; pass the fold's ``counter.count`` so the
+            cap holds exactly. Defaults to chatfold's default counter.
+        min_score: New sentences scoring below this are dropped as small talk.
+        tool_result_chars: A tool result is trimmed to about this many characters.
+
+    Example:
+        >>> from chatfold.summarizers.base import SummaryRequest
+        >>> s = ExtractiveSummarizer()
+        >>> req = SummaryRequest("事实：\\n- 用户：我住在北京。",
+        ...     [{"role": "user", "content": "你好！我上个月搬到上海了。"}], "zh", max_tokens=80)
+        >>> print(s.summarize(req))
+        事实：
+        - 用户：我上个月搬到上海了。
+    """
+
+    def __init__(
+        self,
+        *,
+        count: Callable[[str], int] | None = None,
+        min_score: float = DEFAULT_MIN_SCORE,
+        tool_result_chars: int = DEFAULT_TOOL_RESULT_CHARS,
+    ) -> None:
+        self._count = count if count is not None else default_counter().count
+        self._explicit_count = count is not None
+        self.min_score = min_score
+        self.tool_result_chars = tool_result_chars
+
+    def summarize(self, request: SummaryRequest) -> str:
+        """Return the new summary for ``request``: previous summary merged with new messages.
+
+        Args:
+            request: Previous summary, newly evicted messages, language, cap and style.
+
+        Returns:
+            The summary text (sections, or one paragraph for ``style="paragraph"``), within
+            ``request.max_tokens`` (``target_tokens`` on a re-ask) as counted by ``count``.
+        """
+        lang = request.language if request.language in SECTION_TITLES else "en"
+        budget = request.max_tokens
+        if request.attempt >= 2 and request.target_tokens:
+            budget = min(budget, request.target_tokens)
+        memo = TokenMemo()
+        items = self._collect(request, lang, max(budget, 0), memo)
+        kept = _merge(items)
+        # The fold's own counter, when it sends one, makes the cap exact.
+        count = request.count if request.count is not None and not self._explicit_count \
+            else self._count
+        return self._render_capped(kept, lang, request.style, max(budget, 0), count, memo)
+
+    # asummarize is BaseSummarizer's: summarize in a worker thread, so a large fold never
+    # holds up the event loop.
+
+    # -- collecting -----------------------------------------------------------------------
+
+    def _collect(
+        self, request: SummaryRequest, lang: str, budget: int, memo: TokenMemo
+    ) -> list[_Item]:
+        rows: list[_Row] = []
+        # A stray summary message among the evicted ones is merged like the previous summary,
+        # never summarized as a system note (the seed silently dropped all but the last).
+        summaries = [
+            content_text(m.get("content")) for m in request.messages if m.get("is_summary")
+        ]
+        summaries.append(request.previous_summary or "")
+        previous = [item for summary in summaries for item in _previous_items(summary)]
+        names: set[str] = set()
+        last_day: str | None = None
+        for text, section, day in previous:
+            tag_match = _SPEAKER_TAG.match(text)
+            tag = tag_match.group() if tag_match else ""
+            speaker = _speaker_of(tag)
+            if speaker:
+                names.add(speaker.casefold())
+            if day and (last_day is None or day > last_day):
+                last_day = day
+            role = _previous_role(tag, text[len(tag) :])
+            rows.append(_Row(tag, text[len(tag) :], "summary", section, day, -1, speaker, role))
+        n_previous = len(rows)
+        tags = {role: f"{tag}{_COLON[lang]}" for role, tag in _ROLE_TAGS[lang].items()}
+        pieces = list(self._pieces(request.messages, lang, last_day))
+        names.update(p.name.casefold() for p in pieces if p.name)
+        known = frozenset(names)
+        sentences: dict[str, list[str]] = {}  # a message said again is split once per fold
+        last_assistant: list[str] = []  # sentences of the latest assistant message
+        last_msg = -1
+        for p in pieces:
+            if p.role == "tool":
+                rows.append(_Row("", p.text, "tool", None, p.date, p.msg, "", "tool"))
+                continue
+            # A named participant is a person speaking for themselves (LoCoMo's two friends,
+            # a group chat): scored like the user, shown by name.
+            tag = f"{p.name}{_COLON[lang]}" if p.name else tags.get(p.role, "")
+            score_role = "user" if p.name else p.role
+            split = sentences.get(p.text)
+            if split is None:
+                cut = (_compress(_strip_vocative(_strip_filler(s), known))
+                       for s in split_sentences(p.text))
+                split = sentences[p.text] = [s for s in cut if s]
+            if (
+                p.role == "user"
+                and split
+                and last_assistant
+                and p.msg == last_msg + 1
+                and is_acceptance(split[0])
+            ):
+                offer = proposal(last_assistant)
+                if offer is not None:
+                    # The assistant's offer and the user's yes: one decision.
+                    who = p.name or _ROLE_TAGS[lang]["user"]
+                    body = f"{who}{_AGREED[lang]}{_COLON[lang]}{offer}"
+                    rest = acceptance_rest(split[0])
+                    if content_tokens(rest):
+                        body += f" ({rest})"
+                    rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
+                                     "decision"))
+                    split = split[1:]
+            if p.role == "assistant":
+                last_assistant = split
+            elif p.role == "user":
+                last_assistant = []
+            last_msg = p.msg
+            rows.extend(
+                _Row(tag, s, p.role, None, p.date, p.msg, p.name, score_role) for s in split
+            )
+        # A carried-forward statement is scored as what it was: the user's words, the
+        # assistant's, a tool line; an untagged one (an LLM's summary) as a fact about the user.
+        scores = _score_all(
+            [r.body for r in rows], ["user" if r.score_role == "decision" else r.score_role
+                                     for r in rows]
+        )
+        closed = _closed_tasks(rows, scores, n_previous, memo)
+        fulfilled = set(closed.values())
+        chosen: list[tuple[float, int, _Row, int, bool]] = []
+        shapes: dict[tuple[str, str, bool], _Shape] = {}
+        for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
+            if i in closed:
+                continue  # a request a later message or tool result fulfilled
+            order = i - n_previous  # previous-summary items come first, with negative orders
+            score = scored.score
+            sec = scored.section if row.section is None else row.section
+            role = row.role
+            if role == "tool":
+                sec = _FACTS  # a call and what it returned: a fact, whatever its words
+            if row.score_role == "decision":
+                score += _DECISION_BONUS
+            if role == "summary":
+                # Kept by an earlier fold: never treated as small talk, and only facts age.
+                score = max(score, _PREVIOUS_FLOOR) + _INCUMBENT_BONUS
+                if sec not in (_PREFS, _DECISIONS) and (
+                    not scored.durable or _is_tool_line(row.body)
+                ):
+                    score *= _AGE_DECAY
+            elif i in fulfilled:
+                # It fulfilled a request: what was done is worth keeping, as a fact.
+                score = max(score, self.min_score + _DONE_BONUS)
+                if sec == _TASKS:
+                    sec = _FACTS
+            elif score < self.min_score and role != "tool":
+                continue  # small talk; every tool call stays a candidate, however plain
+            chosen.append((score, order, row, sec, scored.hints_slot))
+        # Only the best new statements can ever fit the cap: the rest are not built into items
+        # (clauses, slots, keys), which a long fold would pay for nothing. Carried items and
+        # tool lines always stay; the cut grows with the cap, so a larger cap sees more.
+        limit = max(_MIN_CANDIDATES, budget // 2)
+        new = [c for c in chosen if c[2].role not in ("summary", "tool")]
+        if len(new) > limit:
+            best = sorted(new, key=lambda c: (-c[0], -c[1]))[:limit]
+            floor = (best[-1][0], best[-1][1])
+            chosen = [c for c in chosen if c[2].role in ("summary", "tool")
+                      or (c[0], c[1]) >= floor]
+        items = []
+        for score, order, row, sec, slot in chosen:
+            items.append(
+                _Item.make(row.tag, row.body, sec, score, order, row.role, slot, shapes,
+                           date=row.date, speaker=row.speaker)
+            )
+        return items
+
+    def _pieces(
+        self, messages: Sequence[Mapping[str, Any]], lang: str, day: str | None = None
+    ) -> Iterable[_Piece]:
+        """Pieces in conversation order: each message's text, and each tool call as one line.
+
+        ``day`` is the date in force before the first message (the newest one of the previous
+        summary): a session's date, given on its first message, holds for the messages after
+        it, which may be folded later.
+        """
+        pieces: list[tuple[str, str | _ToolLine, str | None, str, int]] = []
+        calls: dict[str, _ToolLine] = {}
+        # A long history repeats its tool calls and results: each distinct JSON text is parsed
+        # and rendered once per fold.
+        results: dict[str, str] = {}
+        arg_texts: dict[str, str] = {}
+
+        def render_args(args: object) -> str:
+            if not isinstance(args, str):
+                return _render_args(args)
+            text = arg_texts.get(args)
+            if text is None:
+                text = arg_texts[args] = _render_args(args)
+            return text
+
+        def add(role: str, piece: str | _ToolLine, name: str = "") -> None:
+            pieces.append((role, piece, day, name, index))
+
+        for index, message in enumerate(messages):
+            if message.get("is_summary"):
+                continue  # merged as a previous summary by _collect
+            role = str(message.get("role") or "")
+            content = message.get("content")
+            day = message_date(message) or day
+            name = message.get("name")
+            name = name.strip() if isinstance(name, str) and role in ("user", "assistant") else ""
+            if (
+                type(content) is str
+                and role not in ("tool", "function")
+                and not message.get("tool_calls")
+                and not message.get("function_call")
+            ):
+                if content:
+                    dated, content = leading_date(content)
+                    day = dated or day
+                    add(role, content, name)  # the common case: plain text only
+                continue
+            if role in ("tool", "function"):
+                call_id = str(message.get("tool_call_id") or "")
+                self._attach(
+                    pieces, calls, results, call_id, _result_text(content), message.get("name"),
+                    day, index,
+                )
+                continue
+            if isinstance(content, list):
+                plain = [p for p in content if not _is_tool_block(p)]
+                text = content_text(plain)
+            else:
+                text = content_text(content)
+            if text:
+                dated, text = leading_date(text)
+                day = dated or day
+                add(role, text, name)
+            if isinstance(content, list):
+                for part in content:
+                    if not isinstance(part, Mapping):
+                        continue
+                    if part.get("type") == "tool_use":
+                        line = _ToolLine(str(part.get("name")), render_args(part.get("input")))
+                        calls[str(part.get("id"))] = line
+                        add("tool", line)
+                    elif part.get("type") == "tool_result":
+                        self._attach(
+                            pieces,
+                            calls,
+                            results,
+                            str(part.get("tool_use_id")),
+                            _result_text(part.get("content")),
+                            None,
+                            day,
+                            index,
+                        )
+            for call in message.get("tool_calls") or ():
+                fn = call.get("function") if isinstance(call, Mapping) else None
+                if not isinstance(fn, Mapping):
+                    continue
+                line = _ToolLine(str(fn.get("name")), render_args(fn.get("arguments")))
+                calls[str(call.get("id"))] = line
+                add("tool", line)
+            fc = message.get("function_call")
+            if isinstance(fc, Mapping):
+                line = _ToolLine(str(fc.get("name")), render_args(fc.get("arguments")))
+                calls[f"function:{fc.get('name')}"] = line
+                add("tool", line)
+        for role, piece, when, who, index in pieces:
+            if isinstance(piece, str):
+                yield _Piece(role, piece, when, who, index)
+            else:
+                yield _Piece("tool", self._tool_text(piece, lang), when, "", index)
+
+    def _attach(
+        self,
+        pieces: list[tuple[str, str | _ToolLine, str | None, str, int]],
+        calls: dict[str, _ToolLine],
+        results: dict[str, str],
+        call_id: str,
+        result: str,
+        name: object,
+        day: str | None,
+        index: int,
+    ) -> None:
+        line = calls.get(call_id) or (calls.get(f"function:{name}") if name else None)
+        rendered = results.get(result)
+        if rendered is None:
+            rendered = results[result] = _render_result(result, self.tool_result_chars)
+        if line is not None:
+            line.result = rendered if line.result is None else f"{line.result} | {rendered}"
+        elif rendered:
+            orphan = _ToolLine(str(name) if name else "", "", rendered)
+            pieces.append(("tool", orphan, day, "", index))
+
+    @staticmethod
+    def _tool_text(line: _ToolLine, lang: str) -> str:
+        if not line.name:
+            return f"{_TOOL_RESULT_WORD[lang]}{_COLON[lang]}{line.result}"
+        text = f"{_TOOL_WORD[lang]} {line.name}({line.args})"
+        if line.result:
+            text += f" → {line.result}"
+        return text
+
+    # -- rendering under the cap --------------------------------------------------------------
+
+    def _render_capped(self, items: list[_Item], lang: str, style: str, budget: int,
+                       count: Callable[[str], int], memo: TokenMemo) -> str:
+        paragraph = style == "paragraph"
+        if not items:
+            return _fit(_NOTHING_TO_KEEP[lang], budget, count)
+        _discount_repeats(items)
+        ranked = sorted(items, key=lambda it: (-it.score, -it.order))
+        titles = SECTION_TITLES[lang]
+        header_cost = [count(f"{t}{_COLON[lang].strip()}\n") + 1 for t in titles]
+        date_costs: dict[str, int] = {}
+
+        def date_cost(day: str) -> int:
+            cost = date_costs.get(day)
+            if cost is None:
+                cost = date_costs[day] = count(f"[{render_date(day, lang)}] ")
+            return cost
+
+        chosen: list[_Item] = []
+        taken: set[int] = set()
+        opened: set[int] = set()
+        dated: set[tuple[int, str]] = set()
+        covered: set[str] = set()
+        deferred: list[_Item] = []
+        kept_words: dict[str, list[frozenset[str]]] = {}
+        used = 0
+        # Carried-forward items first claim up to _CARRY_SHARE of the cap among themselves
+        # (highest value first, then newest), so one fold of new material can evict at most
+        # the rest: old facts leave lowest value first and oldest first, never all at once.
+        carried = [it for it in ranked if it.role == "summary"]
+        passes = ((carried, int(budget * _CARRY_SHARE)), (ranked, budget), (deferred, budget))
+        for pass_items, limit in passes:
+            misses = 0
+            for it in pass_items:
+                if id(it) in taken:
+                    continue
+                ids = {t.lstrip("0") for t in _ID_TOKEN.findall(it.text) if len(t) >= 3}
+                if pass_items is not deferred and ids and ids <= covered:
+                    deferred.append(it)  # says nothing a better item has not said already
+                    continue
+                if it.role != "tool":
+                    words = memo[it.body]
+                    if len(words) >= _JACCARD_MIN_TOKENS and _repeats(words, kept_words):
+                        continue  # "I totally agree the trip was fun" beside "Totally agree…"
+                else:
+                    words = frozenset()
+                day = (it.section, it.date or "")
+                if paragraph:
+                    it.cost = count(_as_sentence(it.text, lang))
+                    extra = it.cost
+                else:
+                    it.cost = count(f"- {it.text}\n")
+                    extra = it.cost + (0 if it.section in opened else header_cost[it.section])
+                if it.date and day not in dated:
+                    extra += date_cost(it.date)
+                if used + extra <= limit:
+                    used += extra
+                    chosen.append(it)
+                    taken.add(id(it))
+                    opened.add(it.section)
+                    if it.date:
+                        dated.add(day)
+                    covered |= ids
+                    if len(words) >= _JACCARD_MIN_TOKENS:
+                        for w in words:
+                            kept_words.setdefault(w, []).append(words)
+                    misses = 0
+                else:
+                    misses += 1
+                    if misses > _MAX_MISSES or limit - used < 3:
+                        break  # full: the rest would only be counted for nothing
+        chosen.sort(key=lambda it: (-it.score, -it.order))
+        text = _render(chosen, lang, paragraph)
+        # The counter need not be additive: drop the weakest until the whole text fits.
+        while chosen and count(text) > budget:
+            chosen.pop()
+            text = _render(chosen, lang, paragraph)
+        if chosen:
+            return text
+        best = ranked[0].text
+        return _fit(best if paragraph else _render([ranked[0]], lang, False), budget, count)
+
+

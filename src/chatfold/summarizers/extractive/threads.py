@@ -1,0 +1,142 @@
+"""Threads across messages: a proposal and its acceptance, a request and its fulfilment.
+
+* **Proposal + acceptance = one decision.** "How about Hotel Lumière?" then "OK, book it":
+  the user's short acceptance says nothing alone and the assistant's offer is only an offer;
+  together they are a decision, kept as one ``Decisions`` line ("User agreed: How about Hotel
+  Lumière?"). An acceptance opens the user's message ("ok", "sure", "yes", "sounds good",
+  "好的", "行", "就这个"...), is not a question, is not negated ("ok, but no", "不用"), and
+  answers an assistant message that offers something (a proposal cue and a content word).
+* **A request is closed when it is fulfilled.** A user request (an ``Open tasks`` line) is
+  closed by a later assistant statement or tool result that shares a content word with it
+  and either reports it done ("booked", "I've sent", "已订好", "完成") or is a tool result, or
+  answers a request for information (a question). A promise ("I'll book it") closes nothing.
+"""
+
+from __future__ import annotations
+
+import re
+
+# The user's opening words that accept what was just offered.
+_ACCEPT = re.compile(
+    r"\s*(?:(?i:ok(?:ay)?|sure|yes|yeah|yep|yup|sounds?\s+(?:good|great|perfect|fine)"
+    r"|great|perfect|deal|agreed|i\s+agree|let'?s\s+(?:do|go\s+with|book|take)|go\s+(?:ahead|with)"
+    r"|book\s+it|do\s+it|that\s+works|works\s+for\s+me|i'?ll\s+take|fine|alright|all\s+right"
+    r"|absolutely|definitely|please\s+do)(?![a-z])"
+    r"|好的|好啊|好吧|好(?=[，,。.!！\s]|$)|行(?=[，,。.!！\s]|$)|可以(?=[，,。.!！\s]|$)|没问题|同意"
+    r"|就这个|就这家|就它|就订|就选|就按|就用|那就|订吧|成交"
+    r"|听你的|就这么办|就这样)"
+)
+_MAX_REST_LATIN = 48
+_MAX_REST_HAN = 16
+_REFUSE = re.compile(
+    r"(?i:\b(?:no|not|don't|do\s+not|never|instead|rather|but)\b)|不|别|算了|换|还是|再看看"
+)
+# An assistant sentence that offers something to choose or accept.
+_PROPOSE = re.compile(
+    r"(?i:how\s+about|what\s+about|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose)"
+    r"|shall\s+i|should\s+i|would\s+you\s+like|do\s+you\s+want|want\s+me\s+to|you\s+could"
+    r"|we\s+could|my\s+(?:pick|suggestion|recommendation)|option|why\s+not|i\s+can\s+(?:book|"
+    r"reserve|order|set|schedule)|let\s+me\s+(?:book|reserve|order)|best\s+(?:choice|bet))"
+    r"|要不要|怎么样|如何|推荐|建议|可以选|不如|需要我|要我|方案|备选|选项|帮你订|帮您订|给你订"
+)
+_DONE = re.compile(
+    r"(?i:\b(?:done|booked|reserved|ordered|sent|scheduled|completed|finished|fixed|created"
+    r"|added|updated|cancelled|canceled|paid|confirmed|submitted|set\s+up|here\s+is|here's"
+    r"|here\s+are|i've|i\s+have|has\s+been|have\s+been|is\s+now|are\s+now)\b)"
+    r"|已经?|完成|搞定|好了|订好|办好|发好|改好|弄好|处理好|查到|结果|如下|这是"
+)
+_PROMISE = re.compile(
+    r"(?i:\b(?:i'll|i\s+will|will\s+do|i'm\s+going\s+to|let\s+me)\b)|我会|我来|我去|马上|稍后"
+)
+_QUESTIONISH = re.compile(
+    r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|find|look\s+up|check|search)\b)"
+    r"|什么|哪|多少|几|查|告诉|怎么"
+)
+_LATIN_WORD = re.compile(r"[a-z][a-z0-9'-]{3,}")
+_HAN = re.compile(r"[\u4e00-\u9fff]{2,}")
+_STOP = frozenset(
+    [
+        "about", "after", "again", "also", "been", "before", "being", "could", "does", "doing",
+        "done", "from", "have", "having", "here", "into", "just", "like", "make", "more", "most",
+        "much", "need", "needs", "only", "over", "please", "same", "some", "such", "than", "that",
+        "their", "them", "then", "there", "these", "they", "this", "those", "very", "want", "what",
+        "when", "where", "which", "while", "will", "with", "would", "your", "you're", "yours",
+        "remind", "check", "find", "tell", "book", "order", "send", "show", "give", "help",
+        "thanks", "thank", "sure", "okay", "anything", "something", "else", "other", "another"
+    ]
+)
+_ZH_STOP_CHARS = frozenset("我你您的了是在和吗呢吧啊一个这那也就都要请帮下")
+
+
+def is_acceptance(sentence: str) -> bool:
+    """True when ``sentence`` (the first of a user message) accepts what was just offered."""
+    m = _ACCEPT.match(sentence)
+    if not m or sentence.rstrip()[-1:] in ("?", "？"):
+        return False
+    rest = sentence[m.end() :]
+    if rest[:1].isalnum() and rest[:1].isascii():
+        return False  # "okayish", "yesterday": a longer word, not an acceptance
+    if len(rest) > (_MAX_REST_LATIN if rest.isascii() else _MAX_REST_HAN):
+        return False  # a long statement that opens with "ok" is a statement, not a yes
+    return _REFUSE.search(rest[:24]) is None
+
+
+def acceptance_rest(sentence: str) -> str:
+    """What an acceptance says beyond accepting ("OK, book it for 3 nights" → "for 3 nights"
+    once "OK" and "book it" are taken off)."""
+    rest = sentence
+    while True:
+        m = _ACCEPT.match(rest)
+        if not m or not m.group().strip():
+            return rest
+        rest = rest[m.end() :].lstrip(" ,，.。!！、")
+
+
+def proposal(sentences: list[str]) -> str | None:
+    """The sentence of an assistant message that offers something (the last one with a
+    proposal cue and a content word), or None."""
+    for s in reversed(sentences):
+        if _PROPOSE.search(s) and content_tokens(s):
+            return s  # "anything else?" offers nothing to decide
+    return None
+
+
+def content_tokens(text: str) -> frozenset[str]:
+    """Words that say what a statement is about: Latin words of 4+ letters (stop words out,
+    a plural's "s" cut) and Chinese character pairs (without function characters)."""
+    low = text.lower()
+    out = {_stem(w) for w in _LATIN_WORD.findall(low) if w not in _STOP}
+    for run in _HAN.findall(text):
+        chars = [ch for ch in run if ch not in _ZH_STOP_CHARS]
+        out.update(a + b for a, b in zip(chars, chars[1:], strict=False))
+    return frozenset(out)
+
+
+class TokenMemo(dict[str, frozenset[str]]):
+    """``content_tokens`` of each distinct text, for one fold (a long history repeats itself)."""
+
+    def __missing__(self, text: str) -> frozenset[str]:
+        words = self[text] = content_tokens(text)
+        return words
+
+
+def _stem(word: str) -> str:
+    """A light English stem, enough to match "opening hours" with "open … hour"."""
+    for suffix in ("ing", "ed", "es", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role: str) -> bool:
+    """True when ``later`` (an assistant statement or a tool line) fulfils ``request``: they
+    share two content words (one when the request has only one), and ``later`` reports it
+    done, is a tool's result, or answers a question."""
+    shared = len(request_tokens & content_tokens(later))
+    if not shared or shared < min(2, len(request_tokens)):
+        return False
+    if later_role == "tool":
+        return True
+    if _PROMISE.search(later) and not _DONE.search(later):
+        return False
+    return bool(_DONE.search(later)) or bool(_QUESTIONISH.search(request))
