@@ -11,6 +11,7 @@ import pytest
 
 pytest.importorskip("langchain")
 
+from _int_checks import CITIES, SYSTEM, check_input, summary_texts, user_turn, weather
 from langchain.agents import create_agent
 from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
 from langchain_core.messages import (
@@ -23,11 +24,10 @@ from langchain_core.messages import (
 )
 from langchain_core.tools import tool
 from langgraph.checkpoint.memory import InMemorySaver
+from pydantic import Field
 
 from chatfold import Conversation, MemoryStore, Policy
 from chatfold.integrations.langchain import ChatfoldMiddleware, from_chatfold, to_chatfold
-
-from _int_checks import CITIES, SYSTEM, check_input, summary_texts, user_turn, weather
 
 TURNS = 12
 POLICY = Policy(trigger_tokens=700, target_tokens=420, keep=4)
@@ -52,7 +52,7 @@ def script() -> Iterator[AIMessage]:
 class ToolCallingFake(GenericFakeChatModel):
     """LangChain's fake chat model, able to take tools, recording every input it gets."""
 
-    inputs: list[list[BaseMessage]] = []
+    inputs: list[list[BaseMessage]] = Field(default_factory=list)
 
     def bind_tools(self, tools: Sequence[Any], **kwargs: Any) -> Any:
         return self
@@ -63,7 +63,7 @@ class ToolCallingFake(GenericFakeChatModel):
 
 
 def _model() -> ToolCallingFake:
-    return ToolCallingFake(messages=script(), inputs=[])
+    return ToolCallingFake(messages=script())
 
 
 def _check_run(model: ToolCallingFake) -> list[str]:
@@ -103,7 +103,7 @@ def test_middleware_folds_a_tool_calling_agent(mode: str) -> None:
     state = agent.get_state({"configurable": {"thread_id": "t1"}}).values["messages"]
     marked = [m for m in state if m.additional_kwargs.get("is_summary")]
     assert len(marked) == 1 and isinstance(marked[0], SystemMessage)
-    assert state[0] is not None and state.index(marked[0]) == 0
+    assert state.index(marked[0]) == 0
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
