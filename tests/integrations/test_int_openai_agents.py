@@ -37,8 +37,7 @@ def get_weather(city: str) -> str:
     return weather(city)
 
 
-def _agent(server: ChatServer) -> Agent[Any]:
-    client = AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+def _agent(client: AsyncOpenAI) -> Agent[Any]:
     model = OpenAIChatCompletionsModel(model="fake-model", openai_client=client)
     return Agent(name="travel", instructions=SYSTEM, model=model, tools=[get_weather])
 
@@ -48,10 +47,12 @@ def test_session_folds_a_tool_calling_agent_run() -> None:
 
     async def run() -> None:
         with ChatServer() as server:
-            agent = _agent(server)
+            client = AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+            agent = _agent(client)
             for t in range(TURNS):
                 result = await Runner.run(agent, user_turn(t), session=session)
                 assert result.final_output.startswith(f"Answer {t}:")
+            await client.close()
             requests = server.requests
         assert len(requests) == 2 * TURNS
         summaries: list[str] = []
