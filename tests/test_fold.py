@@ -38,8 +38,8 @@ def summaries(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_policy_defaults_follow_the_seed() -> None:
     p = Policy()
     assert (p.trigger_tokens, p.keep, p.summary_max_tokens) == (3000, 4, 400)
-    assert p.target == 1800
-    assert p.min_gain == 1200
+    assert p.target == 700  # the summary's cap + a tenth of the trigger
+    assert p.min_gain == 300  # a tenth of the trigger
 
 
 @pytest.mark.parametrize(
@@ -48,7 +48,7 @@ def test_policy_defaults_follow_the_seed() -> None:
         ({"trigger_tokens": 0}, "trigger_tokens"),
         ({"trigger_tokens": 1000, "target_tokens": 1001}, "target_tokens"),
         ({"keep": -1}, "keep"),
-        ({"summary_max_tokens": 2000}, "summary_max_tokens"),
+        ({"summary_max_tokens": 3000}, "summary_max_tokens"),
         ({"language": "fr"}, "language"),
         ({"system_messages": "drop"}, "system_messages"),
         ({"on_overflow": "ignore"}, "on_overflow"),
@@ -147,14 +147,16 @@ def test_calls_stay_close_to_tokens_added_over_the_gap() -> None:
 
 
 def test_large_keep_window_waits_for_a_worthwhile_fold() -> None:
-    # Each message is ~220 tokens; keep=4 alone is ~900 of a 1000 trigger: folding one message
-    # per turn would be the seed's behaviour. chatfold waits until the fold frees the gap.
-    policy = Policy(trigger_tokens=1000, target_tokens=600, keep=4, summary_max_tokens=100)
+    # Each message is ~57 tokens; keep=15 alone is ~850 of a 1000 trigger: folding one
+    # message per turn would be the seed's behaviour. A fold that cannot reach the target
+    # waits until it frees a tenth of the trigger (two messages here).
+    policy = Policy(trigger_tokens=1000, target_tokens=600, keep=15, summary_max_tokens=100)
+    assert policy.min_gain == 100
     fake = FakeSummarizer()
     folder = Folder(fake, policy)
     messages = chat(0)
     turns = 0
-    for m in chat(120, words=160, system=False):
+    for m in chat(120, words=40, system=False):
         messages = folder.fold([*messages, m]).messages
         turns += 1
     assert fake.calls <= turns / 2
@@ -470,7 +472,8 @@ def test_plan_is_pure_and_matches_the_fold() -> None:
 def test_seed_duck_type_llm_works_with_folder(driver: Any) -> None:
     llm = SeedLLM("The user chatted.")
     result = driver(Folder(llm, POLICY), chat(60))
-    assert result.folded and llm.texts and llm.texts[0].startswith("user: Message 0")
+    assert result.folded and llm.texts and llm.texts[0].startswith("<<<TRANSCRIPT ")
+    assert "\nuser: Message 0" in llm.texts[0]
 
 
 def test_plain_callable_is_a_summarizer(driver: Any) -> None:
@@ -511,11 +514,14 @@ def test_async_fold_does_not_block_the_loop() -> None:
 
 def test_the_default_cap_fits_a_small_budget() -> None:
     assert Policy().summary_max_tokens == 400
+    # The seed's 400 tokens down to a 1,200-token trigger, a third of a smaller one.
+    assert Policy(trigger_tokens=1200).summary_max_tokens == 400
     small = Policy(trigger_tokens=500)
-    assert small.target == 300 and small.summary_max_tokens == 100
-    assert Policy(trigger_tokens=1500).summary_max_tokens == 300
+    assert small.summary_max_tokens == 166 and small.target == 216
+    # An explicit target keeps a third of itself for the recent window.
+    assert Policy(trigger_tokens=1500, target_tokens=450).summary_max_tokens == 300
     with pytest.raises(InvalidPolicyError, match="below the target"):
-        Policy(trigger_tokens=500, summary_max_tokens=400)
+        Policy(trigger_tokens=500, target_tokens=300, summary_max_tokens=400)
 
 
 def test_a_message_object_reply_is_read_from_its_content(driver: Any) -> None:

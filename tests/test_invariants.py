@@ -123,16 +123,23 @@ def check_invariants(messages: list[dict[str, Any]], pol: Policy, result: Any) -
     if not result.folded:
         assert out is messages
         return
-    # pinned head unchanged, in order
-    assert [id(m) for m in out[: len(pinned)]] == [id(messages[i]) for i in pinned]
-    # exactly one summary, right after the pinned head
-    assert [k for k, m in enumerate(out) if m.get("is_summary")] == [len(pinned)]
-    # every message after it is an unchanged input message, in input order
     position = {id(m): i for i, m in enumerate(messages)}
-    tail = out[len(pinned) + 1 :]
-    idx = [position[id(m)] for m in tail]
-    assert idx == sorted(idx) and all(i in flow for i in idx)
-    assert idx == flow[len(flow) - len(idx) :]  # a suffix of the flow: no gaps
+    # exactly one summary, right after the pinned head
+    at = [k for k, m in enumerate(out) if m.get("is_summary")]
+    assert len(at) == 1
+    head = [position[id(m)] for m in out[: at[0]]]
+    idx = [position[id(m)] for m in out[at[0] + 1 :]]
+    # every pinned message is kept unchanged, in order: before the summary, or in place when
+    # it lies inside the recent window (the context still ends on the latest message)
+    late = [i for i in idx if i in pinned]
+    assert head == sorted(head) and sorted(head + late) == pinned
+    # every message after it is an unchanged input message, in input order
+    assert idx == sorted(idx)
+    flow_idx = [i for i in idx if i not in pinned]
+    assert all(i in flow for i in flow_idx)
+    assert flow_idx == flow[len(flow) - len(flow_idx) :]  # a suffix of the flow: no gaps
+    assert not late or (flow_idx and late[0] > flow_idx[0])
+    idx = flow_idx
     # the last `keep` messages are among them, no unit split, no orphan
     assert set(keep_window(units, pol.keep)) <= set(idx)
     starts = {u[0] for u in units}
@@ -144,7 +151,7 @@ def check_invariants(messages: list[dict[str, Any]], pol: Policy, result: Any) -
         window = sum(COUNTER.count_message(messages[i]) for i in keep_window(units, pol.keep))
         head = sum(COUNTER.count_message(messages[i]) for i in pinned)
         overhead = _summary_overhead(COUNTER, result.plan.language)
-        floor = min(pol.summary_max_tokens, MIN_SUMMARY_TOKENS)
+        floor = pol.summary_min_tokens if not result.summary_squeezed else MIN_SUMMARY_TOKENS
         assert head + window + overhead + floor > pol.target or result.plan.overflow
 
 

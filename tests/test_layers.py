@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "chatfold"
 
 LAYERS = {
     "_errors": 1, "_lang": 1, "messages": 1, "tokens": 1, "_registry": 1,
-    "fold": 2,
+    "fold": 2, "cost": 2, "_summary": 2, "_adapter": 2, "compat": 2,
     "summarizers": 3,
     "session": 4, "stores": 4,
     "_io": 5, "_simulate": 5, "_demo": 5, "_commands": 5, "cli": 5, "__init__": 5,

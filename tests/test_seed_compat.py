@@ -62,7 +62,8 @@ def test_compress_sends_the_seed_text_format() -> None:
     msgs = seed_conversation()
     llm = SeedLLM("第一版摘要")
     first = compress(msgs, llm, keep=4)
-    assert llm.texts[0].startswith("user: msg_1: 我想去杭州玩")
+    assert llm.texts[0].startswith("<<<TRANSCRIPT ")  # fenced as data
+    assert "\nuser: msg_1: 我想去杭州玩" in llm.texts[0]
     assert "assistant: 好的，第1天的行程已经记下了。" in llm.texts[0]
     more = first + [{"role": "user", "content": f"第{i}个新问题"} for i in range(6)]
     compress(more, llm, keep=4)
@@ -138,3 +139,13 @@ def test_english_conversation_gets_an_english_prefix_and_format() -> None:
     assert first[1]["content"] == "Summary of the earlier conversation: The user plans a trip."
     compress(first + chat(6, system=False), llm, keep=4)
     assert llm.texts[1].startswith("Previous summary: The user plans a trip.\nNew messages:\n")
+
+
+@pytest.mark.parametrize("module", ["chatfold.compat", "chatfold._summary", "chatfold._adapter"])
+def test_docstring_examples_run(module: str) -> None:
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module),
+                             optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    assert result.failed == 0

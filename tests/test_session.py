@@ -5,11 +5,14 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from _session_twins import TWINS, opener
 from chatfold import Policy, SummarizerError, find_orphans
 from chatfold.session import AsyncConversation, Conversation
 from chatfold.stores import MemoryStore, SQLiteStore
@@ -19,6 +22,12 @@ from helpers import FakeSummarizer, chat, tool_turn
 POLICY = Policy(trigger_tokens=1000, target_tokens=600, keep=4, summary_max_tokens=150)
 
 
+@pytest.fixture(params=TWINS)
+def twin(request: pytest.FixtureRequest) -> Iterator[Callable[..., Any]]:
+    """Opens a Conversation, or an AsyncConversation driven through the same names."""
+    yield from opener(request.param)
+
+
 @pytest.fixture(params=["memory", "sqlite"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     if request.param == "memory":
@@ -26,9 +35,9 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
     return SQLiteStore(str(tmp_path / "chat.db"))
 
 
-def test_context_stays_within_budget_and_transcript_keeps_everything(store: Any) -> None:
+def test_context_stays_within_budget_and_transcript_keeps_everything(store: Any, twin: Any) -> None:
     fake = FakeSummarizer()
-    conv = Conversation("c1", store=store, summarizer=fake, policy=POLICY, system="You help.")
+    conv = twin("c1", store=store, summarizer=fake, policy=POLICY, system="You help.")
     history = chat(120, system=False)
     for m in history:
         conv.append(m)
@@ -48,9 +57,9 @@ def test_context_stays_within_budget_and_transcript_keeps_everything(store: Any)
     assert conv.summary
 
 
-def test_the_summarizer_rolls_previous_summary_forward(store: Any) -> None:
+def test_the_summarizer_rolls_previous_summary_forward(store: Any, twin: Any) -> None:
     fake = FakeSummarizer()
-    conv = Conversation("c2", store=store, summarizer=fake, policy=POLICY)
+    conv = twin("c2", store=store, summarizer=fake, policy=POLICY)
     for m in chat(120, system=False):
         conv.append(m)
         conv.context()
@@ -60,23 +69,23 @@ def test_the_summarizer_rolls_previous_summary_forward(store: Any) -> None:
         assert nxt.messages[0] is not prev.messages[0]
 
 
-def test_state_survives_a_new_process_view(tmp_path: Path) -> None:
+def test_state_survives_a_new_process_view(tmp_path: Path, twin: Any) -> None:
     path = str(tmp_path / "chat.db")
     fake = FakeSummarizer()
-    conv = Conversation("c3", store=SQLiteStore(path), summarizer=fake, policy=POLICY)
+    conv = twin("c3", store=SQLiteStore(path), summarizer=fake, policy=POLICY)
     for m in chat(80, system=False):
         conv.append(m)
         conv.context()
     before = conv.raw_context()
     conv.close()
-    again = Conversation("c3", store=SQLiteStore(path), summarizer=FakeSummarizer(), policy=POLICY)
+    again = twin("c3", store=SQLiteStore(path), summarizer=FakeSummarizer(), policy=POLICY)
     assert again.raw_context() == before
     assert again.summary == conv.summary
 
 
-def test_a_failing_summarizer_leaves_state_and_log_intact(store: Any) -> None:
-    conv = Conversation("c4", store=store, summarizer=FakeSummarizer(RuntimeError("down")),
-                        policy=POLICY)
+def test_a_failing_summarizer_leaves_state_and_log_intact(store: Any, twin: Any) -> None:
+    conv = twin("c4", store=store, summarizer=FakeSummarizer(RuntimeError("down")),
+                policy=POLICY)
     history = chat(60, system=False)
     conv.append(history)
     with pytest.raises(SummarizerError):
@@ -86,18 +95,18 @@ def test_a_failing_summarizer_leaves_state_and_log_intact(store: Any) -> None:
     assert store.load_state("c4").version == 0
 
 
-def test_tool_calls_are_never_orphaned(store: Any) -> None:
-    conv = Conversation("c5", store=store, summarizer=FakeSummarizer(),
-                        policy=Policy(trigger_tokens=500, target_tokens=300, keep=2,
-                                      summary_max_tokens=60))
+def test_tool_calls_are_never_orphaned(store: Any, twin: Any) -> None:
+    conv = twin("c5", store=store, summarizer=FakeSummarizer(),
+                policy=Policy(trigger_tokens=500, target_tokens=300, keep=2,
+                              summary_max_tokens=60))
     for i in range(40):
         for m in tool_turn(i, results=2):
             conv.append(m)
             assert find_orphans(conv.raw_context()) == []
 
 
-def test_pinned_entries_stay_in_context(store: Any) -> None:
-    conv = Conversation("c6", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+def test_pinned_entries_stay_in_context(store: Any, twin: Any) -> None:
+    conv = twin("c6", store=store, summarizer=FakeSummarizer(), policy=POLICY)
     rule = {"role": "user", "content": "Always answer in French.", "pinned": True}
     conv.append(rule)
     for m in chat(100, system=False):
@@ -107,15 +116,19 @@ def test_pinned_entries_stay_in_context(store: Any) -> None:
     assert ctx[1]["is_summary"]
 
 
-def test_background_fold_does_not_block_the_turn(store: Any) -> None:
+def test_background_fold_does_not_block_the_turn(store: Any, twin: Any) -> None:
     class Slow(FakeSummarizer):
         def summarize(self, request: Any) -> str:
             time.sleep(0.3)
             return super().summarize(request)
 
+        async def asummarize(self, request: Any) -> str:
+            await asyncio.sleep(0.3)
+            return await super().asummarize(request)
+
     slow = Slow()
-    conv = Conversation("c7", store=store, summarizer=slow, policy=POLICY,
-                        fold_mode="background")
+    conv = twin("c7", store=store, summarizer=slow, policy=POLICY,
+                fold_mode="background")
     waits = []
     for m in chat(80, system=False):
         conv.append(m)
@@ -129,18 +142,18 @@ def test_background_fold_does_not_block_the_turn(store: Any) -> None:
     assert sorted(waits)[len(waits) // 2] < 0.1
 
 
-def test_one_fold_at_a_time_across_conversation_objects(tmp_path: Path) -> None:
+def test_one_fold_at_a_time_across_conversation_objects(tmp_path: Path, twin: Any) -> None:
     path = str(tmp_path / "chat.db")
     gate = threading.Event()
 
     class Gated(FakeSummarizer):
-        def summarize(self, request: Any) -> str:
-            gate.wait(5)
-            return super().summarize(request)
+        def _answer(self, request: Any) -> str:
+            gate.wait(5)  # the async twin's fold runs on its own loop in the thread below
+            return super()._answer(request)
 
     a, b = Gated(), FakeSummarizer()
-    conv_a = Conversation("c8", store=SQLiteStore(path), summarizer=a, policy=POLICY)
-    conv_b = Conversation("c8", store=SQLiteStore(path), summarizer=b, policy=POLICY)
+    conv_a = twin("c8", store=SQLiteStore(path), summarizer=a, policy=POLICY)
+    conv_b = twin("c8", store=SQLiteStore(path), summarizer=b, policy=POLICY)
     conv_a.append(chat(60, system=False))
     t = threading.Thread(target=conv_a.fold)
     t.start()
@@ -152,13 +165,13 @@ def test_one_fold_at_a_time_across_conversation_objects(tmp_path: Path) -> None:
     assert conv_b.raw_context() == conv_a.raw_context()
 
 
-def test_refold_rebuilds_the_summary_from_the_log(store: Any) -> None:
-    conv = Conversation("c9", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+def test_refold_rebuilds_the_summary_from_the_log(store: Any, twin: Any) -> None:
+    conv = twin("c9", store=store, summarizer=FakeSummarizer(), policy=POLICY)
     for m in chat(80, system=False):
         conv.append(m)
         conv.context()
     better = FakeSummarizer(fn=lambda r: "Rebuilt summary.")
-    conv2 = Conversation("c9", store=store, summarizer=better, policy=POLICY)
+    conv2 = twin("c9", store=store, summarizer=better, policy=POLICY)
     conv2.refold()
     assert conv2.summary == "Rebuilt summary."
     assert better.requests[0].previous_summary == ""
@@ -169,15 +182,15 @@ def test_refold_rebuilds_the_summary_from_the_log(store: Any) -> None:
     assert conv2.raw_context()[-4:] == conv.raw_context()[-4:]
 
 
-def test_refold_of_an_unknown_conversation_does_nothing(store: Any) -> None:
-    conv = Conversation("never", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+def test_refold_of_an_unknown_conversation_does_nothing(store: Any, twin: Any) -> None:
+    conv = twin("never", store=store, summarizer=FakeSummarizer(), policy=POLICY)
     assert not conv.refold().folded
 
 
-def test_invalid_message_is_rejected_before_anything_is_stored(store: Any) -> None:
+def test_invalid_message_is_rejected_before_anything_is_stored(store: Any, twin: Any) -> None:
     from chatfold import InvalidMessageError
 
-    conv = Conversation("c10", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    conv = twin("c10", store=store, summarizer=FakeSummarizer(), policy=POLICY)
     with pytest.raises(InvalidMessageError):
         conv.append([{"role": "user", "content": "ok"}, {"role": "robot", "content": "x"}])
     assert conv.transcript() == []
@@ -252,3 +265,111 @@ def test_async_refold(store: Any) -> None:
 
     summary, calls = asyncio.run(main())
     assert summary == "Rebuilt." and calls >= 2
+
+
+def test_a_background_fold_that_fails_in_the_store_records_the_error_and_backs_off(
+    store: Any, twin: Any
+) -> None:
+    # The conversation is deleted while its fold runs (another process cleaning up): the
+    # compare-and-set fails with a store error, not a summarizer error. Both twins record it
+    # and wait before trying again, instead of folding on every turn.
+    def delete_meanwhile(request: Any) -> str:
+        store.delete("bg")
+        return "Summary: talked."
+
+    fake = FakeSummarizer(fn=delete_meanwhile)
+    conv = twin("bg", store=store, summarizer=fake, policy=POLICY, fold_mode="background")
+    for m in chat(60, system=False):  # just over the trigger, under the hard limit
+        conv.append(m)
+        if conv.stats().total_tokens > POLICY.trigger_tokens:
+            break
+    assert conv.stats().total_tokens <= conv.hard_limit_tokens
+    conv.context()
+    conv.wait()
+    assert fake.calls == 1
+    stats = conv.stats()
+    assert stats.last_error is not None and "ConversationNotFoundError" in stats.last_error
+    conv.context()  # still over the trigger, but backing off: no second fold
+    conv.wait()
+    assert fake.calls == 1
+
+
+def test_a_fold_that_loses_the_compare_and_set_says_so(store: Any, twin: Any) -> None:
+    def another_fold_wins(request: Any) -> str:
+        state = store.load_state("cas")
+        store.save_state("cas", replace(state, version=state.version + 1, summary="theirs"),
+                         expected_version=state.version)
+        return "Summary: ours."
+
+    conv = twin("cas", store=store, summarizer=FakeSummarizer(fn=another_fold_wins),
+                policy=POLICY)
+    conv.append(chat(60, system=False))
+    result = conv.fold()
+    assert not result.folded
+    assert result.reason == "fold_conflict"
+    assert conv.summary == "theirs"
+
+
+ORPHAN = {"role": "tool", "tool_call_id": "nope", "content": "42"}
+IMPORTANT = {"role": "user", "content": "IMPORTANT: the deadline moved to Friday."}
+
+
+def test_an_orphan_tool_result_is_refused_at_append_and_nothing_is_stored(
+    store: Any, twin: Any
+) -> None:
+    from chatfold import InvalidMessageError
+
+    conv = twin("orph", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    conv.append({"role": "user", "content": "What is 6 x 7?"})
+    with pytest.raises(InvalidMessageError, match="nope") as info:
+        conv.append([ORPHAN, IMPORTANT])
+    assert info.value.index == 0
+    assert conv.transcript() == [{"role": "user", "content": "What is 6 x 7?"}]
+    conv.append(IMPORTANT)
+    assert conv.context()[-1] == IMPORTANT
+
+
+def test_a_tool_result_may_answer_the_stored_tail_or_its_own_batch(store: Any, twin: Any) -> None:
+    conv = twin("pair", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    call, result, answer = tool_turn(1)[1:4]
+    conv.append(call)
+    conv.append(result)  # answers the call stored by the previous append
+    conv.append(answer)
+    conv.append(tool_turn(2)[1:4])  # call and result in one batch
+    assert find_orphans(conv.raw_context()) == []
+    assert len(conv.transcript()) == 6
+
+
+def test_an_orphan_already_in_the_log_fails_every_read_and_is_never_skipped(
+    store: Any, twin: Any
+) -> None:
+    from chatfold import InvalidMessageError
+
+    # Written past the conversation (an older chatfold, another tool): the view refuses it on
+    # every call, in every new view, and never silently drops the messages after it.
+    store.append("poisoned", [{"role": "user", "content": "hi"}, ORPHAN, IMPORTANT])
+    conv = twin("poisoned", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    for _ in range(2):
+        with pytest.raises(InvalidMessageError, match="nope"):
+            conv.context()
+    again = twin("poisoned", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    with pytest.raises(InvalidMessageError, match="nope"):
+        again.context()
+
+
+@pytest.mark.parametrize("bad", [None, 5, object(), "hello", [None], [{"role": "user"}, 5]])
+def test_appending_what_is_not_a_message_is_a_typed_error(store: Any, twin: Any,
+                                                          bad: Any) -> None:
+    from chatfold import InvalidMessageError
+
+    conv = twin("typed", store=store, summarizer=FakeSummarizer(), policy=POLICY)
+    with pytest.raises(InvalidMessageError):
+        conv.append(bad)
+    assert conv.transcript() == []
+
+
+def test_a_bad_fold_mode_is_a_typed_error(store: Any) -> None:
+    from chatfold import InvalidArgumentError
+
+    with pytest.raises(InvalidArgumentError, match="fold_mode"):
+        Conversation("x", store=store, fold_mode="later")  # type: ignore[arg-type]

@@ -9,9 +9,13 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from _session_twins import TWINS, open_conversation, opener, shutdown
 from chatfold import Policy, find_orphans
 from chatfold.session import Conversation
 from chatfold.stores import SQLiteStore
@@ -20,6 +24,19 @@ from helpers import FakeSummarizer
 
 POLICY = Policy(trigger_tokens=600, target_tokens=350, keep=3, summary_max_tokens=80)
 PER_WRITER = 25
+
+
+@pytest.fixture(params=TWINS)
+def kind(request: pytest.FixtureRequest) -> str:
+    """Which twin the writers (threads and spawned processes) use."""
+    return str(request.param)
+
+
+@pytest.fixture
+def twin(kind: str) -> Iterator[Callable[..., Any]]:
+    """Opens a conversation of that twin (an AsyncConversation is driven through the same
+    names)."""
+    yield from opener(kind)
 
 
 def _units(writer: str, i: int) -> list[dict[str, Any]]:
@@ -35,27 +52,28 @@ def _units(writer: str, i: int) -> list[dict[str, Any]]:
     return [{"role": "user", "content": f"{writer} message {i}: " + "details " * 12}]
 
 
-def _writer(path: str, writer: str) -> None:
-    conv = Conversation("stress", store=SQLiteStore(path), summarizer=FakeSummarizer(),
-                        policy=POLICY)
+def _writer(path: str, writer: str, kind: str) -> None:
+    conv = open_conversation(kind, "stress", store=SQLiteStore(path),
+                             summarizer=FakeSummarizer(), policy=POLICY)
     for i in range(PER_WRITER):
         conv.append(_units(writer, i))
         ctx = conv.raw_context()  # folds inline when over the trigger
         assert find_orphans(ctx) == []
     conv.close()
+    shutdown(conv)
 
 
-def _process_writer(path: str, writer: str) -> None:
+def _process_writer(path: str, writer: str, kind: str) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
-    _writer(path, writer)
+    _writer(path, writer, kind)
 
 
-def test_threads_and_processes_append_while_folds_run(tmp_path: Path) -> None:
+def test_threads_and_processes_append_while_folds_run(tmp_path: Path, kind: str) -> None:
     path = str(tmp_path / "stress.db")
     SQLiteStore(path).close()
     ctx = mp.get_context("spawn")
-    procs = [ctx.Process(target=_process_writer, args=(path, f"p{k}")) for k in range(2)]
-    threads = [threading.Thread(target=_writer, args=(path, f"t{k}")) for k in range(3)]
+    procs = [ctx.Process(target=_process_writer, args=(path, f"p{k}", kind)) for k in range(2)]
+    threads = [threading.Thread(target=_writer, args=(path, f"t{k}", kind)) for k in range(3)]
     for p in procs:
         p.start()
     for t in threads:
@@ -83,28 +101,30 @@ def test_threads_and_processes_append_while_folds_run(tmp_path: Path) -> None:
     assert sum(1 for m in final if m.get("is_summary")) == 1
 
 
-def _fold_and_hang(path: str, started: str) -> None:
+def _fold_and_hang(path: str, started: str, kind: str) -> None:
     sys.path.insert(0, str(Path(__file__).parent))
 
     class Hang(FakeSummarizer):
-        def summarize(self, request: Any) -> str:
+        def _answer(self, request: Any) -> str:
             Path(started).write_text("folding")
             time.sleep(600)
             return "never"
 
-    conv = Conversation("killed", store=SQLiteStore(path), summarizer=Hang(), policy=POLICY,
-                        lease_seconds=1.0)
+    conv = open_conversation(kind, "killed", store=SQLiteStore(path), summarizer=Hang(),
+                             policy=POLICY, lease_seconds=1.0)
     conv.fold()
 
 
-def test_a_process_killed_mid_fold_leaves_the_conversation_consistent(tmp_path: Path) -> None:
+def test_a_process_killed_mid_fold_leaves_the_conversation_consistent(
+    tmp_path: Path, kind: str, twin: Any
+) -> None:
     path = str(tmp_path / "kill.db")
     history = [m for i in range(40) for m in _units("u", i)]
     seed = Conversation("killed", store=SQLiteStore(path), summarizer=FakeSummarizer(),
                         policy=POLICY)
     seed.append(history)
     started = tmp_path / "started"
-    proc = mp.get_context("spawn").Process(target=_fold_and_hang, args=(path, str(started)))
+    proc = mp.get_context("spawn").Process(target=_fold_and_hang, args=(path, str(started), kind))
     proc.start()
     deadline = time.monotonic() + 60
     while not started.exists() and time.monotonic() < deadline:
@@ -115,8 +135,7 @@ def test_a_process_killed_mid_fold_leaves_the_conversation_consistent(tmp_path: 
     proc.join(10)
     assert proc.exitcode == -signal.SIGKILL
 
-    after = Conversation("killed", store=SQLiteStore(path), summarizer=FakeSummarizer(),
-                         policy=POLICY)
+    after = twin("killed", store=SQLiteStore(path), summarizer=FakeSummarizer(), policy=POLICY)
     assert after.store.load_state("killed").version == 0  # nothing half-written
     assert after.transcript() == history
     time.sleep(1.1)  # the dead folder's lease expires

@@ -26,10 +26,13 @@ from ._errors import (
     ConversationFileError,
     ConversationNotFoundError,
     FoldConflictError,
+    InvalidArgumentError,
     InvalidConversationIdError,
     InvalidMessageError,
     InvalidPolicyError,
+    InvalidSummarizerError,
     MissingDependencyError,
+    PluginConflictError,
     StoreCorruptError,
     StoreError,
     StoreUnavailableError,
@@ -45,6 +48,7 @@ from ._registry import (
     register_store,
     register_summarizer,
 )
+from .compat import compress, maybe_compress
 from .fold import (
     AsyncSummarizer,
     Folder,
@@ -55,8 +59,6 @@ from .fold import (
     Summarizer,
     SummaryRequest,
     apply_fold,
-    compress,
-    maybe_compress,
     plan_fold,
 )
 from .messages import (
@@ -107,12 +109,15 @@ __all__ = [
     "Folder",
     "HFTokenizerCounter",
     "HeuristicCounter",
+    "InvalidArgumentError",
     "InvalidConversationIdError",
     "InvalidMessageError",
     "InvalidPolicyError",
+    "InvalidSummarizerError",
     "MemoryStore",
     "MissingDependencyError",
     "OpenAISummarizer",
+    "PluginConflictError",
     "Policy",
     "PostgresStore",
     "RedisStore",

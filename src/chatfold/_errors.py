@@ -7,11 +7,14 @@ matches it, so ``except ValueError`` keeps working for callers that do not know 
     ├── InvalidMessageError(ChatfoldError, ValueError)       a message has the wrong shape
     ├── ConversationFileError(ChatfoldError, ValueError)     a conversation file is unreadable
     ├── InvalidPolicyError(ChatfoldError, ValueError)        a Policy option is out of range
+    ├── InvalidArgumentError(ChatfoldError, ValueError)      another argument is out of range
     ├── ContextOverflowError(ChatfoldError, ValueError)      pinned + latest unit exceed the target
     ├── SummarizerError(ChatfoldError, RuntimeError)         the summarizer failed; nothing changed
+    ├── InvalidSummarizerError(ChatfoldError, TypeError)     not an object chatfold can call
     ├── MissingDependencyError(ChatfoldError, ImportError)   an optional extra is not installed
     ├── TokenizerError(ChatfoldError, RuntimeError)          an exact tokenizer cannot be loaded
     ├── UnknownPluginError(ChatfoldError, LookupError)       no summarizer/store by that name
+    ├── PluginConflictError(ChatfoldError, ValueError)       the name is already registered
     └── StoreError(ChatfoldError, RuntimeError)              a store failed
         ├── StoreUnavailableError(StoreError)                server unreachable, file unreadable
         ├── StoreCorruptError(StoreError)                    not a chatfold store, or damaged
@@ -31,10 +34,13 @@ __all__ = [
     "ConversationFileError",
     "ConversationNotFoundError",
     "FoldConflictError",
+    "InvalidArgumentError",
     "InvalidConversationIdError",
     "InvalidMessageError",
     "InvalidPolicyError",
+    "InvalidSummarizerError",
     "MissingDependencyError",
+    "PluginConflictError",
     "StoreCorruptError",
     "StoreError",
     "StoreUnavailableError",
@@ -101,6 +107,22 @@ class InvalidPolicyError(ChatfoldError, ValueError):
         super().__init__(f"Policy.{option}: {problem}")
 
 
+class InvalidArgumentError(ChatfoldError, ValueError):
+    """An argument other than a message or a Policy option is out of range or of the wrong
+    type (a store method's ``after`` / ``limit`` / ``expected_version``, a lease owner, a
+    conversation's ``fold_mode``, a store's path or pool size).
+
+    Attributes:
+        argument: Name of the offending argument.
+        problem: What is wrong with it, in a few words.
+    """
+
+    def __init__(self, argument: str, problem: str) -> None:
+        self.argument = argument
+        self.problem = problem
+        super().__init__(f"{argument}: {problem}")
+
+
 class ContextOverflowError(ChatfoldError, ValueError):
     """The pinned messages plus the latest unit alone exceed the target.
 
@@ -140,6 +162,21 @@ class SummarizerError(ChatfoldError, RuntimeError):
         super().__init__(message)
 
 
+class InvalidSummarizerError(ChatfoldError, TypeError):
+    """The object given as a summarizer has no ``summarize``/``asummarize`` and is not callable.
+
+    Attributes:
+        type_name: The type of what was given.
+    """
+
+    def __init__(self, obj: object) -> None:
+        self.type_name = type(obj).__name__
+        super().__init__(
+            f"a {self.type_name} is not a summarizer: give an object with summarize(request_or_"
+            "text) -> str or async asummarize(request) -> str, or a callable(text) -> str"
+        )
+
+
 class MissingDependencyError(ChatfoldError, ImportError):
     """An optional extra is needed for this feature.
 
@@ -168,6 +205,19 @@ class UnknownPluginError(ChatfoldError, LookupError):
         self.name = name
         self.known = known
         super().__init__(f"no {kind} named {name!r}; known: {', '.join(sorted(known)) or 'none'}")
+
+
+class PluginConflictError(ChatfoldError, ValueError):
+    """A summarizer or store is already registered under that name.
+
+    Attributes:
+        name: The name that is taken.
+    """
+
+    def __init__(self, kind: str, name: str) -> None:
+        self.name = name
+        super().__init__(f"a {kind} named {name!r} is registered already; pass replace=True "
+                         "to replace it")
 
 
 class StoreError(ChatfoldError, RuntimeError):

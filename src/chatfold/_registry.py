@@ -20,7 +20,7 @@ from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
-from ._errors import UnknownPluginError
+from ._errors import PluginConflictError, UnknownPluginError
 
 __all__ = [
     "get_store",
@@ -69,7 +69,7 @@ class _Table:
     def register(self, name: str, factory: Factory, replace: bool) -> None:
         self._load_entry_points()
         if name in self.entries and not replace:
-            raise ValueError(f"a {self.kind} named {name!r} is registered; pass replace=True")
+            raise PluginConflictError(self.kind, name)
         self.entries[name] = factory
 
     def get(self, name: str, options: dict[str, Any]) -> Any:
@@ -95,7 +95,7 @@ def register_summarizer(name: str, factory: Factory, *, replace: bool = False) -
     """Register a summarizer factory (a callable taking options, or ``"module:Class"``).
 
     Raises:
-        ValueError: the name is taken and ``replace`` is false.
+        PluginConflictError: the name is taken and ``replace`` is false.
     """
     _SUMMARIZERS.register(name, factory, replace)
 

@@ -38,27 +38,32 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import contextlib
 import dataclasses
-import inspect
 import json
 import logging
-import re
 import threading
 import time
-from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from collections.abc import Callable, Generator, Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
 
+from ._adapter import AsyncSummarizer, Caller, Summarizer, SummaryRequest
 from ._errors import ContextOverflowError, InvalidPolicyError, SummarizerError
 from ._lang import detect_language
+from ._summary import (
+    SUMMARY_PREFIXES,
+    Language,
+    Style,
+    clean_reply,
+    count_carried,
+    cut_to_budget,
+    summary_items,
+    summary_message,
+    summary_text,
+)
 from .messages import (
-    SUMMARY_KEY,
     check_sequence,
     content_text,
-    format_messages,
     is_pinned,
     is_summary,
     split_units,
@@ -69,8 +74,8 @@ from .tokens import TokenCounter, default_counter
 __all__ = [
     "DEFAULT_KEEP",
     "DEFAULT_SUMMARY_MAX_TOKENS",
-    "DEFAULT_TARGET_RATIO",
     "DEFAULT_TRIGGER_TOKENS",
+    "DEFAULT_WINDOW_RATIO",
     "SUMMARY_PREFIXES",
     "AsyncSummarizer",
     "FoldPlan",
@@ -83,9 +88,11 @@ __all__ = [
     "Summarizer",
     "SummaryRequest",
     "apply_fold",
-    "compress",
-    "maybe_compress",
+    "count_carried",
+    "default_summary_cap",
+    "default_target",
     "plan_fold",
+    "summary_items",
     "summary_message",
     "summary_text",
 ]
@@ -93,53 +100,88 @@ __all__ = [
 logger = logging.getLogger("chatfold")
 
 Message = Mapping[str, Any]
-Language = Literal["zh", "en"]
-"""Languages chatfold writes prompts and summary prefixes in."""
-Style = Literal["sections", "paragraph"]
-"""``sections``: facts / preferences / decisions / open tasks. ``paragraph``: the seed's style."""
 
 DEFAULT_TRIGGER_TOKENS = 3000
 """The seed's ``max_tokens``."""
-DEFAULT_TARGET_RATIO = 0.6
-"""Target = 60% of the trigger unless given: room for several turns before the next fold."""
+DEFAULT_WINDOW_RATIO = 0.1
+"""Unless ``target_tokens`` is given, a fold lands at the summary's cap plus this share of the
+trigger for the recent window (at least ``keep`` messages): see :func:`default_target`."""
 DEFAULT_KEEP = 4
 """The seed's ``keep``: the last K messages stay verbatim."""
 DEFAULT_SUMMARY_MAX_TOKENS = 400
 """Hard cap on the summary (the seed asked for 200 Chinese characters, about this many tokens)."""
-MIN_SUMMARY_TOKENS = 64
-"""A fold never asks for a summary shorter than this (or the cap, if smaller)."""
-
-SUMMARY_PREFIXES: dict[str, str] = {
-    "zh": "历史摘要: ",
-    "en": "Summary of the earlier conversation: ",
-}
-"""Prefix of the summary message's content, by language (Chinese is exactly the seed's)."""
-_KNOWN_PREFIXES = ("历史摘要: ", "历史摘要：", "历史摘要:", *SUMMARY_PREFIXES.values())
+MIN_SUMMARY_TOKENS = 16
+"""No summary is ever asked to be shorter than this."""
+MIN_GAIN_RATIO = 0.1
+"""A fold that cannot reach the target still runs if it frees this share of the trigger."""
 
 
 # ---------------------------------------------------------------------------------------------
 # configuration and data
 
 
+def default_summary_cap(trigger_tokens: int) -> int:
+    """The summary's cap when ``summary_max_tokens`` is 0: 400 tokens, or a third of a small
+    trigger. The seed gave its summary 400 tokens whatever the budget; below 1,200 tokens a
+    third keeps room for the recent window.
+
+    Example:
+        >>> default_summary_cap(3000), default_summary_cap(600)
+        (400, 200)
+    """
+    return min(DEFAULT_SUMMARY_MAX_TOKENS, max(MIN_SUMMARY_TOKENS, trigger_tokens // 3))
+
+
+def default_target(trigger_tokens: int, summary_max_tokens: int) -> int:
+    """The target when ``target_tokens`` is None: the summary's cap plus a tenth of the
+    trigger for the recent window (never above the trigger).
+
+    Why this deep: a fold's cost per turn falls on every axis as the fold goes deeper (see
+    :mod:`chatfold.cost`), so the default keeps only a small verbatim window beyond ``keep``
+    and lets the protected summary carry the rest. Raise ``target_tokens`` to keep more
+    recent messages verbatim at the price of more frequent folds.
+
+    Example:
+        >>> default_target(3000, 400), default_target(8000, 400)
+        (700, 1200)
+    """
+    window = max(1, int(trigger_tokens * DEFAULT_WINDOW_RATIO))
+    return min(trigger_tokens, summary_max_tokens + window)
+
+
 @dataclass(frozen=True)
 class Policy:
-    """When to fold and how much to keep.
+    """When to fold, how deep, and how the budget is shared.
+
+    The target is shared by three parts, in this order of protection: the pinned head, the
+    summary (its room is reserved first, up to ``summary_max_tokens``; a long recent window
+    never squeezes it below ``summary_min_tokens``), and the recent window (at least the last
+    ``keep`` messages in whole units, grown while everything fits the target). Only the pinned
+    head plus the latest unit can push the summary below its floor, and then
+    :attr:`FoldResult.summary_squeezed` says so.
 
     Example:
         >>> p = Policy(trigger_tokens=8000)
-        >>> p.target, p.keep, p.summary_max_tokens
-        (4800, 4, 400)
+        >>> p.target, p.keep, p.summary_max_tokens, p.summary_min_tokens
+        (1200, 4, 400, 400)
     """
 
     trigger_tokens: int = DEFAULT_TRIGGER_TOKENS
-    """Fold when the context's count exceeds this."""
+    """Fold when the context's count exceeds this (minus ``recall_tokens``)."""
     target_tokens: int | None = None
-    """After a fold the context is at or below this; ``None`` means 60% of the trigger."""
+    """After a fold the context is at or below this; ``None`` means :func:`default_target`
+    (the summary's cap plus a tenth of the trigger)."""
     keep: int = DEFAULT_KEEP
     """Minimum number of recent (non-pinned) messages kept verbatim, widened to whole units."""
     summary_max_tokens: int = 0
-    """Hard cap on the summary's text. ``0`` (the default) means 400, or a third of the
-    target if that is smaller."""
+    """Hard cap on the summary's text. ``0`` (the default) means :func:`default_summary_cap`."""
+    summary_min_tokens: int = 0
+    """Floor below which a long recent window never squeezes the summary's cap. ``0`` (the
+    default) means the cap itself: the recent window shrinks to ``keep`` first."""
+    recall_tokens: int = 0
+    """Room reserved for recalled archive messages (stored conversations); folds happen at
+    ``trigger_tokens - recall_tokens`` so the context plus recall stays within the trigger.
+    ``0``: recall is off."""
     language: Literal["auto", "zh", "en"] = "auto"
     """Language of prompts and the summary prefix; ``auto`` detects it by script."""
     system_messages: Literal["pin", "fold"] = "pin"
@@ -157,25 +199,51 @@ class Policy:
     """Seconds to wait for one summarizer call; ``None`` leaves timeouts to the summarizer."""
 
     def __post_init__(self) -> None:
-        if not isinstance(self.trigger_tokens, int) or self.trigger_tokens <= 0:
+        def positive_int(value: object) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+        if not positive_int(self.trigger_tokens):
             raise InvalidPolicyError("trigger_tokens", "must be a positive integer")
-        t = self.target_tokens
-        if t is not None and (not isinstance(t, int) or not 0 < t <= self.trigger_tokens):
+        r = self.recall_tokens
+        if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < self.trigger_tokens:
             raise InvalidPolicyError(
-                "target_tokens", f"must be an integer in 1..trigger_tokens ({self.trigger_tokens})"
+                "recall_tokens",
+                f"must be an integer in 0..trigger_tokens-1 ({self.trigger_tokens - 1})",
             )
-        if not isinstance(self.keep, int) or self.keep < 0:
+        fold_trigger = self.trigger_tokens - r
+        t = self.target_tokens
+        if t is not None and (not positive_int(t) or not t <= fold_trigger):
+            limit = "trigger_tokens - recall_tokens" if r else "trigger_tokens"
+            raise InvalidPolicyError(
+                "target_tokens", f"must be an integer in 1..{limit} ({fold_trigger})"
+            )
+        if not isinstance(self.keep, int) or isinstance(self.keep, bool) or self.keep < 0:
             raise InvalidPolicyError("keep", "must be an integer >= 0")
         if self.summary_max_tokens == 0:
-            # At most a third of the target, so recent messages keep most of the room.
-            auto = min(DEFAULT_SUMMARY_MAX_TOKENS, max(16, self.target // 3))
+            auto = default_summary_cap(fold_trigger)
+            if t is not None:
+                # An explicit target keeps at least a third of itself for the recent window.
+                auto = min(auto, max(MIN_SUMMARY_TOKENS, t * 2 // 3))
             object.__setattr__(self, "summary_max_tokens", auto)
-        if not isinstance(self.summary_max_tokens, int) or self.summary_max_tokens < 16:
-            raise InvalidPolicyError("summary_max_tokens", "must be an integer >= 16 (or 0: auto)")
-        if self.summary_max_tokens >= self.target:
+        cap = self.summary_max_tokens
+        if not isinstance(cap, int) or isinstance(cap, bool) or cap < MIN_SUMMARY_TOKENS:
+            raise InvalidPolicyError(
+                "summary_max_tokens", f"must be an integer >= {MIN_SUMMARY_TOKENS} (or 0: auto)"
+            )
+        if cap >= self.target:
             raise InvalidPolicyError(
                 "summary_max_tokens",
                 f"must be below the target ({self.target}) to leave room for recent messages",
+            )
+        floor = self.summary_min_tokens
+        if floor == 0:
+            object.__setattr__(self, "summary_min_tokens", cap)
+        elif not isinstance(floor, int) or isinstance(floor, bool) or \
+                not MIN_SUMMARY_TOKENS <= floor <= cap:
+            raise InvalidPolicyError(
+                "summary_min_tokens",
+                f"must be an integer in {MIN_SUMMARY_TOKENS}..summary_max_tokens ({cap}), "
+                "or 0 (the cap)",
             )
         for name, allowed in (
             ("language", ("auto", "zh", "en")),
@@ -186,78 +254,31 @@ class Policy:
         ):
             if getattr(self, name) not in allowed:
                 raise InvalidPolicyError(name, f"must be one of {', '.join(allowed)}")
-        if self.summarizer_timeout is not None and not self.summarizer_timeout > 0:
+        timeout = self.summarizer_timeout
+        if timeout is not None and (isinstance(timeout, bool) or
+                                    not isinstance(timeout, int | float) or not timeout > 0):
             raise InvalidPolicyError("summarizer_timeout", "must be positive seconds or None")
 
     @property
+    def fold_trigger(self) -> int:
+        """The count above which a fold runs: ``trigger_tokens - recall_tokens``."""
+        return self.trigger_tokens - self.recall_tokens
+
+    @property
     def target(self) -> int:
-        """The effective target (``target_tokens`` or 60% of the trigger)."""
+        """The effective target (``target_tokens`` or :func:`default_target`)."""
         if self.target_tokens is not None:
             return self.target_tokens
-        return max(1, int(self.trigger_tokens * DEFAULT_TARGET_RATIO))
+        cap = self.summary_max_tokens or default_summary_cap(self.fold_trigger)
+        return default_target(self.fold_trigger, cap)
 
     @property
     def min_gain(self) -> int:
-        """Tokens a fold must free when it cannot reach the target: the trigger-target gap."""
-        return max(1, self.trigger_tokens - self.target)
-
-
-@dataclass(frozen=True)
-class SummaryRequest:
-    """Everything a summarizer needs to write the next rolling summary.
-
-    Example:
-        >>> req = SummaryRequest(previous_summary="", messages=({"role": "user", "content": "hi"},),
-        ...                      language="en", max_tokens=200)
-        >>> req.attempt
-        1
-    """
-
-    previous_summary: str
-    """The current summary text (without its prefix), ``""`` before the first fold."""
-    messages: Sequence[Mapping[str, Any]]
-    """The newly evicted messages, oldest first, unchanged (tool calls and results included)."""
-    language: Language
-    """Language of the conversation: the summary must be written in it."""
-    max_tokens: int
-    """Hard cap on the summary's length in tokens (as counted by the fold's counter)."""
-    style: Style = "sections"
-    """Output format asked for."""
-    attempt: int = 1
-    """1 for the first ask; 2 when re-asking because the first answer was over the cap."""
-    target_tokens: int | None = None
-    """On a re-ask, the shorter length to aim for."""
-    metadata: Mapping[str, Any] = field(default_factory=dict)
-    """Free-form context for custom summarizers (e.g. the conversation id); never sent as-is."""
-    count: Callable[[str], int] | None = field(default=None, compare=False, repr=False)
-    """The fold's token counter, so a summarizer can hold ``max_tokens`` exactly."""
-
-    def transcript(self) -> str:
-        """The evicted messages as a transcript (tool calls and results included)."""
-        return format_messages(self.messages)
-
-
-@runtime_checkable
-class Summarizer(Protocol):
-    """A synchronous summarizer: ``summarize(request) -> str``.
-
-    Mark a class with ``accepts_request = True`` (the built-ins are) so chatfold passes it a
-    :class:`SummaryRequest`; an object whose ``summarize`` takes plain text (the seed's
-    ``llm``) gets the seed's text format instead.
-    """
-
-    def summarize(self, request: SummaryRequest) -> str:
-        """Return the new summary text for ``request`` (no prefix)."""
-        ...
-
-
-@runtime_checkable
-class AsyncSummarizer(Protocol):
-    """An asynchronous summarizer: ``await asummarize(request) -> str``."""
-
-    async def asummarize(self, request: SummaryRequest) -> str:
-        """Return the new summary text for ``request`` (no prefix)."""
-        ...
+        """Tokens a fold must free when it cannot reach the target (the recent window or the
+        summary's floor hold the context above it): a tenth of the trigger, so a ``keep``
+        that holds the context near the trigger does not cost a summarizer call every turn."""
+        return max(1, min(self.fold_trigger - self.target,
+                          int(self.fold_trigger * MIN_GAIN_RATIO)))
 
 
 @dataclass(frozen=True)
@@ -307,6 +328,7 @@ Reason = Literal[
     "gain_too_small",
     "summarizer_error",
     "fold_in_progress",
+    "fold_conflict",
 ]
 
 
@@ -342,6 +364,8 @@ class FoldPlan:
     """Tokens of the old messages."""
     overflow: bool = False
     """Pinned + the latest unit exceed the target (only with ``on_overflow="keep"``)."""
+    summary_squeezed: bool = False
+    """The pinned head plus the latest unit left the summary less than its floor."""
 
 
 @dataclass(frozen=True)
@@ -371,35 +395,19 @@ class FoldResult:
     truncated: bool = False
     """The summary stayed over the cap after the re-ask and was cut at a sentence."""
     over_target: bool = False
-    """Folded, but ``keep`` or the pinned head held the context above the target."""
+    """Folded, but ``keep``, the summary's floor or the pinned head held the context above
+    the target."""
+    summary_squeezed: bool = False
+    """The pinned head plus the latest unit left the summary less than ``summary_min_tokens``."""
+    previous_items: int = 0
+    """Items (bullet lines, else sentences) of the summary this fold started from."""
+    carried_items: int = 0
+    """How many of them the new summary still holds. A summarizer that drops most of them is
+    trading old facts for new chatter; the fold logs a warning."""
     error: SummarizerError | None = None
     """The summarizer's error, with ``on_error="return"``."""
     plan: FoldPlan | None = None
     """The plan the fold followed."""
-
-
-# ---------------------------------------------------------------------------------------------
-# summary message
-
-
-def summary_text(message: Message) -> str:
-    """Text of a summary message without its prefix (``历史摘要: `` or the English one)."""
-    text = content_text(message.get("content"))
-    for prefix in _KNOWN_PREFIXES:
-        if text.startswith(prefix):
-            return text[len(prefix) :]
-    return text
-
-
-def summary_message(text: str, language: Language) -> dict[str, Any]:
-    """The summary message in the seed's shape: ``{"role": "system", "content": "历史摘要: …",
-    "is_summary": True}``; export with :func:`~chatfold.to_openai` to drop the marker.
-
-    Example:
-        >>> summary_message("用户叫小王。", "zh")
-        {'role': 'system', 'content': '历史摘要: 用户叫小王。', 'is_summary': True}
-    """
-    return {"role": "system", "content": SUMMARY_PREFIXES[language] + text, SUMMARY_KEY: True}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -497,7 +505,7 @@ def plan_fold(
     pinned_tokens = sum(c[i] for i in pinned)
 
     def plan(reason: Reason, old: list[int], recent: list[int], budget: int = 0,
-             overflow: bool = False) -> FoldPlan:
+             overflow: bool = False, squeezed: bool = False) -> FoldPlan:
         return FoldPlan(
             should_fold=reason == "folded",
             reason=reason,
@@ -509,14 +517,15 @@ def plan_fold(
             language=language,
             summary_budget=budget,
             tokens_before=total,
-            pinned_tokens=pinned_tokens,
+            pinned_tokens=sum(c[i] for i in pinned),
             recent_tokens=sum(c[i] for i in recent),
             old_tokens=sum(c[i] for i in old),
             overflow=overflow,
+            summary_squeezed=squeezed,
         )
 
     all_flow = [i for u in units for i in u]
-    if total <= policy.trigger_tokens and not force:
+    if total <= policy.fold_trigger and not force:
         return plan("under_trigger", [], all_flow)
     if not units:
         return plan("nothing_to_fold", [], [])
@@ -547,7 +556,9 @@ def plan_fold(
         # keep=0: the latest unit is still what the model is answering.
         recent_tokens = latest
         n_recent_units = 1
-    # ...and more, while the folded context (with a summary at its cap) fits the target.
+    # ...and more, while the folded context with the summary at its full cap fits the target:
+    # the summary's room is reserved before the window grows.
+    # (2 tokens of slack: a counter need not be exactly additive where prefix and text meet.)
     room = target - pinned_tokens - overhead - cap - 2
     if grow_recent:
         while n_recent_units < len(units):
@@ -561,12 +572,16 @@ def plan_fold(
     old = [i for u in old_units for i in u]
     if not old:
         return plan("nothing_to_fold", [], recent)
+    if recent:
+        # A pinned message inside the window stays where it is: the context must still end on
+        # what the model has to answer.
+        late = [i for i in pinned if i > recent[0]]
+        if late:
+            pinned = [i for i in pinned if i <= recent[0]]
+            recent = sorted(recent + late)
 
-    # The summary's cap for this fold: the policy's, shrunk (not below a floor) so that the
-    # folded context still fits the target when the recent window is large.
-    # (2 tokens of slack: a counter need not be exactly additive where prefix and text meet.)
-    budget = min(cap, max(min(cap, MIN_SUMMARY_TOKENS), target - pinned_tokens - overhead
-                          - recent_tokens - 2))
+    budget, squeezed = _summary_budget(policy, target - pinned_tokens - overhead - 2,
+                                       recent_tokens, latest)
     old_tokens = sum(c[i] for i in old)
     previous_tokens = sum(c[i] for i in summaries)
     # A summary is no longer than the cap, nor (in practice) than what it summarizes.
@@ -574,10 +589,26 @@ def plan_fold(
     expected_after = pinned_tokens + expected_summary + recent_tokens
     gain = total - expected_after
     if require_gain and gain <= 0:
-        return plan("gain_too_small", old, recent, budget, overflow)
+        return plan("gain_too_small", old, recent, budget, overflow, squeezed)
     if require_gain and not force and expected_after > target and gain < policy.min_gain:
-        return plan("gain_too_small", old, recent, budget, overflow)
-    return plan("folded", old, recent, budget, overflow)
+        return plan("gain_too_small", old, recent, budget, overflow, squeezed)
+    return plan("folded", old, recent, budget, overflow, squeezed)
+
+
+def _summary_budget(policy: Policy, room: int, window: int, latest: int) -> tuple[int, bool]:
+    """The summary's cap for one fold, and whether it fell below the policy's floor.
+
+    ``room`` is the target less the pinned head and the summary's prefix. The summary gets its
+    full cap when the window leaves room for it; a long ``keep`` window squeezes it, but never
+    below ``summary_min_tokens``: the window is what exceeds the target then (``over_target``).
+    Only when the pinned head plus the latest unit leave less than the floor does the summary
+    shrink further (never below :data:`MIN_SUMMARY_TOKENS`), and the result says so.
+    """
+    cap, floor = policy.summary_max_tokens, policy.summary_min_tokens
+    budget = min(cap, max(floor, room - window))
+    if room - latest < floor:
+        budget = min(budget, max(MIN_SUMMARY_TOKENS, room - latest))
+    return budget, budget < floor
 
 
 def apply_fold(messages: Sequence[Message], plan: FoldPlan, summary: str) -> list[Any]:
@@ -589,52 +620,7 @@ def apply_fold(messages: Sequence[Message], plan: FoldPlan, summary: str) -> lis
 
 
 # ---------------------------------------------------------------------------------------------
-# the summary's length
-
-
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;…])|(?<=\.)(?=\s)|\n")
-
-
-def _cut(text: str, budget: int, counter: TokenCounter) -> str:
-    """The longest prefix of ``text`` that ends at a sentence boundary and fits ``budget``."""
-    pieces = [p for p in _SENTENCE_END.split(text) if p]
-    out = ""
-    for piece in pieces:
-        candidate = out + piece
-        if counter.count(candidate.strip()) > budget:
-            break
-        out = candidate
-    out = out.strip()
-    if out:
-        return out
-    # A single sentence over the cap: cut it by characters (binary search on length).
-    lo, hi = 0, len(text)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if counter.count(text[:mid] + "…") <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    return text[:lo].rstrip() + "…"
-
-
-def _clean(reply: object) -> str:
-    # A chat-model message object (LangChain's AIMessage, an SDK message) carries the text in
-    # .content; anything else that is not a string is a summarizer bug.
-    content = getattr(reply, "content", None)
-    if not isinstance(reply, str) and isinstance(content, str):
-        reply = content
-    if not isinstance(reply, str):
-        raise SummarizerError(
-            f"the summarizer returned {type(reply).__name__}, expected str", retryable=False
-        )
-    text = reply.strip()
-    for prefix in _KNOWN_PREFIXES:
-        if text.startswith(prefix):
-            text = text[len(prefix) :].strip()
-    if not text:
-        raise SummarizerError("the summarizer returned an empty summary", retryable=True)
-    return text
+# the summary steps
 
 
 @dataclass(frozen=True)
@@ -642,6 +628,8 @@ class _Outcome:
     summary: str
     calls: int
     truncated: bool
+    previous_items: int = 0
+    carried_items: int = 0
 
 
 def _summary_steps(
@@ -661,138 +649,32 @@ def _summary_steps(
         metadata=metadata,
         count=counter.count,
     )
-    summary = _clean((yield request))
+    outcome = _outcome_steps(request, plan, counter)
+    result = yield from outcome
+    if plan.previous_summary.strip():
+        n, kept = count_carried(plan.previous_summary, result.summary)
+        result = dataclasses.replace(result, previous_items=n, carried_items=kept)
+    return result
+
+
+def _outcome_steps(
+    request: SummaryRequest, plan: FoldPlan, counter: TokenCounter,
+) -> Generator[SummaryRequest, object, _Outcome]:
+    summary = clean_reply((yield request))
     if counter.count(summary) <= plan.summary_budget:
         return _Outcome(summary, 1, False)
     retry = dataclasses.replace(
         request, attempt=2, target_tokens=max(16, int(plan.summary_budget * 0.7))
     )
     try:
-        second = _clean((yield retry))
+        second = clean_reply((yield retry))
     except SummarizerError as exc:
         logger.warning("chatfold: re-ask for a shorter summary failed (%s); cutting the first", exc)
         second = summary
     if counter.count(second) <= plan.summary_budget:
         return _Outcome(second, 2, False)
-    return _Outcome(_cut(second, plan.summary_budget, counter), 2, True)
-
-
-# ---------------------------------------------------------------------------------------------
-# summarizer adaptation
-
-
-def _seed_text(request: SummaryRequest) -> str:
-    """The seed's text format for a ``summarize(text)`` object, in the conversation's language.
-
-    Chinese is exactly the seed's: ``已有摘要: …\\n新增对话:\\n…`` (with the transcript fixed:
-    tool calls and results included, multi-part content as text).
-    """
-    transcript = request.transcript()
-    zh = request.language == "zh"
-    text = transcript
-    if request.previous_summary:
-        if zh:
-            text = f"已有摘要: {request.previous_summary}\n新增对话:\n{transcript}"
-        else:
-            text = f"Previous summary: {request.previous_summary}\nNew messages:\n{transcript}"
-    if request.attempt > 1:
-        n = request.target_tokens or request.max_tokens
-        note = (
-            f"（上一版摘要过长：请压缩到约 {n} 个 token 以内，只保留最重要的事实。）\n"
-            if zh
-            else f"(The last summary was too long: keep it under about {n} tokens, "
-            "most important facts only.)\n"
-        )
-        text = note + text
-    return text
-
-
-def _accepts_request(obj: object) -> bool:
-    flag = getattr(obj, "accepts_request", None)
-    if flag is not None:
-        return bool(flag)
-    method = getattr(obj, "summarize", None) or getattr(obj, "asummarize", None)
-    if method is None:
-        return False
-    try:
-        params = list(inspect.signature(method).parameters.values())
-    except (TypeError, ValueError):
-        return False
-    if not params:
-        return False
-    annotation = params[0].annotation
-    return "SummaryRequest" in (
-        annotation if isinstance(annotation, str) else getattr(annotation, "__name__", "")
-    )
-
-
-class _Caller:
-    """Calls any supported summarizer with a request, sync or async, with the policy's timeout;
-    every failure becomes a :class:`SummarizerError` with the cause chained."""
-
-    def __init__(self, summarizer: object, timeout: float | None) -> None:
-        has_sync = callable(getattr(summarizer, "summarize", None))
-        has_async = callable(getattr(summarizer, "asummarize", None))
-        if not (has_sync or has_async or callable(summarizer)):
-            raise TypeError(
-                "summarizer must have summarize(request_or_text) -> str, "
-                "async asummarize(request) -> str, or be a callable(text) -> str"
-            )
-        self.summarizer = summarizer
-        self.timeout = timeout
-        self.structured = _accepts_request(summarizer)
-        self.has_sync = has_sync
-        self.has_async = has_async
-
-    def _arg(self, request: SummaryRequest) -> object:
-        return request if self.structured else _seed_text(request)
-
-    def _sync_call(self, request: SummaryRequest) -> object:
-        arg = self._arg(request)
-        if self.has_sync:
-            return self.summarizer.summarize(arg)  # type: ignore[attr-defined]
-        if self.has_async:
-            raise SummarizerError(
-                "this summarizer is async-only: use afold()/acontext(), or give it summarize()"
-            )
-        return self.summarizer(arg)  # type: ignore[operator]
-
-    @contextlib.contextmanager
-    def _boundary(self) -> Iterator[None]:
-        """The one place where a summarizer's exception becomes a SummarizerError."""
-        try:
-            yield
-        except SummarizerError:
-            raise
-        except TimeoutError as exc:
-            limit = f" (limit {self.timeout}s)" if self.timeout is not None else ""
-            raise SummarizerError(f"the summarizer timed out{limit}: {exc}",
-                                  retryable=True) from exc
-        except Exception as exc:
-            raise SummarizerError(
-                f"the summarizer failed: {type(exc).__name__}: {exc}", retryable=False
-            ) from exc
-
-    def call(self, request: SummaryRequest) -> object:
-        with self._boundary():
-            if self.timeout is None:
-                return self._sync_call(request)
-            pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="chatfold-sum")
-            try:
-                return pool.submit(self._sync_call, request).result(timeout=self.timeout)
-            finally:
-                pool.shutdown(wait=False)
-
-    async def acall(self, request: SummaryRequest) -> object:
-        arg = self._arg(request)
-        with self._boundary():
-            if self.has_async:
-                coro = self.summarizer.asummarize(arg)  # type: ignore[attr-defined]
-            else:
-                coro = asyncio.to_thread(self._sync_call, request)
-            if self.timeout is None:
-                return await coro
-            return await asyncio.wait_for(coro, self.timeout)
+    cut = cut_to_budget(second, plan.summary_budget, counter, plan.previous_summary)
+    return _Outcome(cut, 2, True)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -813,7 +695,7 @@ class _BaseFolder:
         self.policy = policy if policy is not None else Policy()
         self.counter: TokenCounter = counter if counter is not None else default_counter()
         self.on_result = on_result
-        self._caller = _Caller(summarizer, self.policy.summarizer_timeout)
+        self._caller = Caller(summarizer, self.policy.summarizer_timeout)
         self._memo_lock = threading.Lock()
         self._memo: tuple[list[Any], list[int], int] = ([], [], 0)
 
@@ -860,7 +742,7 @@ class _BaseFolder:
                  require_gain: bool = True) -> FoldPlan | FoldResult:
         """The plan of a fold that should run, or the result of one that should not."""
         counts, total = self._scan(messages)
-        if total <= self.policy.trigger_tokens and not force:
+        if total <= self.policy.fold_trigger and not force:
             # The hot path: no planning at all under the trigger.
             same = messages if isinstance(messages, list) else list(messages)
             result = FoldResult(messages=same, folded=False, reason="under_trigger",
@@ -913,7 +795,8 @@ class _BaseFolder:
             tokens_after=tokens_after, messages_folded=len(plan.old),
             summarizer_calls=outcome.calls, seconds=seconds, summary=outcome.summary,
             summary_tokens=summary_tokens, truncated=outcome.truncated, over_target=over,
-            plan=plan,
+            summary_squeezed=plan.summary_squeezed, previous_items=outcome.previous_items,
+            carried_items=outcome.carried_items, plan=plan,
         )
         logger.info(
             "chatfold: folded %d messages: %d -> %d tokens (summary %d, %d call%s, %.2fs)%s",
@@ -921,6 +804,12 @@ class _BaseFolder:
             "" if outcome.calls == 1 else "s", seconds,
             " [over target: keep/pinned hold more than the target]" if over else "",
         )
+        if outcome.previous_items >= 3 and outcome.carried_items * 2 < outcome.previous_items:
+            logger.warning(
+                "chatfold: the new summary holds only %d of the previous summary's %d items: "
+                "the summarizer is dropping old facts", outcome.carried_items,
+                outcome.previous_items,
+            )
         if plan.overflow:
             logger.warning(
                 "chatfold: pinned messages plus the latest unit exceed the target (%d); kept "
@@ -1037,93 +926,3 @@ class _Run:
             self.outcome, self.request = stop.value, None
         except SummarizerError as exc:
             self.error, self.request = exc, None
-
-
-# ---------------------------------------------------------------------------------------------
-# the seed's API
-
-
-def compress(messages: list[dict[str, Any]], llm: Any, keep: int = DEFAULT_KEEP) -> list[Any]:
-    """The seed's ``compress``: fold everything but the last ``keep`` messages, now.
-
-    Same call, same output shape (``pinned system + [summary] + recent``), with the seed's
-    defects fixed: the window never splits a tool call from its results, every existing
-    summary is read, tool calls are in the transcript, the summary is capped, and a failing
-    ``llm`` raises :class:`SummarizerError` with nothing changed.
-
-    Args:
-        messages: The conversation.
-        llm: An object with ``summarize(text) -> str`` (or a chatfold summarizer).
-        keep: Messages kept verbatim.
-
-    Returns:
-        The folded list, or ``messages`` itself when there is nothing to fold.
-
-    Example:
-        >>> class LLM:
-        ...     def summarize(self, text): return "用户想去杭州玩三天。"
-        >>> msgs = [{"role": "system", "content": "你是助手"}] + [
-        ...     {"role": "user", "content": f"第{i}条"} for i in range(8)]
-        >>> out = compress(msgs, LLM(), keep=4)
-        >>> [m["content"] for m in out][:2], len(out)
-        (['你是助手', '历史摘要: 用户想去杭州玩三天。'], 6)
-    """
-    folder = Folder(llm, _seed_policy(keep, trigger=None))
-    return folder.fold(messages, force=True, exact_keep=True).messages
-
-
-def maybe_compress(
-    messages: list[dict[str, Any]],
-    llm: Any,
-    max_tokens: int = DEFAULT_TRIGGER_TOKENS,
-    keep: int = DEFAULT_KEEP,
-) -> list[Any]:
-    """The seed's ``maybe_compress``: fold only above ``max_tokens``; otherwise return the
-    input list itself.
-
-    Unlike the seed, it counts tokens by script (English is not over-counted 2.4x), folds down
-    to 60% of ``max_tokens`` so the next turns do not fold again, and skips a fold that could
-    not free enough. A conversation whose pinned head plus latest message exceed the budget is
-    returned folded as far as possible, with a warning (the seed never raised).
-
-    Example:
-        >>> class LLM:
-        ...     def summarize(self, text): return "summary"
-        >>> short = [{"role": "user", "content": "hi"}]
-        >>> maybe_compress(short, LLM()) is short
-        True
-    """
-    return _seed_folder(llm, max_tokens, keep).fold(messages).messages
-
-
-# The seed's signature has nowhere to keep per-conversation state, so maybe_compress keeps a
-# few folders (and their counting memos) keyed by llm and settings: a chat loop calling it on
-# a growing list then pays for the new messages only.
-_SEED_FOLDERS: dict[tuple[int, int, int], Folder] = {}
-_SEED_FOLDERS_MAX = 32
-_SEED_FOLDERS_LOCK = threading.Lock()
-
-
-def _seed_folder(llm: Any, max_tokens: int, keep: int) -> Folder:
-    key = (id(llm), max_tokens, keep)
-    with _SEED_FOLDERS_LOCK:
-        folder = _SEED_FOLDERS.get(key)
-        if folder is not None and folder.summarizer is llm:
-            return folder
-    folder = Folder(llm, _seed_policy(keep, trigger=max_tokens))
-    with _SEED_FOLDERS_LOCK:
-        if len(_SEED_FOLDERS) >= _SEED_FOLDERS_MAX:
-            _SEED_FOLDERS.pop(next(iter(_SEED_FOLDERS)))
-        _SEED_FOLDERS[key] = folder
-    return folder
-
-
-def _seed_policy(keep: int, trigger: int | None) -> Policy:
-    if trigger is None:
-        # compress() has no budget: any trigger works since it always forces the fold.
-        return Policy(trigger_tokens=10**9, target_tokens=10**9, keep=keep,
-                      on_overflow="keep")
-    # The seed accepted any max_tokens: a tiny one still gets a target the summary fits under.
-    target = max(int(trigger * DEFAULT_TARGET_RATIO), 17)
-    return Policy(trigger_tokens=max(trigger, target), target_tokens=target, keep=keep,
-                  on_overflow="keep")

@@ -166,8 +166,11 @@ def validate_messages(messages: object) -> None:
 
 
 def is_summary(message: Message) -> bool:
-    """True for chatfold's (and the seed's) rolling-summary message."""
-    return bool(message.get(SUMMARY_KEY))
+    """True for chatfold's (and the seed's) rolling-summary message: a *system* message
+    marked ``is_summary``. Only chatfold writes summaries, and always as system messages, so
+    a user or assistant message carrying the key is an ordinary message, never promoted into
+    the summary the summarizer is told to carry forward."""
+    return message.get(SUMMARY_KEY) is True and message.get("role") == "system"
 
 
 def is_pinned(message: Message) -> bool:

@@ -34,13 +34,18 @@ import os
 import threading
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from ._errors import FoldConflictError, InvalidMessageError, SummarizerError
+from ._errors import (
+    FoldConflictError,
+    InvalidArgumentError,
+    InvalidMessageError,
+    SummarizerError,
+)
 from .fold import (
     Folder,
     FoldPlan,
@@ -88,8 +93,36 @@ DEFAULT_RETRY_SECONDS = 30.0
 
 def default_store_path() -> Path:
     """Where the default SQLite store lives: ``$CHATFOLD_DB`` or ``~/.chatfold/chatfold.db``."""
-    env = os.environ.get("CHATFOLD_DB")
-    return Path(env) if env else Path.home() / ".chatfold" / "chatfold.db"
+    from .stores import default_store_path as path
+
+    return path()
+
+
+_T = TypeVar("_T")
+
+
+class _Call:
+    """One I/O step of a conversation's protocol: a method with a sync and an async name.
+
+    The protocol (``_BaseConversation._*_steps``) is written once as generators that yield
+    these; :class:`Conversation` runs each with ``run()`` and :class:`AsyncConversation`
+    awaits ``arun()``, and that is all the two twins differ in.
+    """
+
+    __slots__ = ("aname", "args", "kwargs", "name", "target")
+
+    def __init__(self, target: Any, name: str, aname: str, *args: Any, **kwargs: Any) -> None:
+        self.target, self.name, self.aname = target, name, aname
+        self.args, self.kwargs = args, kwargs
+
+    def run(self) -> Any:
+        return getattr(self.target, self.name)(*self.args, **self.kwargs)
+
+    async def arun(self) -> Any:
+        return await getattr(self.target, self.aname)(*self.args, **self.kwargs)
+
+
+_Steps = Generator[_Call, Any, _T]
 
 
 @dataclass(frozen=True)
@@ -140,13 +173,13 @@ class _BaseConversation:
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ) -> None:
         if fold_mode not in ("inline", "background"):
-            raise ValueError("fold_mode must be 'inline' or 'background'")
+            raise InvalidArgumentError(
+                "fold_mode", f"must be 'inline' or 'background', got {fold_mode!r}"
+            )
         if store is None:
-            from .stores.sqlite import SQLiteStore
+            from .stores import default_store
 
-            path = default_store_path()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            store = SQLiteStore(str(path))
+            store = default_store()
         if summarizer is None:
             from .summarizers.extractive import ExtractiveSummarizer
 
@@ -206,8 +239,6 @@ class _BaseConversation:
             if first:
                 self._last_seq = state.covered_through
             fresh = [e for e in new_entries if e.seq > self._last_seq]
-            if fresh:
-                self._last_seq = fresh[-1].seq
             if pinned is not None:
                 self._pinned = list(pinned)
             if first or pinned is not None or state.version != self._state.version:
@@ -217,7 +248,11 @@ class _BaseConversation:
                 self._rebuild()
             self._state = state
             self._loaded = True
-            self._extend_tail(fresh)
+            for e in fresh:
+                # An entry the view refuses raises here, and the read position stays before
+                # it: every later call raises again rather than silently skipping it.
+                self._extend_tail((e,))
+                self._last_seq = e.seq
 
     def _rebuild(self) -> None:
         """Recompute every part of the view (after a fold, or on first load)."""
@@ -353,8 +388,15 @@ class _BaseConversation:
             dump = getattr(m, "model_dump", None)
             return dump(exclude_none=True) if callable(dump) and not isinstance(m, Mapping) else m
 
-        single = isinstance(message, Mapping) or callable(getattr(message, "model_dump", None))
-        items = [plain(message)] if single else [plain(m) for m in message]
+        if isinstance(message, Mapping) or callable(getattr(message, "model_dump", None)):
+            items = [plain(message)]
+        elif isinstance(message, Iterable) and not isinstance(message, (str, bytes, bytearray)):
+            items = [plain(m) for m in message]
+        else:
+            raise InvalidMessageError(
+                None, "expected a message (a dict) or a list of messages, got "
+                f"{type(message).__name__}"
+            )
         out = []
         for i, m in enumerate(items):
             validate_message(m, i)
@@ -365,6 +407,149 @@ class _BaseConversation:
         if result.error is not None:
             self._last_error = str(result.error)
             self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
+
+    # -- the protocol, written once ------------------------------------------------------------
+    # Each ``_*_steps`` generator yields the I/O it needs as a _Call and gets the result (or the
+    # exception, thrown in) back; the twins' drivers run or await the calls.
+
+    def _store_call(self, name: str, *args: Any, **kwargs: Any) -> _Call:
+        return _Call(self.store, name, "a" + name, self.conversation_id, *args, **kwargs)
+
+    def _refresh_steps(self) -> _Steps[None]:
+        """Catch up with the store: fold state, new entries, pinned entries when they changed."""
+        state = yield self._store_call("load_state")
+        after = self._fetch_after(state)
+        new = yield self._store_call("entries", after=after, limit=self._fetch_limit(after))
+        pinned = None
+        if self._needs_pinned(state):
+            pinned = []
+            if state.pinned_seqs:
+                wanted = set(state.pinned_seqs)
+                got = yield self._store_call("entries", after=min(wanted) - 1,
+                                             limit=max(wanted) - min(wanted) + 1)
+                pinned = [e for e in got if e.seq in wanted]
+        self._absorb(state, new, pinned)
+
+    def _append_steps(self, message: Any) -> _Steps[list[int]]:
+        batch = self._as_list(message)
+        if any(is_tool_result(m) for m in batch):
+            yield from self._refresh_steps()  # what a tool result may answer: the stored tail
+            self._check_pairing(batch)
+        seqs = yield self._store_call("append", batch)
+        return list(seqs)
+
+    def _check_pairing(self, batch: Sequence[Mapping[str, Any]]) -> None:
+        """Refuse a tool result that answers no tool call of the context or of the batch: the
+        view could never send it (providers reject an orphan result)."""
+        with self._lock:
+            known = set(self._call_ids)
+        for i, m in enumerate(batch):
+            if is_tool_result(m) and m.get("role") != "function":
+                missing = [x for x in tool_result_ids(m) if x not in known]
+                if missing:
+                    raise InvalidMessageError(
+                        i, f"tool result for {missing[0]!r} answers no tool call in the context "
+                        f"of {self.conversation_id!r} or earlier in this batch; append the "
+                        "assistant's tool call first, or both together (nothing was appended)"
+                    )
+            known.update(tool_call_ids(m))
+
+    def _settle_steps(self) -> _Steps[None]:
+        """Catch up with the store, and fold (inline) or start a fold (background) if due."""
+        yield from self._refresh_steps()
+        if not self._should_fold(self._total()):
+            return
+        if self.fold_mode == "background" and self._total() <= self.hard_limit_tokens:
+            yield _Call(self, "_start_background", "_astart_background")
+            return
+        if self.fold_mode == "background":
+            yield _Call(self, "wait", "await_fold")  # over the hard limit: let it land first
+            yield from self._refresh_steps()
+            if not self._should_fold(self._total()):
+                return
+        yield _Call(self, "fold", "afold")
+
+    def _fold_steps(self, force: bool) -> _Steps[FoldResult]:
+        """lease -> fold -> compare-and-set -> conflict; run under the twin's fold lock.
+
+        Only one fold per conversation runs at a time, across processes (the store's lease),
+        and a fold whose compare-and-set loses is discarded.
+        """
+        yield from self._refresh_steps()
+        msgs, seqs = self._view()
+        if not (yield self._store_call("acquire_lease", self._owner, self.lease_seconds)):
+            return self._unfolded("fold_in_progress")
+        try:
+            result: FoldResult = yield _Call(
+                self.folder, "fold", "afold", msgs, force=force,
+                metadata={"conversation_id": self.conversation_id})
+            self._fold_note(result)
+            if result.folded and result.plan is not None:
+                state = self._next_state(result.plan, seqs, result)
+                try:
+                    yield self._store_call("save_state", state,
+                                           expected_version=self._state.version)
+                except FoldConflictError:
+                    logger.warning("chatfold: %s: another fold won; this one is discarded",
+                                   self.conversation_id)
+                    yield from self._refresh_steps()
+                    return replace(result, messages=self._view()[0], folded=False,
+                                   reason="fold_conflict")
+                self._last_error = None
+                yield from self._refresh_steps()
+            return result
+        finally:
+            yield self._store_call("release_lease", self._owner)
+
+    def _background_steps(self) -> _Steps[None]:
+        """A background fold: every failure is recorded and retried later, never raised."""
+        try:
+            yield _Call(self, "fold", "afold")
+        except SummarizerError as exc:
+            self._fold_failed(f"{exc}")
+            logger.warning("chatfold: background fold of %s failed: %s", self.conversation_id, exc)
+        except Exception as exc:  # a background fold must report, not die silently
+            self._fold_failed(f"{type(exc).__name__}: {exc}")
+            logger.exception("chatfold: background fold of %s failed", self.conversation_id)
+
+    def _fold_failed(self, error: str) -> None:
+        self._last_error = error
+        self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
+
+    def _refold_reset_steps(self) -> _Steps[FoldResult | None]:
+        """Clear the summary (under the fold lock); a result when there is nothing to refold."""
+        yield from self._refresh_steps()
+        if not (yield self._store_call("exists")):
+            return self._unfolded("nothing_to_fold")
+        yield self._store_call("save_state", self._cleared_state(),
+                               expected_version=self._state.version)
+        self._forget_view()
+        return None
+
+    def _refold_steps(self) -> _Steps[FoldResult]:
+        """Replay the log entry by entry, folding whenever the trigger is crossed, so that each
+        summarizer call sees about one trigger's worth of messages, as the original folds did."""
+        done = yield _Call(self, "_locked", "_alocked", self._refold_reset_steps())
+        if done is not None:
+            return done  # type: ignore[no-any-return]
+        last = yield self._store_call("last_seq")
+        result: FoldResult | None = None
+        try:
+            for seq in range(1, last + 1):
+                self._through = seq
+                yield from self._refresh_steps()
+                if self._should_fold(self._total()):
+                    result = yield _Call(self, "fold", "afold")
+        finally:
+            self._through = None
+        yield from self._refresh_steps()
+        if self._should_fold(self._total()):
+            result = yield _Call(self, "fold", "afold")
+        return result if result is not None else self._unfolded("under_trigger")
+
+    def _transcript_steps(self) -> _Steps[list[dict[str, Any]]]:
+        entries = yield self._store_call("entries")
+        return [*self.system, *(e.message for e in entries)]
 
 
 class Conversation(_BaseConversation):
@@ -391,24 +576,23 @@ class Conversation(_BaseConversation):
         self._worker: threading.Thread | None = None
         self._fold_lock = threading.Lock()
 
-    def _refresh(self) -> None:
-        state = self.store.load_state(self.conversation_id)
-        after = self._fetch_after(state)
-        new = self.store.entries(self.conversation_id, after=after,
-                                 limit=self._fetch_limit(after))
-        pinned = self._pinned_entries(state) if self._needs_pinned(state) else None
-        self._absorb(state, new, pinned)
+    def _run(self, steps: _Steps[_T]) -> _T:
+        """Drive a protocol generator, running each call it yields."""
+        reply: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                call = steps.send(reply) if error is None else steps.throw(error)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            try:
+                reply, error = call.run(), None
+            except BaseException as exc:  # thrown in: the protocol decides (and releases)
+                reply, error = None, exc
 
-    def _pinned_entries(self, state: FoldState) -> list[LogEntry]:
-        if not state.pinned_seqs:
-            return []
-        wanted = set(state.pinned_seqs)
-        out: list[LogEntry] = []
-        for e in self.store.entries(self.conversation_id, after=min(wanted) - 1,
-                                    limit=max(wanted) - min(wanted) + 1):
-            if e.seq in wanted:
-                out.append(e)
-        return out
+    def _locked(self, steps: _Steps[_T]) -> _T:
+        with self._fold_lock:
+            return self._run(steps)
 
     def append(self, message: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[int]:
         """Append one message or several to the log (atomically); returns their seqs.
@@ -419,7 +603,7 @@ class Conversation(_BaseConversation):
         Raises:
             InvalidMessageError: a message is malformed (nothing is appended).
         """
-        return list(self.store.append(self.conversation_id, self._as_list(message)))
+        return self._run(self._append_steps(message))
 
     def context(self) -> list[dict[str, Any]]:
         """The messages to send next, provider-safe (OpenAI format), within the budget.
@@ -431,84 +615,34 @@ class Conversation(_BaseConversation):
             ContextOverflowError: pinned + latest unit exceed the target (policy permitting).
             SummarizerError: an inline fold failed (policy ``on_error="raise"``).
         """
-        self._settle()
+        self._run(self._settle_steps())
         return self._exported()
 
     def raw_context(self) -> list[Any]:
         """Like :meth:`context` but with the summary's ``is_summary`` marker kept (for
         :func:`~chatfold.to_anthropic` or inspection)."""
-        self._settle()
+        self._run(self._settle_steps())
         return self._raw()
-
-    def _settle(self) -> None:
-        """Catch up with the store, and fold (inline) or start a fold (background) if due."""
-        self._refresh()
-        if not self._should_fold(self._total()):
-            return
-        if self.fold_mode == "background" and self._total() <= self.hard_limit_tokens:
-            self._start_background()
-            return
-        if self.fold_mode == "background":
-            self.wait()  # over the hard limit: let the pending fold land first
-            self._refresh()
-            if not self._should_fold(self._total()):
-                return
-        self.fold()
 
     def fold(self, *, force: bool = False) -> FoldResult:
         """Fold now if the policy says so (or ``force``); returns what happened.
 
         Only one fold per conversation runs at a time, across processes: a fold that finds
         another one running returns ``reason="fold_in_progress"`` without calling the
-        summarizer, and a fold whose compare-and-set loses is discarded.
+        summarizer, and a fold whose compare-and-set loses is discarded
+        (``reason="fold_conflict"``, the context as the winning fold left it).
         """
-        with self._fold_lock:
-            self._refresh()
-            msgs, seqs = self._view()
-            if not self.store.acquire_lease(self.conversation_id, self._owner,
-                                            self.lease_seconds):
-                return self._unfolded("fold_in_progress")
-            try:
-                result = self.folder.fold(msgs, force=force,
-                                          metadata={"conversation_id": self.conversation_id})
-                self._fold_note(result)
-                if result.folded and result.plan is not None:
-                    state = self._next_state(result.plan, seqs, result)
-                    try:
-                        self.store.save_state(self.conversation_id, state,
-                                              expected_version=self._state.version)
-                    except FoldConflictError:
-                        logger.warning("chatfold: %s: another fold won; this one is discarded",
-                                       self.conversation_id)
-                        self._refresh()
-                        return replace(result, messages=self._view()[0], folded=False)
-                    self._last_error = None
-                    self._refresh()
-                return result
-            finally:
-                self.store.release_lease(self.conversation_id, self._owner)
+        return self._locked(self._fold_steps(force))
 
     def _start_background(self) -> None:
         with self._lock:
             if self._worker is not None and self._worker.is_alive():
                 return
             self._worker = threading.Thread(
-                target=self._background_fold, name=f"chatfold-fold-{self.conversation_id}",
-                daemon=True,
+                target=self._run, args=(self._background_steps(),),
+                name=f"chatfold-fold-{self.conversation_id}", daemon=True,
             )
             self._worker.start()
-
-    def _background_fold(self) -> None:
-        try:
-            self.fold()
-        except SummarizerError as exc:
-            self._last_error = str(exc)
-            self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
-            logger.warning("chatfold: background fold of %s failed: %s", self.conversation_id, exc)
-        except Exception as exc:  # a background thread must report, not die silently
-            self._last_error = f"{type(exc).__name__}: {exc}"
-            self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
-            logger.exception("chatfold: background fold of %s failed", self.conversation_id)
 
     def wait(self, timeout: float | None = None) -> None:
         """Wait for a pending background fold to finish."""
@@ -518,11 +652,11 @@ class Conversation(_BaseConversation):
 
     def transcript(self) -> list[dict[str, Any]]:
         """Every message ever appended, in order, with the system prompt first (lossless)."""
-        return [*self.system, *(e.message for e in self.store.entries(self.conversation_id))]
+        return self._run(self._transcript_steps())
 
     def stats(self) -> ConversationStats:
         """Tokens by part and folding costs."""
-        self._refresh()
+        self._run(self._refresh_steps())
         worker = self._worker
         return self._stats(worker is not None and worker.is_alive())
 
@@ -534,27 +668,7 @@ class Conversation(_BaseConversation):
         Returns:
             The last fold's result (``folded=False`` when the log fits under the trigger).
         """
-        with self._fold_lock:
-            self._refresh()
-            if not self.store.exists(self.conversation_id):
-                return self._unfolded("nothing_to_fold")
-            self.store.save_state(self.conversation_id, self._cleared_state(),
-                                  expected_version=self._state.version)
-            self._forget_view()
-        last = self.store.last_seq(self.conversation_id)
-        result: FoldResult | None = None
-        try:
-            for seq in range(1, last + 1):
-                self._through = seq
-                self._refresh()
-                if self._should_fold(self._total()):
-                    result = self.fold()
-        finally:
-            self._through = None
-        self._refresh()
-        if self._should_fold(self._total()):
-            result = self.fold()
-        return result if result is not None else self._unfolded("under_trigger")
+        return self._run(self._refold_steps())
 
     def close(self) -> None:
         """Wait for a pending fold and close the store."""
@@ -574,118 +688,50 @@ class AsyncConversation(_BaseConversation):
 
     def __init__(self, conversation_id: str, **kwargs: Any) -> None:
         super().__init__(conversation_id, **kwargs)
-        self._task: asyncio.Task[FoldResult] | None = None
+        self._task: asyncio.Task[None] | None = None
         self._afold_lock: asyncio.Lock | None = None
 
-    async def _arefresh(self) -> None:
-        state = await self.store.aload_state(self.conversation_id)
-        after = self._fetch_after(state)
-        new = await self.store.aentries(self.conversation_id, after=after,
-                                        limit=self._fetch_limit(after))
-        pinned = None
-        if self._needs_pinned(state):
-            pinned = []
-            if state.pinned_seqs:
-                wanted = set(state.pinned_seqs)
-                got = await self.store.aentries(
-                    self.conversation_id, after=min(wanted) - 1,
-                    limit=max(wanted) - min(wanted) + 1)
-                pinned = [e for e in got if e.seq in wanted]
-        self._absorb(state, new, pinned)
+    async def _arun(self, steps: _Steps[_T]) -> _T:
+        """Drive a protocol generator, awaiting each call it yields."""
+        reply: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                call = steps.send(reply) if error is None else steps.throw(error)
+            except StopIteration as stop:
+                return stop.value  # type: ignore[no-any-return]
+            try:
+                reply, error = await call.arun(), None
+            except BaseException as exc:  # thrown in: the protocol decides (and releases)
+                reply, error = None, exc
+
+    async def _alocked(self, steps: _Steps[_T]) -> _T:
+        if self._afold_lock is None:
+            self._afold_lock = asyncio.Lock()
+        async with self._afold_lock:
+            return await self._arun(steps)
 
     async def aappend(self, message: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> list[int]:
         """Async :meth:`Conversation.append`."""
-        return list(await self.store.aappend(self.conversation_id, self._as_list(message)))
+        return await self._arun(self._append_steps(message))
 
     async def acontext(self) -> list[dict[str, Any]]:
         """Async :meth:`Conversation.context`."""
-        await self._asettle()
+        await self._arun(self._settle_steps())
         return self._exported()
 
     async def araw_context(self) -> list[Any]:
         """Async :meth:`Conversation.raw_context`."""
-        await self._asettle()
+        await self._arun(self._settle_steps())
         return self._raw()
-
-    async def _asettle(self) -> None:
-        await self._arefresh()
-        if not self._should_fold(self._total()):
-            return
-        if self.fold_mode == "background" and self._total() <= self.hard_limit_tokens:
-            if self._task is None or self._task.done():
-                self._task = asyncio.create_task(self._abackground())
-            return
-        if self.fold_mode == "background":
-            await self.await_fold()
-            await self._arefresh()
-            if not self._should_fold(self._total()):
-                return
-        await self.afold()
-
-    async def _abackground(self) -> FoldResult:
-        try:
-            return await self.afold()
-        except SummarizerError as exc:
-            self._last_error = str(exc)
-            self._retry_at = time.monotonic() + DEFAULT_RETRY_SECONDS
-            logger.warning("chatfold: background fold of %s failed: %s", self.conversation_id, exc)
-            return self._unfolded("summarizer_error")
 
     async def afold(self, *, force: bool = False) -> FoldResult:
         """Async :meth:`Conversation.fold`."""
-        if self._afold_lock is None:
-            self._afold_lock = asyncio.Lock()
-        async with self._afold_lock:
-            await self._arefresh()
-            msgs, seqs = self._view()
-            if not await self.store.aacquire_lease(self.conversation_id, self._owner,
-                                                   self.lease_seconds):
-                return self._unfolded("fold_in_progress")
-            try:
-                result = await self.folder.afold(
-                    msgs, force=force, metadata={"conversation_id": self.conversation_id})
-                self._fold_note(result)
-                if result.folded and result.plan is not None:
-                    state = self._next_state(result.plan, seqs, result)
-                    try:
-                        await self.store.asave_state(self.conversation_id, state,
-                                                     expected_version=self._state.version)
-                    except FoldConflictError:
-                        logger.warning("chatfold: %s: another fold won; this one is discarded",
-                                       self.conversation_id)
-                        await self._arefresh()
-                        return replace(result, messages=self._view()[0], folded=False)
-                    self._last_error = None
-                    await self._arefresh()
-                return result
-            finally:
-                await self.store.arelease_lease(self.conversation_id, self._owner)
+        return await self._alocked(self._fold_steps(force))
 
-    async def arefold(self) -> FoldResult:
-        """Async :meth:`Conversation.refold`."""
-        if self._afold_lock is None:
-            self._afold_lock = asyncio.Lock()
-        async with self._afold_lock:
-            await self._arefresh()
-            if not await self.store.aexists(self.conversation_id):
-                return self._unfolded("nothing_to_fold")
-            await self.store.asave_state(self.conversation_id, self._cleared_state(),
-                                         expected_version=self._state.version)
-            self._forget_view()
-        last = await self.store.alast_seq(self.conversation_id)
-        result: FoldResult | None = None
-        try:
-            for seq in range(1, last + 1):
-                self._through = seq
-                await self._arefresh()
-                if self._should_fold(self._total()):
-                    result = await self.afold()
-        finally:
-            self._through = None
-        await self._arefresh()
-        if self._should_fold(self._total()):
-            result = await self.afold()
-        return result if result is not None else self._unfolded("under_trigger")
+    async def _astart_background(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._arun(self._background_steps()))
 
     async def await_fold(self) -> None:
         """Wait for a pending background fold to finish."""
@@ -694,16 +740,18 @@ class AsyncConversation(_BaseConversation):
 
     async def atranscript(self) -> list[dict[str, Any]]:
         """Async :meth:`Conversation.transcript`."""
-        entries = await self.store.aentries(self.conversation_id)
-        return [*self.system, *(e.message for e in entries)]
+        return await self._arun(self._transcript_steps())
 
     async def astats(self) -> ConversationStats:
         """Async :meth:`Conversation.stats`."""
-        await self._arefresh()
+        await self._arun(self._refresh_steps())
         return self._stats(self._task is not None and not self._task.done())
+
+    async def arefold(self) -> FoldResult:
+        """Async :meth:`Conversation.refold`."""
+        return await self._arun(self._refold_steps())
 
     async def aclose(self) -> None:
         """Wait for a pending fold and close the store."""
         await self.await_fold()
         await self.store.aclose()
-

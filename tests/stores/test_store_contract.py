@@ -13,6 +13,7 @@ from _store_workers import Backend, new_namespace
 from chatfold import (
     ConversationNotFoundError,
     FoldConflictError,
+    InvalidArgumentError,
     InvalidConversationIdError,
     InvalidMessageError,
     StoreError,
@@ -80,10 +81,12 @@ def test_entries_after_and_limit(driven: Any) -> None:
 
 
 def test_entries_rejects_negative_arguments(store: BaseStore) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidArgumentError):
         store.entries("c1", after=-1)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidArgumentError):
         store.entries("c1", limit=-1)
+    with pytest.raises(InvalidArgumentError, match="after"):
+        store.entries("c1", after="3")  # type: ignore[arg-type]
 
 
 def test_missing_conversation_reads_as_empty(driven: Any) -> None:
@@ -220,11 +223,11 @@ def test_save_state_round_trips_every_field(store: BaseStore) -> None:
 
 def test_save_state_rejects_a_version_that_does_not_follow(store: BaseStore) -> None:
     store.append("c1", [{"role": "user", "content": "x"}])
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidArgumentError):
         store.save_state("c1", FoldState(version=2), expected_version=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidArgumentError):
         store.save_state("c1", FoldState(version=0), expected_version=0)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidArgumentError):
         store.save_state("c1", FoldState(version=0), expected_version=-1)
     assert store.load_state("c1") == FoldState()
 
@@ -262,10 +265,10 @@ def test_expired_lease_can_be_taken_over(driven: Any) -> None:
 
 
 def test_lease_arguments_are_checked(store: BaseStore) -> None:
-    for ttl in (0, -1.0, float("nan")):
-        with pytest.raises(ValueError):
+    for ttl in (0, -1.0, float("nan"), float("inf"), "10"):
+        with pytest.raises(InvalidArgumentError):
             store.acquire_lease("c1", "a", ttl)
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidArgumentError):
         store.acquire_lease("c1", "", 10)
 
 

@@ -7,6 +7,7 @@ import builtins
 import json
 import sqlite3
 import sys
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -20,14 +21,17 @@ from chatfold import (
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.stores import PostgresStore, RedisStore
+from chatfold.fold import FoldState
+from chatfold.stores import MemoryStore, PostgresStore, RedisStore, SQLiteStore
 from chatfold.stores import postgres as postgres_module
 from chatfold.stores import redis as redis_module
 from chatfold.stores import sqlite as sqlite_module
 from chatfold.stores.base import (
+    DamagedRecordError,
     decode_message,
     encode_message,
     mask_password,
+    state_from_record,
     validate_conversation_id,
 )
 
@@ -199,3 +203,55 @@ def test_message_encoding() -> None:
     with pytest.raises(InvalidMessageError, match="mapping") as info:
         encode_message(["role", "user"], 3)
     assert info.value.index == 3
+
+
+def test_appending_something_that_is_not_a_list_of_messages_is_a_message_error(
+    fast_dir: Path,
+) -> None:
+    for store in (MemoryStore(), SQLiteStore(fast_dir / "a.db")):
+        with store:
+            for bad in (None, 5, object(), "hello", {"role": "user", "content": "x"}):
+                with pytest.raises(InvalidMessageError, match="list of messages"):
+                    store.append("c1", bad)  # type: ignore[arg-type]
+            assert store.entries("c1") == []
+
+
+def test_decoding_a_value_that_is_not_a_message_or_a_state_is_a_damaged_record() -> None:
+    for text in ("[1, 2]", "5", "null", '"text"'):
+        with pytest.raises(DamagedRecordError, match="not an object"):
+            decode_message(text)
+    for text in ("[]", '{"summary": 5}', '{"pinned_seqs": 3}', '{"pinned_seqs": ["a"]}',
+                 '{"covered_through": "7"}', '{"version": true}', '{"folds": null}'):
+        with pytest.raises(DamagedRecordError, match="fold state"):
+            state_from_record(1, text)
+    assert state_from_record(3, '{"summary": "ok", "pinned_seqs": [1]}').version == 3
+
+
+@pytest.mark.parametrize(
+    ("table", "column", "value"),
+    [
+        ("chatfold_entries", "message", "[1, 2]"),
+        ("chatfold_entries", "message", "not json"),
+        ("chatfold_states", "state", '{"summary": ["a"], "covered_through": 1}'),
+        ("chatfold_states", "state", "[]"),
+    ],
+)
+def test_damaged_sqlite_rows_raise_the_corruption_error(
+    fast_dir: Path, table: str, column: str, value: str
+) -> None:
+    from chatfold.session import Conversation
+
+    path = fast_dir / "damaged.db"
+    with SQLiteStore(path) as store:
+        store.append("c1", [{"role": "user", "content": "hello"}])
+        store.save_state("c1", FoldState(summary="s", covered_through=0, version=1),
+                         expected_version=0)
+    conn = sqlite3.connect(path)
+    conn.execute(f"UPDATE {table} SET {column} = ?", (value,))  # the damage
+    conn.commit()
+    conn.close()
+    with SQLiteStore(path) as store:
+        with pytest.raises(StoreCorruptError, match=str(path)):
+            store.entries("c1") if table == "chatfold_entries" else store.load_state("c1")
+        with pytest.raises(StoreCorruptError):
+            Conversation("c1", store=store).context()

@@ -9,6 +9,7 @@ import pytest
 
 from chatfold import (
     Folder,
+    PluginConflictError,
     Policy,
     SummaryRequest,
     UnknownPluginError,
@@ -114,6 +115,7 @@ def test_registry_lists_builds_and_rejects() -> None:
     assert "extractive" in str(info.value)
     register_summarizer("test-echo", lambda **kw: CallableSummarizer(lambda p: "echo"),
                         replace=True)
-    with pytest.raises(ValueError, match="replace=True"):
+    with pytest.raises(PluginConflictError, match="replace=True") as taken:
         register_summarizer("test-echo", lambda **kw: None)
+    assert taken.value.name == "test-echo" and isinstance(taken.value, ValueError)
     assert get_summarizer("test-echo").summarize(SummaryRequest("", MESSAGES, "en", 50)) == "echo"

@@ -16,6 +16,9 @@ load their client library when constructed, raising
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     AsyncStore,
@@ -40,6 +43,22 @@ __all__ = [
     "RedisStore",
     "SQLiteStore",
     "Store",
+    "default_store",
+    "default_store_path",
     "validate_conversation_id",
     "validate_namespace",
 ]
+
+
+def default_store_path() -> Path:
+    """Where the default SQLite store lives: ``$CHATFOLD_DB`` or ``~/.chatfold/chatfold.db``."""
+    env = os.environ.get("CHATFOLD_DB")
+    return Path(env) if env else Path.home() / ".chatfold" / "chatfold.db"
+
+
+def default_store() -> SQLiteStore:
+    """The store a conversation gets when given none: SQLite at :func:`default_store_path`
+    (its directory is created when missing)."""
+    path = default_store_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return SQLiteStore(path)

@@ -30,8 +30,10 @@ from typing import Any, ClassVar, Generic, ParamSpec, Protocol, Self, TypeVar, r
 
 from chatfold._errors import (
     ChatfoldError,
+    InvalidArgumentError,
     InvalidConversationIdError,
     InvalidMessageError,
+    StoreCorruptError,
     StoreError,
 )
 from chatfold.fold import FoldState
@@ -148,6 +150,25 @@ def encode_message(message: object, index: int | None = None) -> str:
     return text
 
 
+def encode_messages(messages: object) -> list[str]:
+    """Serialise the batch of :meth:`Store.append` with :func:`encode_message`.
+
+    Raises:
+        InvalidMessageError: ``messages`` is not a list (or tuple) of messages, or one of them
+            is not a JSON-serialisable mapping; nothing is appended.
+    """
+    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
+        raise InvalidMessageError(
+            None, f"expected a list of messages, got {type(messages).__name__}"
+        )
+    return [encode_message(m, i) for i, m in enumerate(messages)]
+
+
+class DamagedRecordError(ValueError):
+    """A stored value parsed, but is not what chatfold writes. :meth:`BaseStore._translate`
+    turns it into :class:`~chatfold.StoreCorruptError` naming the store."""
+
+
 def decode_message(text: str) -> dict[str, Any]:
     """Parse what :func:`encode_message` wrote.
 
@@ -159,8 +180,12 @@ def decode_message(text: str) -> dict[str, Any]:
 
     Raises:
         json.JSONDecodeError: The text is not JSON (stores translate it to StoreCorruptError).
+        DamagedRecordError: It is JSON but not an object (likewise).
     """
-    value: dict[str, Any] = json.loads(text)
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        kind = type(value).__name__
+        raise DamagedRecordError(f"a stored message is a JSON {kind}, not an object")
     return value
 
 
@@ -181,6 +206,18 @@ def mask_password(location: str) -> str:
     return _KEYWORD_PASSWORD_RE.sub(r"\1***", masked)
 
 
+_STATE_TYPES: dict[str, tuple[type, ...]] = {
+    "summary": (str,),
+    "covered_through": (int,),
+    "version": (int,),
+    "language": (str, type(None)),
+    "pinned_seqs": (tuple,),
+    "folds": (int,),
+    "summarizer_calls": (int,),
+    "last_fold_seconds": (int, float, type(None)),
+}
+
+
 def state_from_record(version: int, text: str) -> FoldState:
     """Rebuild a stored fold state from its version column and ``FoldState.to_json()`` text.
 
@@ -188,8 +225,21 @@ def state_from_record(version: int, text: str) -> FoldState:
 
     Raises:
         json.JSONDecodeError: The text is not JSON (stores translate it to StoreCorruptError).
+        DamagedRecordError: It is JSON but not a fold state (likewise).
     """
-    state = FoldState.from_json(text)
+    try:
+        state = FoldState.from_json(text)
+    except (AttributeError, TypeError) as exc:  # not an object, or a list where a number goes
+        raise DamagedRecordError(f"the stored fold state is not a chatfold state ({exc})") from exc
+    for name, types in _STATE_TYPES.items():
+        value: Any = getattr(state, name)
+        wrong = not isinstance(value, types) or isinstance(value, bool)
+        if not wrong and name == "pinned_seqs":
+            wrong = not all(_is_int(x) for x in value)
+        if wrong:
+            raise DamagedRecordError(
+                f"the stored fold state's {name} is {value!r}, not a {types[0].__name__}"
+            )
     return state if state.version == version else replace(state, version=version)
 
 
@@ -197,27 +247,35 @@ def check_entries_args(after: int, limit: int | None) -> None:
     """Validate the ``after`` and ``limit`` arguments of :meth:`Store.entries`.
 
     Raises:
-        ValueError: ``after`` or ``limit`` is negative.
+        InvalidArgumentError: ``after`` or ``limit`` is negative or not an integer.
     """
-    if after < 0:
-        raise ValueError(f"after must be >= 0, got {after}")
-    if limit is not None and limit < 0:
-        raise ValueError(f"limit must be >= 0 or None, got {limit}")
+    if not _is_int(after) or after < 0:
+        raise InvalidArgumentError("after", f"must be an integer >= 0, got {after!r}")
+    if limit is not None and (not _is_int(limit) or limit < 0):
+        raise InvalidArgumentError("limit", f"must be an integer >= 0 or None, got {limit!r}")
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def check_new_state(state: FoldState, expected_version: int) -> None:
     """Validate the arguments of :meth:`Store.save_state` before any I/O.
 
     Raises:
-        ValueError: ``expected_version`` is negative or ``state.version`` is not
+        InvalidArgumentError: ``expected_version`` is negative or ``state.version`` is not
             ``expected_version + 1``.
     """
-    if expected_version < 0:
-        raise ValueError(f"expected_version must be >= 0, got {expected_version}")
+    if not _is_int(expected_version) or expected_version < 0:
+        raise InvalidArgumentError(
+            "expected_version", f"must be an integer >= 0, got {expected_version!r}"
+        )
+    if not isinstance(state, FoldState):
+        raise InvalidArgumentError("state", f"must be a FoldState, got {type(state).__name__}")
     if state.version != expected_version + 1:
-        raise ValueError(
-            f"state.version must be expected_version + 1 = {expected_version + 1}, "
-            f"got {state.version}"
+        raise InvalidArgumentError(
+            "state.version",
+            f"must be expected_version + 1 = {expected_version + 1}, got {state.version}",
         )
 
 
@@ -225,12 +283,18 @@ def check_lease_args(owner: str, ttl_seconds: float | None = None) -> None:
     """Validate a lease owner and time-to-live.
 
     Raises:
-        ValueError: The owner is not a non-empty string or the ttl is not positive.
+        InvalidArgumentError: The owner is not a non-empty string or the ttl is not a
+            positive number.
     """
     if not isinstance(owner, str) or not owner:
-        raise ValueError(f"lease owner must be a non-empty string, got {owner!r}")
-    if ttl_seconds is not None and not ttl_seconds > 0:
-        raise ValueError(f"ttl_seconds must be > 0, got {ttl_seconds}")
+        raise InvalidArgumentError("owner", f"must be a non-empty string, got {owner!r}")
+    if ttl_seconds is not None and (
+        not isinstance(ttl_seconds, (int, float)) or isinstance(ttl_seconds, bool)
+        or not 0 < ttl_seconds < float("inf")
+    ):
+        raise InvalidArgumentError(
+            "ttl_seconds", f"must be a positive number of seconds, got {ttl_seconds!r}"
+        )
 
 
 @runtime_checkable
@@ -317,7 +381,7 @@ class Store(Protocol):
         Raises:
             FoldConflictError: The stored version is not ``expected_version``.
             ConversationNotFoundError: The conversation does not exist (was deleted).
-            ValueError: ``state.version != expected_version + 1``.
+            InvalidArgumentError: ``state.version != expected_version + 1``.
         """
         ...
 
@@ -470,6 +534,8 @@ class BaseStore:
             yield
         except ChatfoldError:
             raise
+        except DamagedRecordError as exc:
+            raise StoreCorruptError(f"{self!r}: {exc}") from exc
         except Exception as exc:
             error = self._store_error(exc)
             if error is None:

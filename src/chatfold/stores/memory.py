@@ -18,7 +18,7 @@ from chatfold.stores.base import (
     check_lease_args,
     check_new_state,
     decode_message,
-    encode_message,
+    encode_messages,
     validate_conversation_id,
 )
 
@@ -74,7 +74,7 @@ class MemoryStore(BaseStore):
     def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """See :meth:`chatfold.stores.base.Store.append`."""
         key = self._key(conversation_id)
-        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        encoded = encode_messages(messages)
         now = time.time()
         with self._data.lock:
             conv = self._data.conversations.setdefault(key, _Conversation())

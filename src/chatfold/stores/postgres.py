@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 from chatfold._errors import (
     ConversationNotFoundError,
     FoldConflictError,
+    InvalidArgumentError,
     MissingDependencyError,
     StoreCorruptError,
     StoreError,
@@ -46,7 +47,7 @@ from chatfold.stores.base import (
     check_lease_args,
     check_new_state,
     decode_message,
-    encode_message,
+    encode_messages,
     mask_password,
     state_from_record,
     validate_conversation_id,
@@ -228,7 +229,7 @@ def connection_kwargs(connect_timeout: float, schema: str | None) -> dict[str, A
     """Keyword arguments for ``psycopg.connect`` used by the store's connections.
 
     Raises:
-        ValueError: ``schema`` is not a lowercase SQL identifier.
+        InvalidArgumentError: ``schema`` is not a lowercase SQL identifier.
     """
     kwargs: dict[str, Any] = {
         "autocommit": True,
@@ -237,7 +238,9 @@ def connection_kwargs(connect_timeout: float, schema: str | None) -> dict[str, A
     }
     if schema is not None:
         if _SCHEMA_RE.fullmatch(schema) is None:
-            raise ValueError(f"schema must be a lowercase SQL identifier, got {schema!r}")
+            raise InvalidArgumentError(
+                "schema", f"must be a lowercase SQL identifier, got {schema!r}"
+            )
         kwargs["options"] = f"-c search_path={schema}"
     return kwargs
 
@@ -279,7 +282,7 @@ class PostgresStore(BaseStore):
     ) -> None:
         super().__init__(namespace=namespace)
         if pool_size < 1:
-            raise ValueError(f"pool_size must be >= 1, got {pool_size}")
+            raise InvalidArgumentError("pool_size", f"must be >= 1, got {pool_size}")
         self._conninfo = conninfo
         self._location = mask_password(conninfo) if conninfo else "(PG* environment)"
         self._pool_size = pool_size
@@ -369,7 +372,7 @@ class PostgresStore(BaseStore):
     def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """See :meth:`chatfold.stores.base.Store.append`."""
         cid = validate_conversation_id(conversation_id)
-        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        encoded = encode_messages(messages)
         ns, count = self._namespace, len(encoded)
         with self._translate(), self._connection() as conn, conn.transaction():
             now = time.time()

@@ -45,7 +45,7 @@ from chatfold.stores.base import (
     check_entries_args,
     check_lease_args,
     check_new_state,
-    encode_message,
+    encode_messages,
     mask_password,
     state_from_record,
     validate_conversation_id,
@@ -348,7 +348,7 @@ class RedisStore(BaseStore):
     def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """See :meth:`chatfold.stores.base.Store.append`."""
         cid = self._id(conversation_id)
-        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        encoded = encode_messages(messages)
         now = repr(time.time())
         items = ['{"at":' + now + ',"m":' + text + "}" for text in encoded]
         with self._translate():
@@ -372,6 +372,8 @@ class RedisStore(BaseStore):
     def _entry(self, seq: int, item: str) -> LogEntry:
         try:
             data = json.loads(item)
+            if not isinstance(data["m"], dict):
+                raise TypeError(f"its message is a JSON {type(data['m']).__name__}")
             return LogEntry(seq=seq, message=data["m"], created_at=float(data["at"]))
         except (ValueError, KeyError, TypeError) as exc:
             raise StoreCorruptError(

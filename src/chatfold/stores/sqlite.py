@@ -27,6 +27,7 @@ from typing import Any, ClassVar, Self
 from chatfold._errors import (
     ConversationNotFoundError,
     FoldConflictError,
+    InvalidArgumentError,
     StoreCorruptError,
     StoreError,
     StoreUnavailableError,
@@ -40,7 +41,7 @@ from chatfold.stores.base import (
     check_lease_args,
     check_new_state,
     decode_message,
-    encode_message,
+    encode_messages,
     state_from_record,
     validate_conversation_id,
 )
@@ -209,7 +210,7 @@ class SQLiteStore(BaseStore):
     Raises:
         StoreUnavailableError: The file cannot be opened or created.
         StoreCorruptError: The file is not SQLite, or is an SQLite database of something else.
-        ValueError: ``path`` is ``""`` or ``":memory:"`` (use ``MemoryStore``).
+        InvalidArgumentError: ``path`` is ``""`` or ``":memory:"`` (use ``MemoryStore``).
     """
 
     name: ClassVar[str] = "sqlite"
@@ -228,8 +229,8 @@ class SQLiteStore(BaseStore):
         super().__init__(namespace=namespace)
         self._path = os.fspath(path)
         if self._path in ("", ":memory:"):
-            raise ValueError(
-                "SQLiteStore needs a file path (each thread has its own connection); "
+            raise InvalidArgumentError(
+                "path", "SQLiteStore needs a file path (each thread has its own connection); "
                 "use MemoryStore for an in-memory store"
             )
         self._timeout = timeout
@@ -289,7 +290,7 @@ class SQLiteStore(BaseStore):
     def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """See :meth:`chatfold.stores.base.Store.append`."""
         cid = validate_conversation_id(conversation_id)
-        encoded = [encode_message(m, i) for i, m in enumerate(messages)]
+        encoded = encode_messages(messages)
         ns = self._namespace
         with self._translate():
             conn = self._conn()
