@@ -163,3 +163,21 @@ def test_messages_round_trip_through_the_log() -> None:
     human = from_chatfold({"role": "system", "content": "S", "is_summary": True},
                           summary_role="human")
     assert isinstance(human, HumanMessage) and to_chatfold(human).get("is_summary") is None
+
+
+def test_conversation_with_its_own_system_prompt_settles() -> None:
+    conv = Conversation("lc-sys", store=MemoryStore(), policy=POLICY, system=SYSTEM)
+    middleware = ChatfoldMiddleware(conversation=conv)
+    first = middleware.fold_state({"messages": [HumanMessage("hi", id="h1")]})
+    assert first is not None
+    state = list(first["messages"][1:])
+    assert isinstance(state[0], SystemMessage) and state[0].content == SYSTEM
+    # The same context again is no state update (stable ids for unlogged messages too).
+    assert middleware.fold_state({"messages": state}) is None
+    assert len(conv.transcript()) == 2
+
+
+def test_conversation_and_own_policy_is_an_error() -> None:
+    conv = Conversation("lc-err", store=MemoryStore(), policy=POLICY)
+    with pytest.raises(ValueError, match="its own summarizer, policy"):
+        ChatfoldMiddleware(policy=POLICY, conversation=conv)

@@ -153,6 +153,9 @@ def from_chatfold(message: Mapping[str, Any], *, summary_role: str = "system") -
     from langchain_core.messages import convert_to_messages
 
     plain = {k: v for k, v in message.items() if k not in ("is_summary", "pinned")}
+    # The same message gets the same id each time, so an unchanged context is no update.
+    seed = json.dumps(plain, ensure_ascii=False, sort_keys=True, default=str)
+    plain.setdefault("id", f"chatfold-{uuid.uuid5(uuid.NAMESPACE_OID, seed).hex}")
     return convert_to_messages([plain])[0]
 
 
@@ -186,6 +189,9 @@ class ChatfoldMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         super().__init__()
         if summary_role not in ("system", "human"):
             raise ValueError("summary_role must be 'system' or 'human'")
+        if conversation is not None and (summarizer, policy, counter) != (None, None, None):
+            raise ValueError("a conversation folds with its own summarizer, policy and "
+                             "counter: pass them to the Conversation, not the middleware")
         if summarizer is None:
             from chatfold import ExtractiveSummarizer
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import uuid
 from collections.abc import Mapping
 from typing import Any
 
@@ -120,17 +121,20 @@ class ChatfoldMemory(BaseMemory):
 
     @classmethod
     def from_defaults(
-        cls, session_id: str = "default", *, summary_role: str = "system", **options: Any,
+        cls, session_id: str | None = None, *, summary_role: str = "system", **options: Any,
     ) -> ChatfoldMemory:
         """A memory over ``Conversation(session_id, **options)``.
 
         Args:
-            session_id: The conversation's id in the store.
+            session_id: The conversation's id in the store (default: a new random id, as
+                LlamaIndex's ``Memory`` does).
             summary_role: Role of the summary message (``"system"``, or ``"user"`` for
                 models that take no second system message).
             **options: :class:`~chatfold.Conversation`'s keyword arguments (``store``,
                 ``summarizer``, ``policy``, ``system``, ``counter``, ``fold_mode``...).
         """
+        if session_id is None:
+            session_id = f"chat-{uuid.uuid4().hex}"
         memory = cls(session_id=session_id, summary_role=summary_role,
                      conversation=Conversation(session_id, **options))
         memory._options = {**options, "store": memory.conversation.store}

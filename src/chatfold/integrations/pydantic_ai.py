@@ -49,7 +49,12 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised without the extra installed
     raise MissingDependencyError("chatfold.integrations.pydantic_ai", "pydantic-ai") from exc
 
-__all__ = ["SUMMARY_METADATA", "AsyncChatfoldHistoryProcessor", "ChatfoldHistoryProcessor"]
+__all__ = [
+    "SUMMARY_METADATA",
+    "AsyncChatfoldHistoryProcessor",
+    "ChatfoldHistoryProcessor",
+    "to_chatfold",
+]
 
 SUMMARY_METADATA = {"chatfold": "summary"}
 """``SystemPromptPart.metadata`` of chatfold's summary (kept in the history, never sent)."""
