@@ -181,3 +181,20 @@ def test_conversation_and_own_policy_is_an_error() -> None:
     conv = Conversation("lc-err", store=MemoryStore(), policy=POLICY)
     with pytest.raises(ValueError, match="its own summarizer, policy"):
         ChatfoldMiddleware(policy=POLICY, conversation=conv)
+
+
+def test_middleware_with_an_async_conversation() -> None:
+    from chatfold import AsyncConversation
+
+    model = _model()
+    conv = AsyncConversation("lc-async", store=MemoryStore(), policy=POLICY)
+    middleware = ChatfoldMiddleware(conversation=conv)
+    agent = create_agent(model, tools=[get_weather], system_prompt=SYSTEM,
+                         middleware=[middleware], checkpointer=InMemorySaver())
+    _run(agent, "async")
+    assert len(_check_run(model)) >= 3
+    log = asyncio.run(conv.atranscript())
+    assert [from_chatfold(d).content for d in log[::4]] == [user_turn(t) for t in range(TURNS)]
+    assert len(log) == 4 * TURNS
+    with pytest.raises(TypeError, match="async hook"):
+        middleware.fold_state({"messages": [HumanMessage("hi")]})
