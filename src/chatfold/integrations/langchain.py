@@ -44,6 +44,7 @@ try:
         RemoveMessage,
         SystemMessage,
         ToolMessage,
+        convert_to_messages,
         messages_from_dict,
     )
     from langchain_core.runnables import RunnableLambda
@@ -150,8 +151,6 @@ def from_chatfold(message: Mapping[str, Any], *, summary_role: str = "system") -
         if summary_role == "human":
             return HumanMessage(content=text, additional_kwargs=marked, id=msg_id)
         return SystemMessage(content=text, additional_kwargs=marked, id=msg_id)
-    from langchain_core.messages import convert_to_messages
-
     plain = {k: v for k, v in message.items() if k not in ("is_summary", "pinned")}
     # The same message gets the same id each time, so an unchanged context is no update.
     seed = json.dumps(plain, ensure_ascii=False, sort_keys=True, default=str)
