@@ -198,3 +198,18 @@ def test_middleware_with_an_async_conversation() -> None:
     assert len(log) == 4 * TURNS
     with pytest.raises(TypeError, match="async hook"):
         middleware.fold_state({"messages": [HumanMessage("hi")]})
+
+
+def test_a_new_thread_continues_the_conversation() -> None:
+    model = ToolCallingFake(messages=iter([AIMessage("Noted: code 4711."), AIMessage("4711.")]))
+    conv = Conversation("lc-threads", store=MemoryStore(), policy=POLICY)
+    agent = create_agent(model, system_prompt=SYSTEM, checkpointer=InMemorySaver(),
+                         middleware=[ChatfoldMiddleware(conversation=conv)])
+    agent.invoke({"messages": [HumanMessage("My locker code is 4711.")]},
+                 {"configurable": {"thread_id": "a"}})
+    agent.invoke({"messages": [HumanMessage("What is my locker code?")]},
+                 {"configurable": {"thread_id": "b"}})
+    seen = [m.content for m in model.inputs[-1]]
+    assert seen == [SYSTEM, "My locker code is 4711.", "Noted: code 4711.",
+                    "What is my locker code?"]
+    assert len(conv.transcript()) == 4
