@@ -128,3 +128,30 @@ def test_pop_item_and_clear_session() -> None:
         assert await session.get_items() == []
 
     asyncio.run(run())
+
+
+def test_session_is_the_sdk_protocol_and_persists(tmp_path: Any) -> None:
+    from agents.memory import Session
+
+    from chatfold import SQLiteStore
+
+    path = str(tmp_path / "agents.db")
+    session = ChatfoldSession("agents-db", store=SQLiteStore(path), policy=POLICY)
+    assert isinstance(session, Session)
+    items = [{"role": "user", "content": user_turn(t)} for t in range(30)]
+
+    async def run() -> None:
+        await session.add_items(items)
+        folded = await session.get_items()
+        folds = (await session.conversation.astats()).folds
+        assert folds >= 1
+        session.conversation.store.close()
+        again = ChatfoldSession("agents-db", store=SQLiteStore(path), policy=POLICY)
+        assert await again.get_items() == folded
+        assert (await again.conversation.astats()).folds == folds  # saved, not recomputed
+        assert folded[0]["role"] == "system" and folded[-1] == items[-1]
+        logged = await again.conversation.atranscript()
+        assert [i for m in logged for i in from_chatfold(m)] == items
+        again.conversation.store.close()
+
+    asyncio.run(run())
