@@ -25,7 +25,7 @@ from pydantic_ai.messages import (
 )
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from chatfold import ExtractiveSummarizer, Policy, SummaryRequest
+from chatfold import ExtractiveSummarizer, Policy, SummaryRequest, find_orphans
 from chatfold.integrations.pydantic_ai import (
     AsyncChatfoldHistoryProcessor,
     ChatfoldHistoryProcessor,
@@ -167,3 +167,25 @@ def test_unchanged_history_is_returned_as_is_and_summary_rolls() -> None:
     marked = [p for m in once for p in m.parts
               if isinstance(p, SystemPromptPart) and p.metadata == {"chatfold": "summary"}]
     assert len(marked) == 1, "the summary is rolled forward, never duplicated"
+
+
+def test_history_without_a_system_prompt_gets_the_summary_first() -> None:
+    processor = ChatfoldHistoryProcessor(policy=POLICY)
+    history: list[ModelMessage] = []
+    for t in range(10):
+        history.append(ModelRequest(parts=[UserPromptPart(user_turn(t))]))
+        history.append(ModelResponse(parts=[
+            TextPart("Checking."),
+            ToolCallPart("get_weather", {"city": CITIES[t]}, tool_call_id=f"c{t}")]))
+        history.append(ModelRequest(parts=[ToolReturnPart("get_weather", weather(CITIES[t]),
+                                                          tool_call_id=f"c{t}")]))
+    history.append(ModelRequest(parts=[UserPromptPart("And now?")]))
+    folded = processor(history)
+    assert processor.last_result is not None and processor.last_result.folded
+    first = folded[0]
+    assert isinstance(first, ModelRequest) and first.parts[0].metadata == {"chatfold": "summary"}
+    assert folded[-1] is history[-1]
+    # After the request holding the summary, the original message objects, unchanged.
+    assert all(any(m is h for h in history) for m in folded[1:])
+    dicts = to_chatfold(folded)[0]
+    assert dicts[0].get("is_summary") and not find_orphans(dicts)
