@@ -265,7 +265,7 @@ def locomo_samples(path: Path) -> list[dict[str, Any]]:
 def locomo_conversation(sample: Mapping[str, Any], *, dia_ids: bool = False) -> list[Message]:
     """One sample as OpenAI-format messages (chatfold's loader: speaker_a is the user, each
     session's first message starts with its date)."""
-    from chatfold._io import locomo_messages
+    from chatfold.cli.files import locomo_messages
 
     return locomo_messages(sample, dia_ids=dia_ids)
 
@@ -351,11 +351,11 @@ class SeedTextSummarizer:
 
 class SeedReferenceFolder:
     """The faithful seed (``benchmarks/seed_reference.maybe_compress``) behind the part of the
-    :class:`chatfold.Folder` interface that :func:`chatfold._simulate.replay` uses."""
+    :class:`chatfold.Folder` interface that :func:`chatfold.cli.replay.replay` uses."""
 
     def __init__(self, llm: SeedTextSummarizer, *, max_tokens: int = 3000, keep: int = 4) -> None:
         from chatfold import Policy
-        from chatfold._simulate import SeedCounter
+        from chatfold.cli.replay import SeedCounter
 
         self.llm = llm
         self.max_tokens = max_tokens

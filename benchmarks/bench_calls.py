@@ -9,7 +9,7 @@ tokens) behind every policy:
   estimates 0.6 token per character, folds whenever its estimate of the context exceeds
   3,000, and keeps exactly the last 4 messages.
 * **seed policy, chatfold planner**: the same policy expressed with chatfold's planner
-  (``chatfold._simulate.seed_folder``): unit-safe, otherwise the seed's rules.
+  (``chatfold.cli.replay.seed_folder``): unit-safe, otherwise the seed's rules.
 * **chatfold**: ``Folder`` with ``Policy(trigger_tokens=3000, keep=4)`` (target 60% of the
   trigger; a fold must land at the target or free the trigger-target gap), counting with the
   default heuristic, and the same with the exact o200k_base counter; and chatfold at the
@@ -33,7 +33,7 @@ from typing import Any
 
 import _common as c
 from chatfold import Folder, Policy
-from chatfold._simulate import ReplayReport, replay, seed_folder
+from chatfold.cli.replay import ReplayReport, replay, seed_folder
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 from chatfold.tokens import default_counter
 
@@ -51,7 +51,7 @@ class Row:
 
     name: str
     trigger: int
-    """The trigger the bound is computed for (in the ruler's units)."""
+    """The policy's trigger (the sawtooth ceiling is computed with its gap)."""
     calls: int = 0
     input_tokens: int = 0
     peaks: list[int] = field(default_factory=list)
@@ -63,13 +63,17 @@ class Row:
     per_conv_calls: list[int] = field(default_factory=list)
     gaps: list[int] = field(default_factory=list)
     """Messages between consecutive folds."""
-    bound: float = 0.0
+    ceiling: float = float("nan")
+    """The sawtooth ceiling on folds: tokens freed by all folds over the trigger-target gap
+    (in the policy's own counter); NaN for policies with no target (the seed)."""
+    least_freed: float = float("nan")
+    """The fewest tokens one fold freed, as a multiple of the gap (>= 1 by the fold's rule)."""
     folds: int = 0
     series: list[int] = field(default_factory=list)
     """Context tokens after each message of the first conversation (for the figure)."""
 
-    def add(self, report: ReplayReport, calls: int, input_tokens: int, history: int,
-            own_peak: int | None = None) -> None:
+    def add(self, report: ReplayReport, calls: int, input_tokens: int,
+            own_peak: int | None = None, freed: list[int] | None = None) -> None:
         if not self.per_conv_calls:
             self.series = [t.context_tokens for t in report.turns]
         self.calls += calls
@@ -83,20 +87,28 @@ class Row:
         points = report.fold_points
         self.folds += len(points)
         self.gaps.extend(b - a for a, b in zip(points, points[1:], strict=False))
-        self.bound += bound(history, self.trigger)
+        if freed is not None:
+            # Sawtooth: every fold frees at least the gap, so folds <= sum(freed) / gap.
+            gap = gap_of(self.trigger)
+            ceiling = sum(freed) / gap
+            self.ceiling = ceiling if self.ceiling != self.ceiling else self.ceiling + ceiling
+            least = min(freed) / gap if freed else float("nan")
+            if least == least and not self.least_freed < least:
+                self.least_freed = least
         if own_peak is not None:
             self.own_peaks.append(own_peak)
 
     def cells(self) -> list[Any]:
         return [
-            self.name, self.calls, self.folds, self.bound, c.ratio(self.calls, self.bound),
+            self.name, self.calls, self.folds, self.ceiling, self.least_freed,
             float(c.median(self.gaps)), self.input_tokens,
             max(self.peaks), c.mean(self.means), self.prompt_tokens,
             1 - c.ratio(self.prompt_tokens, self.full_prompt_tokens), self.orphan_contexts,
         ]
 
 
-HEADERS = ["policy", "summarizer calls", "folds", "bound", "× bound",
+HEADERS = ["policy", "summarizer calls", "folds", "sawtooth ceiling on folds",
+           "least freed by a fold (× gap)",
            "median messages between folds", "tokens sent to summarizer",
            "peak context", "mean context", "prompt tokens", "saved vs full history",
            "orphan contexts"]
@@ -106,10 +118,15 @@ def gap_of(trigger: int) -> int:
     return trigger - Policy(trigger_tokens=trigger).target
 
 
-def bound(history: int, trigger: int) -> float:
-    """Folds needed to absorb ``history`` when each fold absorbs exactly the trigger-target
-    gap: everything beyond the first trigger's worth, over the gap."""
-    return max(0, history - trigger) / gap_of(trigger)
+class Recorder:
+    """``on_result`` for a Folder: the tokens each fold freed, in the folder's own counter."""
+
+    def __init__(self) -> None:
+        self.freed: list[int] = []
+
+    def __call__(self, result: Any) -> None:
+        if result.folded:
+            self.freed.append(result.tokens_before - result.tokens_after)
 
 
 def run_policies(convs: list[list[c.Message]], ruler: Any, effective: int | None,
@@ -122,28 +139,48 @@ def run_policies(convs: list[list[c.Message]], ruler: Any, effective: int | None
     if effective is not None:
         rows["eff"] = Row(eff_name, effective)
     for n, messages in enumerate(convs):
-        history = c.context_tokens(messages, ruler)
         llm = c.SeedTextSummarizer(ExtractiveSummarizer(), ruler)
         seed_ref: Any = c.SeedReferenceFolder(llm, max_tokens=TRIGGER, keep=KEEP)
         report = replay(messages, seed_ref, name="seed", counter=ruler)
-        rows[SEED].add(report, llm.calls, llm.input_tokens, history, seed_ref.own_peak)
+        rows[SEED].add(report, llm.calls, llm.input_tokens, seed_ref.own_peak)
 
         for key, make in (
-            (SEED_PLANNER, lambda s: seed_folder(s, max_tokens=TRIGGER, keep=KEEP)),
-            (CF, lambda s: Folder(s, Policy(trigger_tokens=TRIGGER, keep=KEEP))),
-            (CF_EXACT, lambda s: Folder(s, Policy(trigger_tokens=TRIGGER, keep=KEEP),
-                                        counter=ruler)),
-            ("eff", lambda s: Folder(s, Policy(trigger_tokens=effective or 1, keep=KEEP),
-                                     counter=ruler)),
+            (SEED_PLANNER, lambda s, r: seed_folder(s, max_tokens=TRIGGER, keep=KEEP)),
+            (CF, lambda s, r: Folder(s, Policy(trigger_tokens=TRIGGER, keep=KEEP), on_result=r)),
+            (CF_EXACT, lambda s, r: Folder(s, Policy(trigger_tokens=TRIGGER, keep=KEEP),
+                                           counter=ruler, on_result=r)),
+            ("eff", lambda s, r: Folder(s, Policy(trigger_tokens=effective or 1, keep=KEEP),
+                                        counter=ruler, on_result=r)),
         ):
             if key not in rows:
                 continue
             s = c.CountingSummarizer(ExtractiveSummarizer(), ruler)
-            report = replay(messages, make(s), name=key, counter=ruler)
-            rows[key].add(report, s.calls, s.input_tokens, history)
+            rec = Recorder()
+            report = replay(messages, make(s, rec), name=key, counter=ruler)
+            rows[key].add(report, s.calls, s.input_tokens,
+                          freed=None if key == SEED_PLANNER else rec.freed)
         if progress is not None:
             progress(n)
     return {r.name: r for r in rows.values()}
+
+
+def trigger_sweep(convs: list[list[c.Message]], ruler: Any,
+                  triggers: tuple[int, ...]) -> list[list[Any]]:
+    """chatfold (exact counter) at each trigger: folds against the sawtooth ceiling."""
+    out = []
+    for trigger in triggers:
+        row = Row(f"trigger {trigger}", trigger)
+        for messages in convs:
+            s = c.CountingSummarizer(ExtractiveSummarizer(), ruler)
+            rec = Recorder()
+            folder = Folder(s, Policy(trigger_tokens=trigger, keep=KEEP), counter=ruler,
+                            on_result=rec)
+            row.add(replay(messages, folder, counter=ruler), s.calls, s.input_tokens,
+                    freed=rec.freed)
+        out.append([trigger, gap_of(trigger), row.folds, row.ceiling,
+                    c.ratio(row.folds, row.ceiling), row.least_freed, max(row.peaks), row.calls])
+        print(f"  sweep: trigger {trigger:,} done", file=sys.stderr)
+    return out
 
 
 def plot(rows: dict[str, Row], out: Any, effective: int) -> str:
@@ -222,16 +259,11 @@ def main() -> None:
     long_tokens = c.context_tokens(long[0], ruler)
     full = cf.full_prompt_tokens
     gap = gap_of(TRIGGER)
-    if c.ratio(exact.calls, exact.bound) > 1:
-        bound_note = (" (the first fold of each conversation, which the bound does not count, "
-                      "is most of the difference)")
-    else:
-        bound_note = (": a fold can land below the target (the summary is often shorter than "
-                      "its cap), freeing more than the gap, which offsets the first fold of each "
-                      "conversation that the bound does not count")
     per_conv = [[i + 1, len(convs[i]), history[i], heuristic_history[i],
-                 bound(history[i], TRIGGER), *(r.per_conv_calls[i] for r in rows.values())]
+                 *(r.per_conv_calls[i] for r in rows.values())]
                 for i in range(len(convs))]
+    sweep = trigger_sweep(convs, ruler, (1_500, 3_000, 5_000, 8_000) if not args.quick
+                          else (1_500, 3_000))
     if ruler_name != "o200k_base":
         note = (f"\n\n**Note:** o200k_base could not be loaded offline, so the ruler is "
                 f"{ruler_name} and the \"o200k counter\" rows use it too.")
@@ -255,13 +287,27 @@ all).{note}
 "Seed policy, chatfold planner" measures its summary cap in the seed's units too (400 of them
 is about 170 real tokens), so most of its folds re-ask for a shorter summary: 2 calls per fold.
 
-**Bound on calls.** Folding at the trigger and landing at the target, each fold absorbs the
-trigger−target gap ({gap:,} tokens at trigger {TRIGGER:,}), so a history of H tokens needs
-(H − trigger) / gap folds: everything beyond the first trigger's worth, over the gap
-({rows[CF].bound:.1f} at trigger {TRIGGER:,} over these conversations; H / gap, counting the
-first trigger's worth too, would be {sum(history) / gap:.1f}). chatfold (o200k counter) made
-{exact.calls} calls, {c.ratio(exact.calls, exact.bound):.2f}× the bound{bound_note}. The bound
-of the seed's rows is the one of the nominal budget it was given.
+**What the fold guarantees about calls: a sawtooth.** The context climbs to the trigger T,
+a fold brings it down, and every fold frees at least the gap T − target ({gap:,} tokens at
+trigger {TRIGGER:,}): it runs only when the context exceeds T and either lands at or below the
+target (so it freed more than T − target) or frees at least that much (the gain rule). The
+tokens freed by all folds add up to what came in and is no longer in the context,
+c₀ + H − c_end (c₀ the pinned head, H the history, c_end the final context). So
+
+    folds ≤ (c₀ + H − c_end) / (T − target) = sum of tokens freed / gap,
+
+the **sawtooth ceiling** in the table (in each policy's own counter), and each fold's
+"least freed" is at least 1 gap. There is no matching floor: a fold may free much more than
+the gap (a short summary, a deep fold), so (H − T) / gap, which earlier versions of this page
+called a bound, is neither a floor nor a ceiling. chatfold (o200k counter) made
+{exact.folds} folds against a ceiling of {exact.ceiling:.1f}, the least-freeing fold freed
+{exact.least_freed:.2f}× the gap. Summarizer calls are folds plus re-asks for an overlong
+summary. `tests/test_sawtooth.py` checks the same relation (and peak ≤ trigger with an exact,
+additive counter) on random chats across triggers. Across triggers on these conversations
+(o200k counter):
+
+{c.table(["trigger", "gap", "folds", "sawtooth ceiling", "folds / ceiling",
+          "least freed (× gap)", "peak context", "summarizer calls"], sweep, digits=2)}
 
 **The seed.** Its 0.6-token-per-character rule over-counts this English text
 {c.ratio(seed_total, true_total):.1f}× (against {ruler_name}), so it folds when the context is
@@ -290,14 +336,16 @@ trigger−target gap, so it waits until enough has piled up before the window.
 
 Per LoCoMo conversation (history tokens in {ruler_name} and in chatfold's heuristic):
 
-{c.table(["conv", "messages", "history tokens", "heuristic tokens", "bound at 3,000",
+{c.table(["conv", "messages", "history tokens", "heuristic tokens",
           *(f"calls: {name}" for name in rows)], per_conv, digits=1)}
 """
     headline = {
         "counter": ruler_name,
         "conversations": len(convs),
         "history_tokens": true_total,
-        "bound": exact.bound,
+        "sawtooth_ceiling": exact.ceiling,
+        "least_freed_gaps": exact.least_freed,
+        "sweep": sweep,
         "calls": {r.name: r.calls for r in rows.values()},
         "input_tokens": {r.name: r.input_tokens for r in rows.values()},
         "peak_context": {r.name: max(r.peaks) for r in rows.values()},
@@ -307,8 +355,7 @@ Per LoCoMo conversation (history tokens in {ruler_name} and in chatfold's heuris
         "seed_calls": seed_row.calls,
         "chatfold_calls": cf.calls,
         "chatfold_exact_calls": exact.calls,
-        "chatfold_ratio_to_bound": c.ratio(exact.calls, exact.bound),
-        "chatfold_heuristic_ratio_to_bound": c.ratio(cf.calls, cf.bound),
+        "chatfold_folds": exact.folds,
         "chatfold_saved": 1 - c.ratio(cf.prompt_tokens, full),
         "seed_overcount": c.ratio(seed_total, true_total),
         "effective_trigger": effective,

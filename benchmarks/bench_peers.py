@@ -6,8 +6,9 @@ builds ``benchmarks/.venv-peers``; none of the peers is a dependency of chatfold
     benchmarks/.venv-peers/bin/python benchmarks/bench_peers.py [--quick] [--out DIR]
 
 Each peer is driven through ``benchmarks/peers/adapters.py`` (one ``PeerRunner`` per
-framework: LangMem's ``summarize_messages``, LlamaIndex's ``ChatSummaryMemoryBuffer``, Semantic
-Kernel's ``ChatHistorySummarizationReducer``), and chatfold through the same interface, all
+framework: LangMem's ``summarize_messages``, LlamaIndex's ``Memory`` with a fact-extraction
+block, Semantic Kernel's ``ChatHistorySummarizationReducer``), and chatfold through the same
+interface, all
 with the same summarizer: a function from the prompt text each framework builds to a summary,
 wrapped in each framework's own LLM interface by the adapters. That function is chatfold's
 extractive summarizer run over the prompt's transcript (cap 400 tokens): instant and
@@ -16,9 +17,11 @@ model turns only (after a user message, or after the last pending tool result).
 
 Three replays:
 
-1. **LoCoMo** conversations at trigger 3,000, keep 4 (as in ``bench_calls``): summarizer calls,
-   tokens sent, peak / mean context, and retention of the final context (as in
-   ``bench_retention``: answer-token recall and the survived share, categories 1-4).
+1. **LoCoMo** conversations, keep 4: every memory at trigger 3,000, then each peer at the
+   trigger (found by bisection with interpolation) where its mean context equals chatfold's,
+   and where its peak does: summarizer calls, tokens sent and written, peak / mean context,
+   messages dropped without any summarizer call seeing them, and retention of the final
+   context (as in ``bench_retention``: answer-token recall and the survived share, 1-4).
 2. **Tool calls**: a deterministic synthetic agent conversation (parallel tool calls, long
    results) at trigger 3,000: contexts a provider would reject (a tool result whose call is
    gone, or a call whose results are gone).
@@ -141,19 +144,48 @@ def chatfold_runner_class(adapters: Any) -> type:
 
 
 @dataclass
-class PeerResult:
-    """One memory's figures over all replays."""
+class Run:
+    """One memory at one trigger over every LoCoMo conversation."""
 
+    trigger: int
     calls: int = 0
     input_tokens: int = 0
-    peaks: list[int] = field(default_factory=list)
+    output_tokens: int = 0
+    peak: int = 0
     means: list[float] = field(default_factory=list)
+    dropped: int = 0
+    """Messages gone from the final context that no summarizer call ever saw."""
+    messages: int = 0
+    score: Any = None
+
+    @property
+    def mean(self) -> float:
+        return c.mean(self.means)
+
+    def add(self, out: dict[str, Any]) -> None:
+        self.calls += out["calls"]
+        self.input_tokens += out["input_tokens"]
+        self.output_tokens += out["output_tokens"]
+        self.peak = max(self.peak, out["peak"])
+        self.means.append(out["mean"])
+        self.dropped += out["dropped"]
+        self.messages += out["messages"]
+        self.score.merge(out["score"])
+
+
+@dataclass
+class PeerResult:
+    """One memory's figures: LoCoMo at the shared trigger and at the tuned ones, tool replay,
+    overhead."""
+
+    at_trigger: Run | None = None
+    equal_mean: Run | None = None
+    equal_peak: Run | None = None
     rejected: int = 0
     tool_turns: int = 0
     tool_calls: int = 0
     overhead_us: float = float("nan")
     error: str | None = None
-    score: Any = None
 
 
 def replay(runner: Any, messages: Sequence[dict[str, Any]], count: Callable[[str], int],
@@ -188,6 +220,25 @@ def with_dia_ids(context: Sequence[dict[str, Any]],
     return out
 
 
+def dropped_unseen(messages: Sequence[dict[str, Any]], final: Sequence[dict[str, Any]],
+                   prompts: Sequence[str]) -> int:
+    """Messages that are not in the final context and whose text no summarizer prompt held:
+    dropped without ever being summarized (LangMem's trim, a truncated memory block)."""
+    from chatfold.messages import content_text
+
+    kept = {content_text(m.get("content")) for m in final}
+    seen = "\n".join(prompts)
+    n = 0
+    for m in messages:
+        text = content_text(m.get("content"))
+        if not text or text in kept:
+            continue
+        probe = text.strip().split("\n", 1)[0][:200]
+        if probe not in seen:
+            n += 1
+    return n
+
+
 class _Worker:
     """What one process needs to replay: the counter, the summarizer, the runners, the data."""
 
@@ -207,17 +258,23 @@ class _Worker:
 
     def make(self, name: str, trigger: int, model_turns_only: bool = True) -> Any:
         cls = self.runners[name]
-        extra = {"counter": self.counter} if name == "chatfold" else {}
-        return cls(self.summarize, trigger, KEEP, self.counter.count,
-                   model_turns_only=model_turns_only, **extra)
+        extra: dict[str, Any] = {}
+        if name == "chatfold":
+            extra = {"counter": self.counter}
+        elif name == "langmem":
+            extra = {"max_summary_tokens": CAP}  # the budget LangMem reserves = the shared cap
+        runner = cls(self.summarize, trigger, KEEP, self.counter.count,
+                     model_turns_only=model_turns_only, **extra)
+        runner.summarizer.keep_prompts = True
+        return runner
 
     def samples(self) -> list[dict[str, Any]]:
         if self._samples is None:
             self._samples = c.locomo_samples(self.data)[: 1 if self.quick else None]
         return self._samples
 
-    def locomo(self, name: str, k: int) -> dict[str, Any]:
-        """One LoCoMo conversation through one memory."""
+    def locomo(self, name: str, k: int, trigger: int) -> dict[str, Any]:
+        """One LoCoMo conversation through one memory at ``trigger``."""
         import bench_retention as retention
 
         sample = self.samples()[k]
@@ -227,10 +284,13 @@ class _Worker:
         plain = [{key: v for key, v in m.items() if key != "dia_id"} for m in msgs]
         by_text = {str(m["content"]): str(m["dia_id"]) for m in msgs if "dia_id" in m}
         score = retention.Score()
-        with self.make(name, TRIGGER) as runner:
+        with self.make(name, trigger) as runner:
             sizes, _, final = replay(runner, plain, self.counter.count, self.adapters)
-            out = {"calls": runner.calls, "input_tokens": runner.summarizer.input_tokens,
-                   "peak": max(sizes), "mean": c.mean(sizes), "messages": len(msgs)}
+            s = runner.summarizer
+            out = {"calls": runner.calls, "input_tokens": s.input_tokens,
+                   "output_tokens": s.output_tokens, "peak": max(sizes), "mean": c.mean(sizes),
+                   "messages": len(msgs),
+                   "dropped": dropped_unseen(plain, final, s.all_prompts)}
         retention.score_context(retention.qa_items(sample), with_dia_ids(final, by_text),
                                 score, self.counter)
         out["score"] = score
@@ -258,20 +318,69 @@ def _init_worker(data: Any, quick: bool) -> None:
     _WORKER = _Worker(data, quick)
 
 
-def _run_task(kind: str, name: str, k: int) -> dict[str, Any]:
+def _run_task(kind: str, name: str, k: int, trigger: int) -> dict[str, Any]:
     assert _WORKER is not None
     try:
-        return _WORKER.locomo(name, k) if kind == "locomo" else _WORKER.tools(name)
+        return (_WORKER.locomo(name, k, trigger) if kind == "locomo"
+                else _WORKER.tools(name))
     except Exception as exc:  # a peer failing mid-replay is a result, not a crash
         traceback.print_exc()
         return {"error": f"{type(exc).__name__}: {exc}"}
+
+
+class Tuner:
+    """Finds the trigger at which a memory's mean (or peak) LoCoMo context equals a target:
+    bisection on the trigger (both grow with it), stopping within 1% of the target. For the
+    peak, the answer is the largest trigger whose peak does not exceed the target."""
+
+    def __init__(self, metric: str, target: float, start: int, steps: int) -> None:
+        self.metric, self.target, self.steps = metric, target, steps
+        self.lo: tuple[int, float] | None = None
+        self.hi: tuple[int, float] | None = None
+        self.tried: list[Run] = []
+        self.next: int | None = start
+
+    def value(self, run: Run) -> float:
+        return run.mean if self.metric == "mean" else float(run.peak)
+
+    def update(self, run: Run) -> None:
+        self.tried.append(run)
+        v = self.value(run)
+        if abs(v - self.target) <= 0.01 * self.target or len(self.tried) >= self.steps:
+            self.next = None
+            return
+        if v < self.target:
+            self.lo = (run.trigger, v)
+        else:
+            self.hi = (run.trigger, v)
+        if self.lo and self.hi:
+            # interpolate between the bracket's ends (the metric is close to linear in the
+            # trigger), kept inside the bracket
+            (t0, v0), (t1, v1) = self.lo, self.hi
+            guess = t0 + (self.target - v0) * (t1 - t0) / max(v1 - v0, 1e-9)
+            nxt = int(min(max(guess, t0 + 1), t1 - 1))
+            self.next = nxt if t0 < nxt < t1 else None
+        elif self.lo:
+            self.next = int(run.trigger * min(2.0, max(1.1, self.target / max(v, 1.0))))
+        else:
+            self.next = max(50, int(run.trigger * max(0.5, min(0.9, self.target / v))))
+
+    def best(self) -> Run:
+        if self.metric == "peak":
+            under = [r for r in self.tried if r.peak <= self.target]
+            if under:
+                return max(under, key=lambda r: r.trigger)
+        return min(self.tried, key=lambda r: abs(self.value(r) - self.target))
 
 
 def main() -> None:
     p = c.make_parser(__doc__.splitlines()[0], data=True)
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                    help="processes for the replays (the overhead part always runs alone)")
+    p.add_argument("--steps", type=int, default=0,
+                   help="most triggers tried per tuned memory (default 6, 3 with --quick)")
     args = p.parse_args()
+    steps = args.steps or (3 if args.quick else 6)
     try:
         import adapters
     except Exception as exc:
@@ -286,57 +395,100 @@ def main() -> None:
 
     import bench_retention as retention
 
-    names = [n for n in adapters.PEERS if errors.get(n) is None] + ["chatfold"]
-    results = {name: PeerResult(score=retention.Score()) for name in names}
+    peers = [n for n in adapters.PEERS if errors.get(n) is None]
+    names = [*peers, "chatfold"]
+    results = {name: PeerResult() for name in names}
     for name, err in errors.items():
         if err:
             results[name] = PeerResult(error=err)
     n_convs = 1 if args.quick else len(c.locomo_samples(args.data))
-    tasks = [("locomo", name, k) for k in range(n_convs) for name in names]
-    tasks += [("tools", name, 0) for name in names]
-    n_msgs = 0
-
-    def collect(task: tuple[str, str, int], out: dict[str, Any]) -> None:
-        nonlocal n_msgs
-        kind, name, _ = task
-        r = results[name]
-        if "error" in out:
-            r.error = r.error or out["error"]
-            return
-        if kind == "locomo":
-            r.calls += out["calls"]
-            r.input_tokens += out["input_tokens"]
-            r.peaks.append(out["peak"])
-            r.means.append(out["mean"])
-            r.score.merge(out["score"])
-            if name == "chatfold":
-                n_msgs += out["messages"]
-        else:
-            r.tool_turns, r.rejected, r.tool_calls = out["turns"], out["rejected"], out["calls"]
-
     started = time.perf_counter()
+    pool: Any = None
     if args.workers > 1:
-        with concurrent.futures.ProcessPoolExecutor(
-                args.workers, initializer=_init_worker, initargs=(args.data, args.quick)) as pool:
-            futures = {pool.submit(_run_task, *t): t for t in tasks}
-            for done, fut in enumerate(concurrent.futures.as_completed(futures), 1):
-                collect(futures[fut], fut.result())
-                if done % len(names) == 0:
-                    print(f"  replays: {done}/{len(tasks)}", file=sys.stderr)
+        pool = concurrent.futures.ProcessPoolExecutor(
+            args.workers, initializer=_init_worker, initargs=(args.data, args.quick))
     else:
         _init_worker(args.data, args.quick)
-        for t in tasks:
-            collect(t, _run_task(*t))
+    cache: dict[tuple[str, int], Run] = {}
+
+    def run_all(wanted: list[tuple[str, int]]) -> None:
+        """Replay every LoCoMo conversation for each (memory, trigger) not yet run."""
+        todo = [w for w in dict.fromkeys(wanted) if w not in cache]
+        tasks = [("locomo", name, k, trig) for name, trig in todo for k in range(n_convs)]
+        runs = {w: Run(w[1], score=retention.Score()) for w in todo}
+        failed: set[tuple[str, int]] = set()
+
+        def collect(task: tuple[str, str, int, int], out: dict[str, Any]) -> None:
+            key = (task[1], task[3])
+            if "error" in out:
+                results[task[1]].error = results[task[1]].error or out["error"]
+                failed.add(key)
+            else:
+                runs[key].add(out)
+
+        if pool is not None:
+            futures = {pool.submit(_run_task, *t): t for t in tasks}
+            for fut in concurrent.futures.as_completed(futures):
+                collect(futures[fut], fut.result())
+        else:
+            for t in tasks:
+                collect(t, _run_task(*t))
+        for w in todo:
+            if w not in failed:
+                cache[w] = runs[w]
+        print(f"  ran {', '.join(f'{n}@{t}' for n, t in todo)} "
+              f"({time.perf_counter() - started:.0f}s)", file=sys.stderr)
+
+    # 1. every memory at the shared trigger; chatfold's mean and peak are the targets
+    run_all([(name, TRIGGER) for name in names])
+    for name in names:
+        results[name].at_trigger = cache.get((name, TRIGGER))
+    cf = results["chatfold"].at_trigger
+    ok = [n for n in peers if results[n].at_trigger is not None]
+    # 2. tune each peer's trigger to chatfold's mean context, and to its peak
+    if cf is not None:
+        tuners = {(n, m): Tuner(m, cf.mean if m == "mean" else cf.peak, TRIGGER, steps)
+                  for n in ok for m in ("mean", "peak")}
+        for (n, _), tuner in tuners.items():
+            tuner.update(cache[(n, TRIGGER)])
+        while True:
+            live = {key: t for key, t in tuners.items() if t.next is not None}
+            if not live:
+                break
+            run_all([(key[0], t.next) for key, t in live.items() if t.next is not None])
+            for key, t in live.items():
+                run = cache.get((key[0], t.next or 0))
+                if run is None:
+                    t.next = None
+                else:
+                    t.update(run)
+        for (n, m), t in tuners.items():
+            if m == "mean":
+                results[n].equal_mean = t.best()
+            else:
+                results[n].equal_peak = t.best()
+    # 3. the tool-call replay at the shared trigger
+    tool_tasks = [("tools", name, 0, TRIGGER) for name in names]
+    outs = ([pool.submit(_run_task, *t).result() for t in tool_tasks] if pool is not None
+            else [_run_task(*t) for t in tool_tasks])
+    for (_, name, _, _), out in zip(tool_tasks, outs, strict=True):
+        if "error" in out:
+            results[name].error = results[name].error or out["error"]
+        else:
+            r = results[name]
+            r.tool_turns, r.rejected, r.tool_calls = out["turns"], out["rejected"], out["calls"]
+    if pool is not None:
+        pool.shutdown()
     print(f"  replays done in {time.perf_counter() - started:.0f}s", file=sys.stderr)
 
-    # 3. overhead under the trigger, alone in this process
+    # 4. overhead under the trigger, alone in this process
     worker = _Worker(args.data, args.quick)
     n_over = 60 if args.quick else 1000
     last = 20 if args.quick else 100
     over_conv = [{"role": "system", "content": "You are a helpful assistant."},
                  *(c.synthetic_message(i) for i in range(n_over))]
     for name in names:
-        if results[name].error:
+        if results[name].at_trigger is None:
             continue
         try:
             results[name].overhead_us = overhead(worker, name, over_conv, last)
@@ -346,8 +498,9 @@ def main() -> None:
 
     tool_conv = tool_conversation(args.quick)
     n_tool_calls = sum(len(m.get("tool_calls") or ()) for m in tool_conv)
-    write_results(args, results, versions, errors, worker.counter_name, n_convs, n_msgs,
-                  len(tool_conv), n_tool_calls, n_over, last)
+    n_msgs = cf.messages if cf is not None else 0
+    write_results(args, results, versions, worker.counter_name, n_convs, n_msgs,
+                  len(tool_conv), n_tool_calls, n_over, last, steps)
 
 
 def overhead(worker: _Worker, name: str, conv: list[dict[str, Any]], last: int) -> float:
@@ -388,95 +541,147 @@ Installed peer versions: {json.dumps(versions) if versions else "none"}.
 
 
 def write_results(args: Any, results: dict[str, PeerResult], versions: dict[str, str],
-                  errors: dict[str, str | None], counter_name: str, n_convs: int, n_msgs: int,
-                  n_tool_msgs: int, n_tool_calls: int, n_over: int, last: int) -> None:
+                  counter_name: str, n_convs: int, n_msgs: int, n_tool_msgs: int,
+                  n_tool_calls: int, n_over: int, last: int, steps: int) -> None:
     from bench_retention import CATEGORIES
 
     order = ["chatfold", *(n for n in results if n != "chatfold")]
-    rows, ret_rows, failed = [], [], []
+    failed = [[n, results[n].error] for n in order if results[n].error]
+    cf = results["chatfold"].at_trigger
+
+    def label(name: str) -> str:
+        return name if name == "chatfold" else f"{name} {_version(name, versions)}"
+
+    def row(name: str, run: Run | None, how: str) -> list[Any]:
+        if run is None:
+            return [label(name), how, "–", "–", "–", "–", "–", "–", "–", "–", "–"]
+        sc = run.score
+        return [label(name), how, run.trigger, run.mean, run.peak, run.calls, run.input_tokens,
+                run.output_tokens, sc.share(sc.recall, None), sc.share(sc.survived, None),
+                f"{run.dropped} / {run.messages}"]
+
+    heads = ["memory", "compared at", "trigger", "mean context", "peak context",
+             "summarizer calls", "summarizer tokens in", "summarizer tokens out",
+             "recall 1-4", "survived 1-4", "dropped unseen / messages"]
+    rows: list[list[Any]] = []
     for name in order:
         r = results[name]
-        label = name if name == "chatfold" else f"{name} {_version(name, versions)}"
-        if r.error and not r.peaks:
-            failed.append([label, r.error])
-            continue
-        rows.append([label, r.calls, r.input_tokens, max(r.peaks) if r.peaks else None,
-                     c.mean(r.means), f"{r.rejected} / {r.tool_turns}", r.tool_calls,
-                     r.overhead_us])
-        sc = r.score
-        ret_rows.append([label, *(sc.share(sc.recall, k) for k in CATEGORIES),
-                         sc.share(sc.recall, None), sc.share(sc.survived, None)])
-        if r.error:
-            failed.append([label, r.error])
+        rows.append(row(name, r.at_trigger, f"trigger {TRIGGER:,}"))
+        if name != "chatfold":
+            rows.append(row(name, r.equal_mean, "equal mean"))
+            rows.append(row(name, r.equal_peak, "equal peak"))
+    other = [[label(n), f"{results[n].rejected} / {results[n].tool_turns}",
+              results[n].tool_calls, results[n].overhead_us] for n in order
+             if results[n].at_trigger is not None]
+    cat_rows = []
+    for name in order:
+        r = results[name]
+        for how, run in (("trigger", r.at_trigger), ("equal mean", r.equal_mean)):
+            if run is not None and (name == "chatfold" or how != "trigger"):
+                sc = run.score
+                cat_rows.append([label(name), how,
+                                 *(sc.share(sc.recall, k) for k in CATEGORIES)])
     cat_heads = [f"{k} {v}" for k, v in CATEGORIES.items()]
+    target = (f"chatfold's mean context {cf.mean:,.0f} tokens and peak {cf.peak:,}"
+              if cf is not None else "chatfold's (not run)")
     body = f"""
 Same summarizer for every memory (chatfold's extractive summarizer over the prompt text each
-framework builds, cap {CAP} tokens), same counter ({counter_name}, message text only), trigger
-{TRIGGER:,} tokens, keep {KEEP} where the framework has such a setting. How each framework is
-configured to approach "fold over the trigger, keep the last {KEEP}" is documented in
-`benchmarks/peers/adapters.py` (LangMem has no keep-K setting, LlamaIndex keeps what fits,
-Semantic Kernel counts messages and is called when the token total crosses the trigger).
+framework builds, cap {CAP} tokens a call), same counter ({counter_name}, message text only),
+keep {KEEP} where the framework has such a setting. LoCoMo: {n_convs} conversation(s),
+{n_msgs:,} messages, consulted at model turns. Each peer is run three ways: at the shared
+trigger {TRIGGER:,}; at the trigger where its **mean** context equals {target.split(" and")[0]}
+(tuned by bisection with interpolation, at most {steps} triggers, within 1%); and at the
+largest trigger whose **peak** does not exceed chatfold's ({cf.peak if cf else 0:,}). "Dropped
+unseen" counts messages that left the context without any summarizer call ever reading them.
+Summarizer tokens are {counter_name} tokens of every prompt sent and every reply.
 
-* LoCoMo: {n_convs} conversation(s), {n_msgs:,} messages; context sizes at model turns.
-* Tool calls: a synthetic agent conversation of {n_tool_msgs} messages with {n_tool_calls}
-  tool calls (`benchmarks/peers/probe.py`'s generator, seed 7); "rejected" counts model-turn
-  contexts holding a tool result without its call, or a call without its results.
-* Overhead: {n_over:,} synthetic messages under the trigger; the first {n_over - last:,} are
-  handed to the framework untimed, then for each of the last {last} the memory is consulted
-  after the append (append one, get the context, as in the overhead benchmark): framework µs
-  per step, median (the conversions between OpenAI dicts and the framework's types are the
-  adapter's work and are not counted).
-
-{c.table(["memory", "summarizer calls (LoCoMo)", "tokens sent to summarizer", "peak context",
-          "mean context", "rejected contexts (tool replay)", "summarizer calls (tool replay)",
-          "overhead µs/step"], rows, digits=1)}
+{c.table(heads, rows, digits=3)}
 
 {observations(results, order)}
 
-Retention of the final LoCoMo context (as in the retention benchmark, at trigger {TRIGGER:,}):
+Recall by category (final context; at the shared trigger for chatfold, at equal mean context
+for each peer):
 
-{c.table(["memory", *cat_heads, "recall 1-4", "survived 1-4"], ret_rows, digits=3)}
+{c.table(["memory", "compared at", *cat_heads], cat_rows, digits=3)}
+
+Tool calls (a synthetic agent conversation of {n_tool_msgs} messages with {n_tool_calls}
+tool calls, `benchmarks/peers/probe.py`'s generator, seed 7, at trigger {TRIGGER:,}):
+"rejected" counts model-turn contexts holding a tool result without its call, or a call
+without its results. Overhead: {n_over:,} synthetic messages under the trigger, the first
+{n_over - last:,} handed to the framework untimed, then each of the last {last} appended and
+the memory consulted: framework µs per step, median (conversions to and from OpenAI dicts are
+the adapter's work, not counted).
+
+{c.table(["memory", "rejected contexts (tool replay)", "summarizer calls (tool replay)",
+          "overhead µs/step"], other, digits=1)}
+
+**How each peer is configured, and why** (details in `benchmarks/peers/README.md`):
+
+* **LangMem** `summarize_messages` (what its `SummarizationNode` runs), as its docs show it:
+  `max_tokens` = the trigger, `max_summary_tokens` = {CAP} (the shared summary cap, so the
+  budget it reserves is what the summarizer may really write; with its default 256 it trims
+  messages unseen and overshoots), `max_tokens_before_summary` = trigger − summary budget −
+  system prompt (so the whole context is what crosses the trigger). Its `token_counter` is
+  cached per message, as chatfold's is, so its overhead is LangMem's own.
+* **LlamaIndex** `Memory` (the current API; `ChatSummaryMemoryBuffer` is deprecated), as its
+  docs show it: `token_limit` = the trigger, `chat_history_token_ratio` 0.7 and
+  `token_flush_size` 10% of the limit (its defaults), the default SQLAlchemy chat store, and a
+  `FactExtractionMemoryBlock` (priority 1, max 50 facts) as the long-term block that calls
+  the LLM; the shared summarizer's reply is written as `<fact>` tags.
+* **Semantic Kernel** `ChatHistorySummarizationReducer` (single summary, its defaults): it
+  counts messages, not tokens, so `reduce()` is awaited when the history's tokens exceed the
+  trigger (the documented pattern: the application decides when), `target_count` = {KEEP}
+  messages after the system prompt.
+* **chatfold** `Folder` with `Policy(trigger_tokens=trigger, keep={KEEP})` and its defaults.
 """
     if failed:
-        body += "\nPeers that failed (the error as raised):\n\n" + c.table(
+        body += "\nErrors (the first error each memory raised):\n\n" + c.table(
             ["memory", "error"], failed) + "\n"
     body += f"\nPeer versions: {json.dumps(versions)}.\n"
     headline: dict[str, Any] = {"peers": {}, "counter": counter_name}
+
+    def summary(run: Run | None) -> dict[str, Any] | None:
+        if run is None:
+            return None
+        return {"trigger": run.trigger, "mean": run.mean, "peak": run.peak, "calls": run.calls,
+                "input_tokens": run.input_tokens, "output_tokens": run.output_tokens,
+                "recall": run.score.share(run.score.recall, None), "dropped": run.dropped}
+
     for name, r in results.items():
-        entry = {"ran": not (r.error and not r.peaks), "error": r.error, "calls": r.calls,
-                 "rejected": r.rejected, "tool_turns": r.tool_turns,
-                 "peak": max(r.peaks) if r.peaks else None,
-                 "overhead_us": r.overhead_us,
-                 "recall": r.score.share(r.score.recall, None) if r.score else None}
+        entry = {"ran": r.at_trigger is not None, "error": r.error,
+                 "at_trigger": summary(r.at_trigger), "equal_mean": summary(r.equal_mean),
+                 "equal_peak": summary(r.equal_peak), "rejected": r.rejected,
+                 "tool_turns": r.tool_turns, "overhead_us": r.overhead_us}
         if name == "chatfold":
             headline["chatfold"] = entry
         else:
             headline["peers"][name] = entry
-    c.write_results("peers", "Peers side by side (issue 6, item 6)", body, headline, args.out,
+    c.write_results("peers", "Peers side by side (issue 13, item 5)", body, headline, args.out,
                     quick=args.quick)
 
 
 def observations(results: dict[str, PeerResult], order: list[str]) -> str:
     """A few sentences read off the table."""
-    ok = [n for n in order if not (results[n].error and not results[n].peaks)]
-    if "chatfold" not in ok:
+    cf = results["chatfold"].at_trigger
+    if cf is None:
         return ""
-    cf = results["chatfold"]
     out = []
-    rejecting = [n for n in ok if results[n].rejected]
+    for n in order:
+        r = results[n]
+        if n == "chatfold" or r.equal_mean is None:
+            continue
+        p = r.equal_mean
+        out.append(
+            f"At equal mean context, {n} made {p.calls:,} summarizer calls to chatfold's "
+            f"{cf.calls:,}, read {p.input_tokens:,} tokens to chatfold's {cf.input_tokens:,} "
+            f"and wrote {p.output_tokens:,} to chatfold's {cf.output_tokens:,}, with recall "
+            f"{p.score.share(p.score.recall, None):.3f} to chatfold's "
+            f"{cf.score.share(cf.score.recall, None):.3f}.")
+    rejecting = [n for n in order if results[n].rejected]
     if rejecting:
         out.append("On the tool-call replay, " + "; ".join(
             f"{n} produced {results[n].rejected} of {results[n].tool_turns} model-turn contexts "
-            "that an OpenAI-compatible provider would reject" for n in rejecting)
-            + f"; chatfold {cf.rejected}.")
-    else:
-        out.append("No memory produced a context a provider would reject on the tool-call "
-                   "replay.")
-    for n in ok:
-        if n != "chatfold" and cf.calls and results[n].calls > 2 * cf.calls:
-            out.append(f"{n} called the summarizer {results[n].calls / cf.calls:.1f}× as "
-                       f"often as chatfold on LoCoMo ({results[n].calls:,} against "
-                       f"{cf.calls:,}).")
+            "that an OpenAI-compatible provider would reject" for n in rejecting) + ".")
     return " ".join(out)
 
 

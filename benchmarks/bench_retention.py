@@ -46,7 +46,7 @@ from typing import Any
 
 import _common as c
 from chatfold import Folder, Policy
-from chatfold._simulate import replay
+from chatfold.cli.replay import replay
 from chatfold.messages import format_messages, message_text
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 

@@ -28,7 +28,8 @@ from typing import Any
 
 import _common as c
 
-BENCHES = ("tokens", "overhead", "calls", "retention", "latency", "summarizer", "peers")
+BENCHES = ("tokens", "overhead", "memory", "calls", "retention", "latency", "summarizer",
+           "peers")
 """In the order they appear in BENCHMARKS.md."""
 TAKES_DATA = {"tokens", "calls", "retention", "latency", "peers"}
 
@@ -84,8 +85,20 @@ def headline_rows(out: Path) -> list[list[str]]:
     if ov:
         h = ov["headline"]
         n = h["largest_n"]
+        folded = h.get("folded_us", {})
+        seed_f = folded.get(f"seed `maybe_compress` (reference)@{n}")
+        folder_f = folded.get(f"chatfold `Folder.fold`@{n}")
         rows.append([
-            f"Overhead per turn, {n:,} messages under the trigger (append + context)",
+            f"Overhead per turn on a folded history of {n:,} messages (path 2: append + "
+            "context, a new message object every turn)",
+            f"seed `maybe_compress`: {_num(seed_f, 1)} µs",
+            f"`Folder.fold`: {_num(folder_f, 1)} µs; `Conversation` + MemoryStore: "
+            f"{_num(h['folded_conversation_us_largest'], 1)} µs",
+            f"`Conversation` ×{_num(h['folded_conversation_growth'], 2)} from "
+            f"{h['sizes'][0]:,} to {n:,} messages",
+        ])
+        rows.append([
+            f"Overhead per turn, {n:,} messages under the trigger (path 1: append + context)",
             f"seed `maybe_compress`: {_num(h['seed_us_largest'])} µs",
             f"`Folder.fold`: {_num(h['folder_us_largest'])} µs "
             f"({_speed(h['folder_speedup_largest'])}); `Conversation`: "
@@ -93,6 +106,18 @@ def headline_rows(out: Path) -> list[list[str]]:
             f"({_speed(h['conversation_speedup_largest'])})",
             f"folded history of {n:,}: {_num(h['folded_conversation_us_largest'])} µs/turn, "
             f"×{_num(h['folded_conversation_growth'], 2)} vs {h['sizes'][0]:,} messages",
+        ])
+    me = load(out, "memory")
+    if me:
+        h = me["headline"]
+        f4, s4, fk = h.get("folder-4kb", {}), h.get("seed-4kb", {}), h.get("folder-100k", {})
+        rows.append([
+            f"Memory left after folding {f4.get('messages', 0):,} messages of 4 KB "
+            f"({_num(f4.get('fed_mib'), 0)} MiB of text; tracemalloc)",
+            f"seed: {_num(s4.get('retained_mib'), 2)} MiB",
+            f"`Folder`: {_num(f4.get('retained_mib'), 2)} MiB",
+            f"{fk.get('messages', 0):,} short messages: {_num(fk.get('retained_mib'), 2)} MiB "
+            f"retained, {_num(fk.get('us_per_turn'), 1)} µs/turn",
         ])
     ca = load(out, "calls")
     if ca:
@@ -103,8 +128,9 @@ def headline_rows(out: Path) -> list[list[str]]:
             f"{h['seed_calls']:,} calls",
             f"{h['chatfold_exact_calls']:,} calls (o200k counter; "
             f"{h['chatfold_calls']:,} with the heuristic)",
-            f"bound {_num(h['bound'], 1)}: chatfold at ×{_num(h['chatfold_ratio_to_bound'], 2)}; "
-            f"long messages: seed {h['long_seed_calls']} vs chatfold {h['long_chatfold_calls']}",
+            f"{h['chatfold_folds']} folds ≤ sawtooth ceiling {_num(h['sawtooth_ceiling'], 1)} "
+            f"(each fold frees ≥ {_num(h['least_freed_gaps'], 2)} gaps); long messages: seed "
+            f"{h['long_seed_calls']} vs chatfold {h['long_chatfold_calls']}",
         ])
     tk = load(out, "tokens")
     if tk:
@@ -175,14 +201,19 @@ def headline_rows(out: Path) -> list[list[str]]:
     if pe:
         h = pe["headline"]
         peers = h.get("peers", {})
-        ran = {k: v for k, v in peers.items() if v.get("ran")}
-        if ran:
-            calls = "; ".join(f"{k} {v['calls']}" for k, v in ran.items())
-            orphans = "; ".join(f"{k} {v['rejected']}" for k, v in ran.items())
+        ran = {k: v for k, v in peers.items() if v.get("ran") and v.get("equal_mean")}
+        cf = (h.get("chatfold") or {}).get("at_trigger") or {}
+        if ran and cf:
+            def fig(v: dict[str, Any]) -> str:
+                return (f"{v['calls']:,} calls, {v['input_tokens']:,} in / "
+                        f"{v['output_tokens']:,} out, recall {_num(v['recall'], 3)}")
             rows.append([
-                "Peers, same LoCoMo replay (trigger 3,000): summarizer calls",
-                calls, f"chatfold {h.get('chatfold', {}).get('calls', '–')}",
-                "contexts a provider would reject (tool-call replay): " + orphans
+                f"Peers on LoCoMo at equal mean context ({_num(cf.get('mean'), 0)} tokens): "
+                "summarizer calls, tokens in / out, recall",
+                "; ".join(f"{k}: {fig(v['equal_mean'])}" for k, v in ran.items()),
+                f"chatfold: {fig(cf)}",
+                "contexts a provider would reject (tool-call replay): "
+                + "; ".join(f"{k} {v['rejected']}" for k, v in ran.items())
                 + f"; chatfold {h.get('chatfold', {}).get('rejected', '–')}",
             ])
         else:

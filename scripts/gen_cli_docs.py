@@ -32,7 +32,7 @@ Results go to stdout; progress and diagnostics to stderr.
 
 def render() -> str:
     """The whole of docs/cli.md."""
-    from chatfold._commands import cli
+    from chatfold.cli.app import cli
 
     # make_context applies each command's context_settings (-h as well as --help).
     root = cli.make_context("chatfold", [], resilient_parsing=True, terminal_width=WIDTH,

@@ -59,7 +59,7 @@ def _run(python: str, name: str, out: Path, *args: str,
     return _Run(python, name, out, *args, env=env).result()
 
 
-QUICK = ["overhead", "calls", "retention", "latency", "tokens", "summarizer"]
+QUICK = ["overhead", "calls", "retention", "latency", "tokens", "summarizer", "memory"]
 
 
 def _peers_python() -> Path:
@@ -117,6 +117,9 @@ def test_peers_quick(out_dir: Path, started: dict[str, _Run]) -> None:
     assert rc == 0, err[-3000:]
     text = (out_dir / "peers.md").read_text(encoding="utf-8")
     assert "bench_peers.py --quick" in text
+    # every peer compared at equal mean and equal peak context, with unseen drops counted
+    assert text.count("| equal mean |") == 3 and text.count("| equal peak |") == 3
+    assert "dropped unseen" in text
 
 
 def test_peers_outside_its_environment_says_why(tmp_path: Path) -> None:

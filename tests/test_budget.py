@@ -216,3 +216,33 @@ def test_an_overlong_paragraph_is_cut_at_a_sentence() -> None:
     text = "Ada lives in Oslo. Her cat is Luna. She likes tea. " * 3
     out = cut_to_budget(text.strip(), 20, COUNTER)
     assert out.endswith(".") and COUNTER.count(out) <= 20
+
+
+# --- the sawtooth relation the fold guarantees ---------------------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(600, 6000), st.integers(0, 6), st.lists(st.integers(1, 120), min_size=20,
+                                                          max_size=160), st.booleans())
+def test_the_context_after_each_turn_stays_under_the_trigger(
+    trigger: int, keep: int, sizes: list[int], explicit_target: bool
+) -> None:
+    """Peak <= trigger (exact counter) whenever pinned + summary cap + the keep window fit in
+    90% of it: a fold that cannot reach the target still frees a tenth of the trigger."""
+    target = trigger // 2 if explicit_target else None
+    policy = Policy(trigger_tokens=trigger, target_tokens=target, keep=keep, on_overflow="keep")
+    cap = policy.summary_max_tokens
+    folder = Folder(FakeSummarizer(fn=lambda r: "Fact. " * (r.max_tokens // 2)), policy)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "Be brief."}]
+    for i, words in enumerate(sizes):
+        role = "user" if i % 2 == 0 else "assistant"
+        messages = folder.fold([*messages, {"role": role, "content": "word " * words}]).messages
+        total = sum(COUNTER.count_message(m) for m in messages)
+        if total <= trigger:
+            continue
+        head = COUNTER.count_message(messages[0])
+        window = sum(COUNTER.count_message(m) for m in messages[-max(1, keep):])
+        assert head + cap + 20 + window > 0.9 * trigger, (total, head, window, cap)

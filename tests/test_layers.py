@@ -18,7 +18,7 @@ LAYERS = {
     "fold": 2, "cost": 2, "_summary": 2, "_adapter": 2, "compat": 2,
     "summarizers": 3,
     "session": 4, "stores": 4,
-    "_io": 5, "_simulate": 5, "_demo": 5, "_commands": 5, "cli": 5, "__init__": 5,
+    "_demo": 5, "cli": 5, "__init__": 5,
     "integrations": 5,
 }
 STDLIB = set(sys.stdlib_module_names)

@@ -373,3 +373,26 @@ def test_a_bad_fold_mode_is_a_typed_error(store: Any) -> None:
 
     with pytest.raises(InvalidArgumentError, match="fold_mode"):
         Conversation("x", store=store, fold_mode="later")  # type: ignore[arg-type]
+
+
+def test_only_a_fold_writes_the_summary(twin: Any) -> None:
+    from chatfold import InvalidMessageError
+
+    conv = twin("s1", store=MemoryStore(), summarizer=FakeSummarizer(), policy=POLICY,
+                system="You help.")
+    for m in chat(60, system=False):
+        conv.append(m)
+    folded = conv.raw_context()
+    summary = next(m for m in folded if m.get("is_summary"))
+    # Re-appending a context's summary (an easy mistake) is refused, nothing stored...
+    with pytest.raises(InvalidMessageError, match="is_summary"):
+        conv.append([{"role": "user", "content": "hi"}, summary])
+    assert conv.stats().logged_messages == 60
+    # ...while a user message carrying the key is an ordinary message.
+    conv.append({"role": "user", "content": "I am the summary now", "is_summary": True})
+    from chatfold.messages import is_summary
+
+    raw = conv.raw_context()
+    assert sum(1 for m in raw if is_summary(m)) == 1
+    assert raw[-1]["content"] == "I am the summary now"
+    assert "is_summary" not in conv.context()[-1]  # provider-safe export drops the key

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import gc
 import gzip
 import hashlib
 import importlib.util
@@ -10,6 +12,8 @@ import operator
 import subprocess
 import sys
 import threading
+import weakref
+import zlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -216,9 +220,10 @@ def test_an_unchanged_message_is_counted_once() -> None:
     assert counter.count_message(message) == 6
     assert counter.count_message(message) == 6
     assert len(counter.texts) == 1
-    # An equal but distinct message is its own entry.
+    # An equal message (a distinct object with the same text) shares the entry.
     assert counter.count_message(dict(message)) == 6
-    assert len(counter.texts) == 2
+    assert counter.count_message({"role": "assistant", "content": "one " + "two"}) == 6
+    assert len(counter.texts) == 1
 
 
 def test_a_message_whose_content_was_replaced_is_counted_again() -> None:
@@ -244,11 +249,54 @@ def test_a_message_whose_tool_calls_were_replaced_is_counted_again() -> None:
     assert len(counter.texts) == 2
 
 
-def test_the_cache_holds_the_message_so_its_id_cannot_be_reused() -> None:
+def test_name_and_tool_call_id_are_part_of_what_is_cached() -> None:
     counter = CountingCounter()
-    counter.count_message({"role": "user", "content": "temporary"})
-    (entry,) = counter._cache.values()
-    assert entry[0] == {"role": "user", "content": "temporary"}  # still alive, held by the cache
+    plain = counter.count_message({"role": "user", "content": "hi there"})
+    named = counter.count_message({"role": "user", "content": "hi there", "name": "alice bob"})
+    result = counter.count_message({"role": "tool", "content": "hi there", "tool_call_id": "c1"})
+    assert (plain, named, result) == (6, 8, 7)
+
+
+class Msg(dict):  # type: ignore[type-arg]
+    """A message that can be weakly referenced (a plain dict cannot)."""
+
+
+def test_the_cache_keeps_no_message_or_text_alive() -> None:
+    counter = HeuristicCounter()
+    message = Msg(role="user", content="temporary " * 1000)
+    ref = weakref.ref(message)
+    n = counter.count_message(message)
+    assert counter.count_message(Msg(role="user", content="temporary " * 1000)) == n
+    del message
+    gc.collect()
+    assert ref() is None
+    assert all(isinstance(k, int) and isinstance(v, tuple) for k, v in counter._cache.items())
+
+
+def test_a_folded_away_message_is_collectable() -> None:
+    # The folder's memo holds what it was last given, then the context its fold returned:
+    # once the caller drops the old history, nothing in chatfold keeps it.
+    from chatfold import Folder, Policy
+
+    class Summary:
+        def summarize(self, text: str) -> str:
+            return "They talked."
+
+    folder = Folder(Summary(), Policy(trigger_tokens=2000, target_tokens=1000, keep=2))
+    history: list[Any] = [Msg(role="user" if i % 2 == 0 else "assistant",
+                              content=f"message {i} " + "word " * 100) for i in range(40)]
+    refs = [weakref.ref(m) for m in history]
+    result = folder.fold(history)
+    assert result.folded
+    kept = {id(m) for m in result.messages}
+    folded_away = [r for r in refs if id(r()) not in kept]
+    assert folded_away
+    del history
+    gc.collect()
+    assert all(r() is None for r in folded_away)
+    # The next turn extends the folded context without counting it again.
+    context = [*result.messages, {"role": "user", "content": "next"}]
+    assert folder.count(context) == result.tokens_after + folder.counter.count_message(context[-1])
 
 
 def test_the_cache_is_bounded_and_can_be_cleared_or_disabled() -> None:
@@ -474,3 +522,159 @@ def test_an_unknown_counter_name_lists_the_known_ones() -> None:
 def test_missing_dependency_error_names_the_extra() -> None:
     err = MissingDependencyError("TiktokenCounter", "tiktoken")
     assert "chatfold[tiktoken]" in str(err)
+
+
+# ---------------------------------------------------------------------------------------------
+# media: documents, files and images count what the provider charges (issue 9, item 11)
+
+
+def png(width: int, height: int, payload: int = 0) -> bytes:
+    """A PNG header (signature and IHDR) for a width x height image, then ``payload`` bytes."""
+    ihdr = width.to_bytes(4, "big") + height.to_bytes(4, "big") + bytes([8, 2, 0, 0, 0])
+    chunk = len(ihdr).to_bytes(4, "big") + b"IHDR" + ihdr
+    chunk += zlib.crc32(b"IHDR" + ihdr).to_bytes(4, "big")
+    return b"\x89PNG\r\n\x1a\n" + chunk + bytes(payload)
+
+
+def jpeg(width: int, height: int, exif: int = 0) -> bytes:
+    """A JPEG's start: SOI, an APP1 (EXIF) segment of ``exif`` bytes, then SOF0."""
+    app1 = b"\xff\xe1" + (exif + 2).to_bytes(2, "big") + bytes(exif)
+    sof = b"\xff\xc0" + (17).to_bytes(2, "big") + b"\x08" + height.to_bytes(2, "big") \
+        + width.to_bytes(2, "big") + bytes(12)
+    return b"\xff\xd8" + app1 + sof + bytes(100)
+
+
+def b64(data: bytes) -> str:
+    return base64.b64encode(data).decode()
+
+
+def openai_image(data: bytes, kind: str = "png", detail: str | None = None) -> dict[str, Any]:
+    url: dict[str, Any] = {"url": f"data:image/{kind};base64,{b64(data)}"}
+    if detail:
+        url["detail"] = detail
+    return {"role": "user", "content": [{"type": "image_url", "image_url": url}]}
+
+
+def anthropic_image(data: bytes, kind: str = "png") -> dict[str, Any]:
+    return {"role": "user", "content": [{"type": "image", "source": {
+        "type": "base64", "media_type": f"image/{kind}", "data": b64(data)}}]}
+
+
+BIG_TEXT = ("The quarterly report lists revenue by region and the open risks. " * 5000)[:300_000]
+
+
+def test_a_text_document_counts_its_text() -> None:
+    doc = {"role": "user", "content": [{"type": "document", "title": "Q3 report", "source": {
+        "type": "text", "media_type": "text/plain", "data": BIG_TEXT}}]}
+    n = HEURISTIC.count_message(doc)
+    assert n >= HEURISTIC.count(BIG_TEXT) > 50_000
+    nested = {"role": "user", "content": [{"type": "document", "source": {
+        "type": "content", "content": [{"type": "text", "text": BIG_TEXT}]}}]}
+    assert HEURISTIC.count_message(nested) >= HEURISTIC.count(BIG_TEXT)
+
+
+def test_a_file_part_counts_its_text_or_its_pages() -> None:
+    text_file = {"role": "user", "content": [{"type": "file", "file": {
+        "filename": "notes.txt",
+        "file_data": "data:text/plain;base64," + b64(BIG_TEXT.encode())}}]}
+    assert HEURISTIC.count_message(text_file) >= HEURISTIC.count(BIG_TEXT)
+    pdf = b"%PDF-1.4\n" + b"".join(
+        b"%d 0 obj << /Type /Page /Parent 2 0 R >> endobj\n" % i for i in range(7)
+    ) + b"2 0 obj << /Type /Pages /Count 7 >> endobj\n" + bytes(300_000)
+    part = {"type": "file", "file": {"filename": "a.pdf",
+                                     "file_data": "data:application/pdf;base64," + b64(pdf)}}
+    n = HEURISTIC.count_message({"role": "user", "content": [part]})
+    assert 7 * tokens.PDF_PAGE_TOKENS <= n < 7 * tokens.PDF_PAGE_TOKENS + 50
+    # Raw base64 without a data URL, named by its extension; a binary blob by its size.
+    raw = {"type": "input_file", "filename": "b.pdf", "file_data": b64(pdf)}
+    assert tokens.media_tokens([raw]) == tokens.media_tokens([part]) == 7 * tokens.PDF_PAGE_TOKENS
+    blob = {"type": "file", "file": {"file_data": "data:application/zip;base64,"
+                                     + b64(bytes(400_000))}}
+    assert HEURISTIC.count_message({"role": "user", "content": [blob]}) >= 100_000
+    # A file given by id: its size is unknown, only its description counts.
+    by_id = {"type": "file", "file": {"file_id": "file-abc"}}
+    assert HEURISTIC.count_message({"role": "user", "content": [by_id]}) < 10
+
+
+def test_images_follow_the_providers_published_rules() -> None:
+    assert tokens.image_tokens(1024, 1024) == 85 + 170 * 4  # 768x768: 4 tiles
+    assert tokens.image_tokens(2048, 4096) == 85 + 170 * 6  # 1024x2048 -> 768x1536
+    assert tokens.image_tokens(300, 200) == 85 + 170  # small: one tile, no upscaling
+    assert tokens.image_tokens(4000, 3000, detail="low") == 85
+    assert tokens.image_tokens(1000, 1000, "anthropic") == 1334  # ceil(1000 * 1000 / 750)
+    assert tokens.image_tokens(200, 200, "anthropic") == 54
+    assert tokens.image_tokens(4000, 3000, "anthropic") == 1600  # scaled down, capped
+
+
+def test_a_3mb_image_costs_what_its_size_says() -> None:
+    big = png(4000, 3000, payload=3_000_000)
+    overhead = HEURISTIC.message_overhead
+    assert HEURISTIC.count_message(openai_image(big)) >= overhead + 765
+    assert HEURISTIC.count_message(openai_image(big)) < overhead + 765 + 10
+    assert HEURISTIC.count_message(openai_image(big, detail="low")) < overhead + 85 + 10
+    assert HEURISTIC.count_message(anthropic_image(big)) >= overhead + 1600
+    small = png(120, 80)
+    assert HEURISTIC.count_message(anthropic_image(small)) < overhead + 20  # 120*80/750 = 13
+
+
+@pytest.mark.parametrize("make", ["png", "gif", "webp-vp8x", "webp-vp8l", "webp-vp8", "jpeg"])
+def test_image_sizes_are_read_from_the_headers(make: str) -> None:
+    w, h = 1500, 900
+    data = {
+        "png": png(w, h),
+        "gif": b"GIF89a" + w.to_bytes(2, "little") + h.to_bytes(2, "little") + bytes(20),
+        "webp-vp8x": b"RIFF" + bytes(4) + b"WEBPVP8X" + bytes(8) + (w - 1).to_bytes(3, "little")
+        + (h - 1).to_bytes(3, "little") + bytes(10),
+        "webp-vp8l": b"RIFF" + bytes(4) + b"WEBPVP8L" + bytes(4) + b"\x2f"
+        + ((w - 1) | (h - 1) << 14).to_bytes(4, "little") + bytes(10),
+        "webp-vp8": b"RIFF" + bytes(4) + b"WEBPVP8 " + bytes(7) + b"\x9d\x01\x2a"
+        + w.to_bytes(2, "little") + h.to_bytes(2, "little") + bytes(10),
+        # the size after 60 KB of metadata: read past the first bytes
+        "jpeg": jpeg(w, h, exif=60_000),
+    }[make]
+    assert tokens.image_size(data) == (w, h)
+    kind = make.split("-")[0]
+    expected = tokens.image_tokens(w, h)
+    described = HEURISTIC.message_overhead + HEURISTIC.count("[image]")
+    assert HEURISTIC.count_message(openai_image(data, kind)) == described + expected
+    assert tokens.media_tokens(openai_image(data, kind)["content"]) == expected
+
+
+def test_images_of_unknown_size_are_estimated() -> None:
+    # Not an image header: one pixel a decoded byte, as a square (480,000 bytes: 692x692).
+    junk = bytes(range(256)) * 1875
+    assert tokens.media_tokens(anthropic_image(junk)["content"]) == tokens.image_tokens(
+        692, 692, "anthropic")
+    remote = [{"type": "image_url", "image_url": {"url": "https://x.test/cat.jpg"}}]
+    assert tokens.media_tokens(remote) == 765  # as a 1024x1024 image
+    assert tokens.media_tokens([{"type": "image", "source": {
+        "type": "url", "url": "https://x.test/cat.jpg"}}]) == 1399
+    assert tokens.media_tokens([{"type": "image_url", "image_url": "data:image/png;base64,@@"}
+                                ]) > 0
+
+
+def test_images_inside_tool_results_are_counted() -> None:
+    inner = anthropic_image(png(1000, 1000))["content"]
+    message = {"role": "user", "content": [
+        {"type": "tool_result", "tool_use_id": "t1", "content": inner}]}
+    assert tokens.media_tokens(message["content"]) == 1334
+
+
+def test_a_large_attachment_cannot_slip_past_the_trigger() -> None:
+    from chatfold import Folder, Policy
+
+    class Summary:
+        def summarize(self, text: str) -> str:
+            return "A report was shared."
+
+    folder = Folder(Summary(), Policy(trigger_tokens=4000, keep=1, on_overflow="keep"))
+    history: list[Any] = [{"role": "user", "content": "hello"},
+                          {"role": "assistant", "content": "hi"},
+                          {"role": "user", "content": [{"type": "document", "source": {
+                              "type": "text", "media_type": "text/plain",
+                              "data": BIG_TEXT[:30_000]}}]},
+                          {"role": "assistant", "content": "Read it."},
+                          {"role": "user", "content": "And?"}]
+    assert folder.count(history) > 4000
+    result = folder.fold(history)
+    assert result.folded and result.tokens_after < 4000

@@ -64,6 +64,7 @@ from .fold import (
 from .messages import (
     find_orphans,
     format_messages,
+    provider_problems,
     split_units,
     to_anthropic,
     to_openai,
@@ -144,6 +145,7 @@ __all__ = [
     "list_summarizers",
     "maybe_compress",
     "plan_fold",
+    "provider_problems",
     "register_store",
     "register_summarizer",
     "split_units",

@@ -698,6 +698,8 @@ class _BaseFolder:
         self._caller = Caller(summarizer, self.policy.summarizer_timeout)
         self._memo_lock = threading.Lock()
         self._memo: tuple[list[Any], list[int], int] = ([], [], 0)
+        self._under_trigger = vars(FoldResult(messages=[], folded=False, reason="under_trigger",
+                                              tokens_before=0, tokens_after=0)).copy()
 
     @property
     def summarizer(self) -> object:
@@ -714,28 +716,42 @@ class _BaseFolder:
 
         Messages are values: a prefix whose message objects are the same (``is``) as last
         time is not validated or counted again, so the check after each new message costs
-        time proportional to the new messages (plus a C-speed identity comparison of the
-        prefix). Replace a message to change it; a message mutated in place keeps its count.
+        time proportional to the new messages, plus one C-speed identity comparison of the
+        prefix (a few ns a message, so that a replaced message is noticed). Replace a message
+        to change it; a message mutated in place keeps its count.
+
+        The memo holds only what this folder was last given, or the context its last fold
+        returned: a folded-away message is not kept alive by it. The returned counts may be
+        the memo's own list, longer than ``messages`` once a later call extends it: read only
+        its first ``len(messages)`` entries.
         """
-        check_sequence(messages)
+        if type(messages) is not list:
+            check_sequence(messages)
+            messages = list(messages)
+        size = len(messages)
         with self._memo_lock:
-            memo_msgs, memo_counts, memo_total = self._memo
-        n = len(memo_msgs)
-        if n and len(messages) >= n and messages[:n] == memo_msgs:
-            start, counts, total = n, memo_counts, memo_total
-            if len(messages) > n:
-                counts = memo_counts[:]
-        else:
-            start, counts, total = 0, [], 0
-        for i in range(start, len(messages)):
-            validate_message(messages[i], i)
-            c = self.counter.count_message(messages[i])
-            counts.append(c)
-            total += c
-        if start != len(messages) or not n:
-            snapshot = messages if isinstance(messages, list) else list(messages)
-            with self._memo_lock:
-                self._memo = (snapshot[:], counts, total)
+            memo_msgs, counts, total = self._memo
+            n = len(memo_msgs)
+            if n and size >= n and messages[n - 1] is memo_msgs[-1] and (
+                    size == n or messages[:n] == memo_msgs):
+                if size == n:
+                    return counts, total
+                # The memo is extended in place (under the lock): no O(n) copy per turn.
+                start = n
+            else:
+                start, memo_msgs, counts, total = 0, [], [], 0
+            validate, count = validate_message, self.counter.count_message
+            for i in range(start, size):
+                m = messages[i]
+                validate(m, i)
+                c = count(m)
+                counts.append(c)
+                total += c
+            if start:
+                memo_msgs.extend(messages[start:])
+            else:
+                memo_msgs = messages[:]
+            self._memo = (memo_msgs, counts, total)
         return counts, total
 
     def _prepare(self, messages: Sequence[Message], force: bool, grow_recent: bool = True,
@@ -743,16 +759,19 @@ class _BaseFolder:
         """The plan of a fold that should run, or the result of one that should not."""
         counts, total = self._scan(messages)
         if total <= self.policy.fold_trigger and not force:
-            # The hot path: no planning at all under the trigger.
+            # The hot path: no planning at all under the trigger. FoldResult is frozen, so its
+            # generated __init__ sets each field through object.__setattr__ (over a µs, a
+            # tenth of a turn); this result is a copy of a template's fields instead.
             same = messages if isinstance(messages, list) else list(messages)
-            result = FoldResult(messages=same, folded=False, reason="under_trigger",
-                                tokens_before=total, tokens_after=total)
+            result = object.__new__(FoldResult)
+            result.__dict__.update(self._under_trigger, messages=same, tokens_before=total,
+                                   tokens_after=total)
             if self.on_result:
                 self.on_result(result)
             return result
         plan = plan_fold(
             messages, self.policy, self.counter, force=force, grow_recent=grow_recent,
-            require_gain=require_gain, counts=counts,
+            require_gain=require_gain, counts=counts[:len(messages)],
         )
         return plan if plan.should_fold else self._skipped(messages, plan)
 
@@ -786,8 +805,13 @@ class _BaseFolder:
     def _done(self, messages: Sequence[Message], plan: FoldPlan, outcome: _Outcome,
               started: float) -> FoldResult:
         new = apply_fold(messages, plan, outcome.summary)
-        tokens_after = sum(self.counter.count_message(m) for m in new)
-        summary_tokens = self.counter.count_message(new[len(plan.pinned)])
+        counts = [self.counter.count_message(m) for m in new]
+        tokens_after = sum(counts)
+        summary_tokens = counts[len(plan.pinned)]
+        with self._memo_lock:
+            # The next turn extends the folded context: the memo now holds that, and lets
+            # the folded-away messages go.
+            self._memo = (new[:], counts, tokens_after)
         over = tokens_after > self.policy.target
         seconds = time.perf_counter() - started
         result = FoldResult(

@@ -56,6 +56,7 @@ from .fold import (
     summary_message,
 )
 from .messages import (
+    is_summary,
     is_tool_result,
     to_openai,
     to_openai_message,
@@ -191,10 +192,10 @@ class _BaseConversation:
         self.counter = self.folder.counter
         self.fold_mode = fold_mode
         self.lease_seconds = lease_seconds
-        gap = self.policy.trigger_tokens - self.policy.target
+        gap = self.policy.fold_trigger - self.policy.target
         self.hard_limit_tokens = (
             hard_limit_tokens if hard_limit_tokens is not None
-            else self.policy.trigger_tokens + max(1, gap // 2)
+            else self.policy.fold_trigger + max(1, gap // 2)
         )
         if isinstance(system, str):
             self.system: list[dict[str, Any]] = [{"role": "system", "content": system}]
@@ -355,7 +356,7 @@ class _BaseConversation:
         self._state = FoldState()
 
     def _should_fold(self, total: int) -> bool:
-        return total > self.policy.trigger_tokens and time.monotonic() >= self._retry_at
+        return total > self.policy.fold_trigger and time.monotonic() >= self._retry_at
 
     def _stats(self, pending: bool) -> ConversationStats:
         with self._lock:
@@ -400,6 +401,12 @@ class _BaseConversation:
         out = []
         for i, m in enumerate(items):
             validate_message(m, i)
+            if is_summary(m):
+                # Only a fold writes the summary (it lives in the fold state, not the log):
+                # a stored one would be a second summary in every later context.
+                raise InvalidMessageError(
+                    i, "is a summary message (is_summary): a conversation keeps its own "
+                    "summary; append the raw messages instead")
             out.append(dict(m))
         return out
 

@@ -12,7 +12,8 @@ from _cli_fixtures import chat, locomo_sample, tool_chat, write_json, write_json
 from _fake_openai import FakeOpenAI
 from click.testing import CliRunner, Result
 
-from chatfold._commands import cli, sparkline
+from chatfold.cli.app import cli
+from chatfold.cli.simulate import sparkline
 from chatfold.messages import find_orphans, is_summary
 
 SMALL = ["--trigger", "600", "--target", "400", "--keep", "4"]
@@ -245,6 +246,8 @@ def test_a_bad_message_in_jsonl_names_line_and_index(tmp_path: Path) -> None:
     ('{"model": "x"}', "'messages'"),
     ("42", "expected a list"),
     ('{"messages": {"role": "user"}}', "'messages' must be a list"),
+    ('[{"role": "user", "content": "a\\ud83d"}]', "message 0: content holds an unpaired"),
+    ('{"model": "\\udcff", "messages": []}', "model holds an unpaired UTF-16 surrogate"),
 ])
 def test_other_unreadable_files(tmp_path: Path, content: str | None, problem: str) -> None:
     path = tmp_path / "f.json"

@@ -16,7 +16,7 @@ from _cli_fixtures import tool_chat, write_json
 from _fake_openai import FakeOpenAI
 from click.testing import CliRunner
 
-from chatfold._commands import cli
+from chatfold.cli.app import cli
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,4 +1,4 @@
-"""Reading and writing conversation files (``chatfold._io``), and the docstring examples."""
+"""Reading and writing conversation files (``chatfold.cli.files``), and the docstring examples."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 from _cli_fixtures import chat, locomo_sample
 
 from chatfold import ChatfoldError
-from chatfold._io import (
+from chatfold.cli.files import (
     ConversationFileError,
     dump_conversation,
     locomo_messages,
@@ -22,7 +22,7 @@ from chatfold._io import (
 )
 
 
-@pytest.mark.parametrize("module", ["chatfold._io", "chatfold._simulate"])
+@pytest.mark.parametrize("module", ["chatfold.cli.files", "chatfold.cli.replay"])
 def test_docstring_examples_run(module: str) -> None:
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0

@@ -6,7 +6,7 @@ from typing import Any
 
 from _cli_fixtures import FakeSummarizer, WordCounter, chat, tool_turn
 
-from chatfold._simulate import SeedCounter, SeedPolicyFolder, replay, seed_folder
+from chatfold.cli.replay import SeedCounter, SeedPolicyFolder, replay, seed_folder
 from chatfold.fold import Folder, Policy
 from chatfold.messages import find_orphans
 

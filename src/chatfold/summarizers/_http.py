@@ -354,6 +354,7 @@ _THINK_TAGS = "think|thinking|reasoning"
 _THINK_BLOCK = re.compile(rf"<({_THINK_TAGS})>.*?</\1\s*>", re.S | re.I)
 _THINK_ORPHAN_CLOSE = re.compile(rf"\A.*</(?:{_THINK_TAGS})\s*>", re.S | re.I)
 _THINK_UNCLOSED = re.compile(rf"\A\s*<(?:{_THINK_TAGS})>.*\Z", re.S | re.I)
+_SURROGATES = re.compile("[\ud800-\udfff]")
 _FENCED = re.compile(r"\A```[\w+-]*[ \t]*\n(.*?)\n?[ \t]*```\Z", re.S)
 
 
@@ -368,6 +369,9 @@ def clean_summary(text: str) -> str:
         >>> clean_summary("<think>The user wants...</think>\\n\\n```\\nFacts:\\n- Ann\\n```\\n")
         'Facts:\\n- Ann'
     """
+    # A model's answer is not the user's text: a lone surrogate (a bad "\\ud83d" escape in
+    # the reply) becomes U+FFFD here rather than stop every later fold at .encode().
+    text = _SURROGATES.sub("\ufffd", text)
     text = _THINK_BLOCK.sub("", text)
     text = _THINK_ORPHAN_CLOSE.sub("", text)
     text = _THINK_UNCLOSED.sub("", text)

@@ -52,10 +52,18 @@ if TYPE_CHECKING:
     import openai
     from openai.types.chat import ChatCompletion
 
-__all__ = ["DEFAULT_TEMPERATURE", "LOCAL_API_KEY", "OPENAI_ERROR_RULES", "OpenAISummarizer"]
+__all__ = [
+    "DEFAULT_TEMPERATURE",
+    "LOCAL_API_KEY",
+    "OPENAI_ERROR_RULES",
+    "OPENAI_URL",
+    "OpenAISummarizer",
+]
 
 DEFAULT_TEMPERATURE = 0.0
 """Summaries should be reproducible, not creative."""
+OPENAI_URL = "https://api.openai.com"
+"""OpenAI's own endpoint (shown in messages when no ``base_url`` is set)."""
 LOCAL_API_KEY = "not-needed"
 """Sent as the key to a ``base_url`` that needs none (the SDK refuses to run without one)."""
 
@@ -139,7 +147,7 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
     """
 
     _API: ClassVar[str] = "OpenAI-compatible API"
-    _DEFAULT_URL: ClassVar[str] = "https://api.openai.com"
+    _DEFAULT_URL: ClassVar[str] = OPENAI_URL
     _ERROR_RULES: ClassVar[Mapping[str, ErrorRule]] = OPENAI_ERROR_RULES
 
     def __init__(

@@ -26,6 +26,7 @@ Example:
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Mapping, Sequence
@@ -33,14 +34,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from ._errors import ConversationFileError, InvalidMessageError
-from .messages import validate_message
+from .._errors import ConversationFileError, InvalidMessageError
+from ..messages import find_surrogate, validate_message
 
 __all__ = [
+    "MAX_NESTING",
     "ConversationFile",
     "ConversationFileError",
     "Format",
     "dump_conversation",
+    "dumps",
     "locomo_messages",
     "parse_conversation",
     "read_conversation",
@@ -126,7 +129,7 @@ def parse_conversation(text: str, source: str = "<string>", *,
     jsonl_name = source.endswith((".jsonl", ".ndjson"))
     if not jsonl_name:
         try:
-            data = json.loads(text)
+            data = _loads(text, source)
         except json.JSONDecodeError as exc:
             if not exc.msg.startswith("Extra data"):
                 raise ConversationFileError(
@@ -136,6 +139,76 @@ def parse_conversation(text: str, source: str = "<string>", *,
         else:
             return _from_json(data, source, sample)
     return _from_jsonl(text, source)
+
+
+MAX_NESTING = 100
+"""Deepest nesting of arrays and objects a conversation file may have (a message needs ~6)."""
+
+
+class _NotStandard(ValueError):
+    """NaN or an infinite number: Python's json reads them, no other JSON reader does."""
+
+
+def _no_constant(name: str) -> Any:
+    raise _NotStandard(name)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _NotStandard(f"{text} (too large for a number)")
+    return value
+
+
+def _loads(text: str, source: str, *, line: int | None = None) -> Any:
+    """``json.loads`` of a file's text; any problem but a syntax error (which the caller
+    places) is a ConversationFileError: NaN/Infinity, huge numbers, deep nesting."""
+    try:
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+    except json.JSONDecodeError:
+        raise
+    except _NotStandard as exc:
+        raise ConversationFileError(
+            source, f"{exc} is not standard JSON (write null or a string)", line=line) from None
+    except RecursionError:
+        raise ConversationFileError(
+            source, f"nested too deeply (at most {MAX_NESTING} levels)", line=line) from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        problem = "a number with too many digits" if "digits" in str(exc) else str(exc)
+        raise ConversationFileError(source, f"unreadable JSON: {problem}", line=line) from None
+    if _nesting(data) > MAX_NESTING:
+        raise ConversationFileError(
+            source, f"nested too deeply (at most {MAX_NESTING} levels)", line=line)
+    return data
+
+
+def _nesting(data: Any) -> int:
+    # Iterative: the data may be nested deeper than Python's recursion limit allows.
+    deepest = 0
+    stack = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        if deepest > MAX_NESTING:
+            break
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def dumps(value: Any, *, indent: int | None = None) -> str:
+    """``value`` as standard JSON that encodes as UTF-8 whatever it holds: never NaN or
+    Infinity, and a lone surrogate (a file name with undecodable bytes) as a ``\\u`` escape."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent, allow_nan=False)
+    return _SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
 def _from_json(data: object, source: str, sample: str | None) -> ConversationFile:
@@ -148,6 +221,9 @@ def _from_json(data: object, source: str, sample: str | None) -> ConversationFil
             return _from_locomo([data], source, sample)
         if "messages" in data:
             extra = {k: v for k, v in data.items() if k != "messages"}
+            bad = find_surrogate(extra)
+            if bad is not None:
+                raise ConversationFileError(source, bad)
             msgs = data["messages"]
             if not isinstance(msgs, list):
                 raise ConversationFileError(
@@ -164,11 +240,12 @@ def _from_json(data: object, source: str, sample: str | None) -> ConversationFil
 def _from_jsonl(text: str, source: str) -> ConversationFile:
     items: list[Any] = []
     lines: list[int] = []
-    for n, line in enumerate(text.splitlines(), start=1):
+    # JSON Lines are separated by "\n" only: U+2028 and friends may appear inside a string.
+    for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            items.append(json.loads(line))
+            items.append(_loads(line, source, line=n))
         except json.JSONDecodeError as exc:
             raise ConversationFileError(
                 source, f"invalid JSON: {exc.msg} (column {exc.colno})", line=n) from exc
@@ -215,6 +292,7 @@ def _from_locomo(samples: Sequence[Mapping[str, Any]], source: str,
     chosen = samples[k]
     label = str(chosen.get("sample_id") or k)
     msgs = locomo_messages(chosen, source=f"{source} sample {label}")
+    msgs = _messages(msgs, f"{source} sample {label}")  # the same checks as any message
     return ConversationFile(msgs, "locomo", source, sample=label, samples=len(samples))
 
 
@@ -296,11 +374,11 @@ def dump_conversation(conv: ConversationFile, messages: Sequence[Mapping[str, An
     """``messages`` as text in ``conv``'s format (LoCoMo input is written as a JSON list:
     a rolling summary has no place in LoCoMo's shape)."""
     if conv.format == "jsonl":
-        return "".join(json.dumps(m, ensure_ascii=False) + "\n" for m in messages)
+        return "".join(dumps(m) + "\n" for m in messages)
     if conv.format == "json-object":
         body = {**conv.extra, "messages": list(messages)}
-        return json.dumps(body, ensure_ascii=False, indent=2) + "\n"
-    return json.dumps(list(messages), ensure_ascii=False, indent=2) + "\n"
+        return dumps(body, indent=2) + "\n"
+    return dumps(list(messages), indent=2) + "\n"
 
 
 def write_conversation(text: str, path: str | Path | None, *,
@@ -314,6 +392,7 @@ def write_conversation(text: str, path: str | Path | None, *,
         (stdout if stdout is not None else sys.stdout).write(text)
         return
     try:
-        Path(path).write_text(text, encoding="utf-8")
+        # backslashreplace: a stray surrogate becomes a JSON escape, never a crash.
+        Path(path).write_text(text, encoding="utf-8", errors="backslashreplace")
     except OSError as exc:
         raise ConversationFileError(str(path), f"cannot write: {exc.strerror or exc}") from exc

@@ -1,8 +1,12 @@
 """The ``chatfold`` command: fold, inspect and simulate conversation files; chat with a budget.
 
-The commands live in :mod:`chatfold._commands` and need the ``cli`` extra (Click and rich).
-This module imports neither, so that without the extra ``chatfold`` can still say what to
-install instead of failing with a traceback.
+The package holds the Click application (:mod:`~chatfold.cli.app`), the options every
+command shares (:mod:`~chatfold.cli.shared`), one module per command (``compress``,
+``inspect``, ``simulate``, ``chat``, ``demo``), the conversation-file reader
+(:mod:`~chatfold.cli.files`) and the replay behind ``simulate`` (:mod:`~chatfold.cli.replay`).
+The commands need the ``cli`` extra (Click and rich); this module imports neither, so that
+without the extra ``chatfold`` can still say what to install instead of failing with a
+traceback.
 
 Exit codes: 0 success, 1 usage error (bad option, missing extra), 2 input error (unreadable
 file, malformed message, unreachable endpoint, failed summarizer), 130 interrupted.
@@ -35,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     except ImportError:
         sys.stderr.write(INSTALL_HINT)
         raise SystemExit(1) from None
-    from ._commands import cli
+    from .app import cli
 
     cli.main(args=list(argv) if argv is not None else None, prog_name="chatfold")
     raise SystemExit(0)  # cli.main exits by itself; this line only satisfies NoReturn

@@ -42,9 +42,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from .fold import DEFAULT_KEEP, DEFAULT_SUMMARY_MAX_TOKENS, Folder, FoldResult, Policy
-from .messages import find_orphans, validate_messages
-from .tokens import TokenCounter
+from ..fold import DEFAULT_KEEP, DEFAULT_SUMMARY_MAX_TOKENS, Folder, FoldResult, Policy
+from ..messages import find_orphans, validate_messages
+from ..tokens import TokenCounter
 
 __all__ = [
     "SEED_TOKENS_PER_CHAR",
