@@ -90,6 +90,7 @@ def test_items_convert_both_ways_without_loss() -> None:
         {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "two"}]},
         {"type": "function_call", "call_id": "c1", "name": "get_weather",
          "arguments": '{"city": "Paris"}', "id": "fc_1", "status": "completed"},
+        {"type": "reasoning", "id": "rs_2", "summary": []},
         {"type": "function_call", "call_id": "c2", "name": "get_weather",
          "arguments": '{"city": "Rome"}', "id": "fc_2", "status": "completed"},
         {"type": "function_call_output", "call_id": "c1", "output": "18C"},

@@ -75,9 +75,10 @@ def _kind(item: Mapping[str, Any]) -> str:
 def to_chatfold(items: Sequence[Any]) -> list[dict[str, Any]]:
     """Responses-API input items as chatfold (OpenAI chat) messages.
 
-    A run of consecutive tool calls (``function_call`` or any other ``*_call`` item with a
-    ``call_id``) becomes one assistant message with ``tool_calls``; each ``*_call_output``
-    becomes a ``tool`` message; messages keep their role and content. Every message holds the
+    A run of tool calls (``function_call`` or any other ``*_call`` item with a ``call_id``,
+    unread items such as reasoning allowed between them) becomes one assistant message with
+    ``tool_calls``; each ``*_call_output`` becomes a ``tool`` message; messages keep their
+    role and content. Every message holds the
     original items under ``"responses_items"``; other items (reasoning, hosted tool calls)
     ride with the next message, or with an empty assistant message at the end.
 
@@ -97,16 +98,16 @@ def to_chatfold(items: Sequence[Any]) -> list[dict[str, Any]]:
                                   ensure_ascii=False, default=str)
             call = {"id": item["call_id"], "type": "function",
                     "function": {"name": str(item.get("name") or kind), "arguments": args}}
-            if calls is not None and not pending:
+            if calls is not None:  # parallel calls: one unit with all their outputs
                 calls["tool_calls"].append(call)
-                calls[ITEMS_KEY].append(item)
+                calls[ITEMS_KEY].extend([*pending, item])
+                pending = []
                 continue
             calls = {"role": "assistant", "content": None, "tool_calls": [call],
                      ITEMS_KEY: [*pending, item]}
             out.append(calls)
             pending = []
             continue
-        calls = None
         if kind.endswith("_call_output") and isinstance(item.get("call_id"), str):
             output = item.get("output", "")
             out.append({"role": "tool", "tool_call_id": item["call_id"],
@@ -120,7 +121,7 @@ def to_chatfold(items: Sequence[Any]) -> list[dict[str, Any]]:
         else:
             pending.append(item)
             continue
-        pending = []
+        calls, pending = None, []
     if pending:
         out.append({"role": "assistant", "content": "", ITEMS_KEY: pending})
     return out
