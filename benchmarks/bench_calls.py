@@ -10,8 +10,9 @@ tokens) behind every policy:
   3,000, and keeps exactly the last 4 messages.
 * **seed policy, chatfold planner**: the same policy expressed with chatfold's planner
   (``chatfold.cli.replay.seed_folder``): unit-safe, otherwise the seed's rules.
-* **chatfold**: ``Folder`` with ``Policy(trigger_tokens=3000, keep=4)`` (target 60% of the
-  trigger; a fold must land at the target or free the trigger-target gap), counting with the
+* **chatfold**: ``Folder`` with ``Policy(trigger_tokens=3000, keep=4)`` (its default target:
+  the summary's cap plus a tenth of the trigger; a fold must land at the target or free
+  ``Policy.min_gain``), counting with the
   default heuristic, and the same with the exact o200k_base counter; and chatfold at the
   budget the seed really used (its 3,000 estimated tokens converted to real ones).
 
@@ -67,7 +68,10 @@ class Row:
     """The sawtooth ceiling on folds: tokens freed by all folds over the trigger-target gap
     (in the policy's own counter); NaN for policies with no target (the seed)."""
     least_freed: float = float("nan")
-    """The fewest tokens one fold freed, as a multiple of the gap (>= 1 by the fold's rule)."""
+    """The fewest tokens one fold freed, as a multiple of the gap (> 1 for a fold that
+    reached the target)."""
+    held_up: int = 0
+    """Folds the kept messages held above the target (they free at least ``min_gain``)."""
     folds: int = 0
     series: list[int] = field(default_factory=list)
     """Context tokens after each message of the first conversation (for the figure)."""
@@ -115,7 +119,8 @@ HEADERS = ["policy", "summarizer calls", "folds", "sawtooth ceiling on folds",
 
 
 def gap_of(trigger: int) -> int:
-    return trigger - Policy(trigger_tokens=trigger).target
+    policy = Policy(trigger_tokens=trigger)
+    return policy.fold_trigger - policy.target
 
 
 class Recorder:
@@ -124,9 +129,13 @@ class Recorder:
     def __init__(self) -> None:
         self.freed: list[int] = []
 
+        self.held_up = 0
+        """Folds that could not reach the target (the kept messages held the context up)."""
+
     def __call__(self, result: Any) -> None:
         if result.folded:
             self.freed.append(result.tokens_before - result.tokens_after)
+            self.held_up += int(result.over_target)
 
 
 def run_policies(convs: list[list[c.Message]], ruler: Any, effective: int | None,
@@ -159,6 +168,7 @@ def run_policies(convs: list[list[c.Message]], ruler: Any, effective: int | None
             report = replay(messages, make(s, rec), name=key, counter=ruler)
             rows[key].add(report, s.calls, s.input_tokens,
                           freed=None if key == SEED_PLANNER else rec.freed)
+            rows[key].held_up += rec.held_up
         if progress is not None:
             progress(n)
     return {r.name: r for r in rows.values()}
@@ -177,8 +187,10 @@ def trigger_sweep(convs: list[list[c.Message]], ruler: Any,
                             on_result=rec)
             row.add(replay(messages, folder, counter=ruler), s.calls, s.input_tokens,
                     freed=rec.freed)
+            row.held_up += rec.held_up
         out.append([trigger, gap_of(trigger), row.folds, row.ceiling,
-                    c.ratio(row.folds, row.ceiling), row.least_freed, max(row.peaks), row.calls])
+                    c.ratio(row.folds, row.ceiling), row.least_freed, row.held_up,
+                    max(row.peaks), row.calls])
         print(f"  sweep: trigger {trigger:,} done", file=sys.stderr)
     return out
 
@@ -270,15 +282,16 @@ def main() -> None:
     else:
         note = ""
     body = f"""
-{len(convs)} LoCoMo conversation(s) ({sum(map(len, convs)):,} messages, {true_total:,} tokens),
-each replayed message by message as one chat; trigger {TRIGGER:,}, keep {KEEP}; chatfold's
-target is 60% of its trigger. Summarizer: chatfold's `ExtractiveSummarizer` (cap 400 tokens)
-behind every policy; the seed's text input is parsed back into the previous summary and the
-messages, so only the policy differs. Token figures are **{ruler_name}** tokens. "Tokens
-sent to summarizer" is the previous summary plus the transcript of the evicted messages, at
-every call. A model call is counted at every user message followed by an assistant message;
-"full history" sends every earlier message at each of those calls ({full:,} prompt tokens in
-all).{note}
+{len(convs)} LoCoMo conversation(s) ({sum(map(len, convs)):,} messages, {true_total:,}
+tokens), each replayed message by message as one chat; trigger {TRIGGER:,}, keep {KEEP};
+chatfold's target is its default ({Policy(trigger_tokens=TRIGGER).target:,} at trigger
+{TRIGGER:,}: the summary's cap plus a tenth of the trigger). Summarizer: chatfold's
+`ExtractiveSummarizer` (cap 400 tokens) behind every policy; the seed's text input is parsed
+back into the previous summary and the messages, so only the policy differs. Token figures
+are **{ruler_name}** tokens. "Tokens sent to summarizer" is the previous summary plus the
+transcript of the evicted messages, at every call. A model call is counted at every user
+message followed by an assistant message; "full history" sends every earlier message at each
+of those calls ({full:,} prompt tokens in all).{note}
 
 {c.table(HEADERS, [r.cells() for r in rows.values()], digits=2)}
 
@@ -287,27 +300,30 @@ all).{note}
 "Seed policy, chatfold planner" measures its summary cap in the seed's units too (400 of them
 is about 170 real tokens), so most of its folds re-ask for a shorter summary: 2 calls per fold.
 
-**What the fold guarantees about calls: a sawtooth.** The context climbs to the trigger T,
-a fold brings it down, and every fold frees at least the gap T − target ({gap:,} tokens at
-trigger {TRIGGER:,}): it runs only when the context exceeds T and either lands at or below the
-target (so it freed more than T − target) or frees at least that much (the gain rule). The
-tokens freed by all folds add up to what came in and is no longer in the context,
-c₀ + H − c_end (c₀ the pinned head, H the history, c_end the final context). So
+**What the fold guarantees about calls: a sawtooth.** The context climbs to the fold trigger
+T, a fold brings it down, and a fold that reaches the target frees more than the gap
+T − target ({gap:,} tokens at trigger {TRIGGER:,}): it runs only when the context exceeds T.
+A fold that cannot reach the target (the kept messages hold the context above it) runs only
+if it frees at least `Policy.min_gain` (a tenth of the trigger). The tokens freed by all
+folds add up to what came in and is no longer in the context, c₀ + H − c_end (c₀ the pinned
+head, H the history, c_end the final context). So, when every fold reaches the target,
 
     folds ≤ (c₀ + H − c_end) / (T − target) = sum of tokens freed / gap,
 
-the **sawtooth ceiling** in the table (in each policy's own counter), and each fold's
-"least freed" is at least 1 gap. There is no matching floor: a fold may free much more than
-the gap (a short summary, a deep fold), so (H − T) / gap, which earlier versions of this page
-called a bound, is neither a floor nor a ceiling. chatfold (o200k counter) made
-{exact.folds} folds against a ceiling of {exact.ceiling:.1f}, the least-freeing fold freed
+the **sawtooth ceiling** in the table (in each policy's own counter; "least freed" is then
+above 1 gap), and folds ≤ (c₀ + H − c_end) / min_gain always. There is no matching floor: a
+fold may free much more than the gap (a short summary), so (H − T) / gap, which earlier
+versions of this page called a bound, is neither a floor nor a ceiling. chatfold (o200k
+counter) made {exact.folds} folds against a ceiling of {exact.ceiling:.1f}
+({exact.held_up} held above the target); the least-freeing fold freed
 {exact.least_freed:.2f}× the gap. Summarizer calls are folds plus re-asks for an overlong
-summary. `tests/test_sawtooth.py` checks the same relation (and peak ≤ trigger with an exact,
-additive counter) on random chats across triggers. Across triggers on these conversations
-(o200k counter):
+summary. `tests/test_sawtooth.py` checks the relation (and that no context is over the
+trigger when the kept messages fit) on random chats across triggers. Across triggers on
+these conversations (o200k counter):
 
 {c.table(["trigger", "gap", "folds", "sawtooth ceiling", "folds / ceiling",
-          "least freed (× gap)", "peak context", "summarizer calls"], sweep, digits=2)}
+          "least freed (× gap)", "folds held above the target", "peak context",
+          "summarizer calls"], sweep, digits=2)}
 
 **The seed.** Its 0.6-token-per-character rule over-counts this English text
 {c.ratio(seed_total, true_total):.1f}× (against {ruler_name}), so it folds when the context is
@@ -320,8 +336,8 @@ prompts are cheaper only because its contexts are smaller than the budget asked 
 budget the seed really used (trigger {effective:,} real tokens), chatfold made {eff.calls} calls
 to the seed's {seed_row.calls}: on LoCoMo's short turns the seed's summary plus 4 messages stay
 well below its trigger, so its missing target costs little there, while chatfold keeps more
-recent messages verbatim (it fills its target, 60% of the trigger; the seed keeps exactly 4),
-so each of its folds frees less.
+recent messages verbatim (it fills its target; the seed keeps exactly 4), so each of its
+folds may free less.
 
 **Long messages.** A synthetic chat of {len(long[0])} messages of about
 {long_tokens // len(long[0])} tokens each ({long_tokens:,} tokens): the summary plus the last

@@ -346,7 +346,10 @@ class Tuner:
     def update(self, run: Run) -> None:
         self.tried.append(run)
         v = self.value(run)
-        if abs(v - self.target) <= 0.01 * self.target or len(self.tried) >= self.steps:
+        close = abs(v - self.target) <= 0.01 * self.target
+        if self.metric == "peak":
+            close = close and v <= self.target  # the peak must not exceed chatfold's
+        if close or len(self.tried) >= self.steps:
             self.next = None
             return
         if v < self.target:

@@ -396,3 +396,44 @@ def test_only_a_fold_writes_the_summary(twin: Any) -> None:
     assert sum(1 for m in raw if is_summary(m)) == 1
     assert raw[-1]["content"] == "I am the summary now"
     assert "is_summary" not in conv.context()[-1]  # provider-safe export drops the key
+
+
+def test_hung_summarizer_threads_never_block_another_conversations_aappend(
+    tmp_path: Path,
+) -> None:
+    from chatfold.summarizers.base import BaseSummarizer
+
+    gate = threading.Event()
+
+    def hang(text: str) -> str:  # a plain sync callable: afold runs it in a thread
+        gate.wait(60)
+        return "never"
+
+    class Hang(BaseSummarizer):  # a sync-only summarizer: asummarize runs it in a thread
+        def summarize(self, request: Any) -> str:
+            return hang("")
+
+    timed_out = Policy(trigger_tokens=1000, target_tokens=600, keep=4, summary_max_tokens=150,
+                       summarizer_timeout=0.02, on_error="return")
+
+    async def main() -> None:
+        # More timed-out, still-hanging calls than any default executor has threads (<= 32).
+        hung = [AsyncConversation(f"hung{k}", store=MemoryStore(), policy=timed_out,
+                                  summarizer=hang if k % 2 else Hang()) for k in range(40)]
+        for conv in hung:
+            await conv.aappend(chat(60, system=False))
+        results = await asyncio.gather(*(conv.afold() for conv in hung))
+        assert all(r.reason == "summarizer_error" for r in results)
+        loop = asyncio.get_running_loop()
+        other = AsyncConversation("other", store=SQLiteStore(str(tmp_path / "other.db")),
+                                  summarizer=FakeSummarizer(), policy=POLICY)
+        try:
+            # Liveness guards, not speed checks: both block until `gate` opens when starved.
+            assert await asyncio.wait_for(other.aappend({"role": "user", "content": "hi"}),
+                                          30) == [1]
+            assert await asyncio.wait_for(loop.run_in_executor(None, lambda: 42), 30) == 42
+        finally:
+            gate.set()
+            await other.aclose()
+
+    asyncio.run(main())

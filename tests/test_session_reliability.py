@@ -138,7 +138,8 @@ def test_a_process_killed_mid_fold_leaves_the_conversation_consistent(
     after = twin("killed", store=SQLiteStore(path), summarizer=FakeSummarizer(), policy=POLICY)
     assert after.store.load_state("killed").version == 0  # nothing half-written
     assert after.transcript() == history
-    time.sleep(1.1)  # the dead folder's lease expires
+    assert after.fold().reason == "fold_in_progress"  # the dead folder's lease, still live
+    time.sleep(1.1)  # it expires: watched unchanged for its TTL
     result = after.fold()
     assert result.folded
     assert after.transcript() == history

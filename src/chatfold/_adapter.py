@@ -9,7 +9,6 @@ Private to chatfold: :mod:`chatfold.fold` re-exports the public names.
 from __future__ import annotations
 
 import asyncio
-import concurrent.futures
 import contextlib
 import hashlib
 import inspect
@@ -19,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ._errors import InvalidSummarizerError, SummarizerError
 from ._summary import Language, Style
+from ._threads import SUMMARIZER_THREADS
 from .messages import format_messages
 
 
@@ -187,11 +187,13 @@ class Caller:
         with self._boundary():
             if self.timeout is None:
                 return self._sync_call(request)
-            pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="chatfold-sum")
+            # chatfold's bounded summarizer pool: a call that hangs past the timeout holds one
+            # of its threads, never an unbounded number of new ones.
+            future = SUMMARIZER_THREADS.submit(self._sync_call, request)
             try:
-                return pool.submit(self._sync_call, request).result(timeout=self.timeout)
+                return future.result(timeout=self.timeout)
             finally:
-                pool.shutdown(wait=False)
+                future.cancel()  # a call still queued behind hung ones never starts
 
     async def acall(self, request: SummaryRequest) -> object:
         arg = self._arg(request)
@@ -199,7 +201,7 @@ class Caller:
             if self.has_async:
                 coro = self.summarizer.asummarize(arg)  # type: ignore[attr-defined]
             else:
-                coro = asyncio.to_thread(self._sync_call, request)
+                coro = SUMMARIZER_THREADS.run(self._sync_call, request)
             if self.timeout is None:
                 return await coro
             return await asyncio.wait_for(coro, self.timeout)

@@ -39,12 +39,11 @@ Example:
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._adapter import AsyncSummarizer, Caller, Summarizer, SummaryRequest
@@ -80,7 +79,6 @@ __all__ = [
     "AsyncSummarizer",
     "FoldPlan",
     "FoldResult",
-    "FoldState",
     "Folder",
     "Language",
     "Policy",
@@ -281,46 +279,6 @@ class Policy:
                           int(self.fold_trigger * MIN_GAIN_RATIO)))
 
 
-@dataclass(frozen=True)
-class FoldState:
-    """The running-summary state of a stored conversation.
-
-    ``covered_through`` is the sequence number of the last log entry folded into ``summary``
-    (0 before the first fold); ``version`` is bumped by every successful fold and is what a
-    store's compare-and-set checks.
-    """
-
-    summary: str = ""
-    """Summary text, without its prefix; ``""`` before the first fold."""
-    covered_through: int = 0
-    """Sequence number of the last log entry folded into the summary."""
-    version: int = 0
-    """Bumped by every successful fold; the compare-and-set key."""
-    language: str | None = None
-    """Language of the summary ("zh" / "en"), fixed at the first fold."""
-    pinned_seqs: tuple[int, ...] = ()
-    """Log entries at or before ``covered_through`` that stay in the context (pinned)."""
-    folds: int = 0
-    """Folds done so far."""
-    summarizer_calls: int = 0
-    """Summarizer calls made so far (re-asks included)."""
-    last_fold_seconds: float | None = None
-    """Wall time of the last fold."""
-
-    def to_json(self) -> str:
-        """Serialise for a store."""
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
-
-    @classmethod
-    def from_json(cls, text: str) -> FoldState:
-        """Parse what :meth:`to_json` wrote; unknown keys (from a newer chatfold) are ignored."""
-        data: dict[str, Any] = json.loads(text)
-        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        if "pinned_seqs" in known:
-            known["pinned_seqs"] = tuple(known["pinned_seqs"])
-        return cls(**known)
-
-
 Reason = Literal[
     "folded",
     "under_trigger",
@@ -471,8 +429,7 @@ def plan_fold(
     counter: TokenCounter,
     *,
     force: bool = False,
-    grow_recent: bool = True,
-    require_gain: bool = True,
+    exact_keep: bool = False,
     counts: Sequence[int] | None = None,
 ) -> FoldPlan:
     """Decide what a fold of ``messages`` under ``policy`` would do. Pure: no I/O, no clock.
@@ -483,10 +440,9 @@ def plan_fold(
         counter: Token counter.
         force: Fold even under the trigger (as long as there is something to fold that frees
             tokens).
-        grow_recent: Let the recent window grow beyond ``keep`` up to the target (the seed's
-            ``compress`` keeps exactly ``keep``).
-        require_gain: Skip a fold that would not shrink the context (the seed's explicit
-            ``compress`` folds regardless).
+        exact_keep: The seed's ``compress``: keep exactly the last ``keep`` messages (whole
+            units), without growing the window to the target and without the batching rule
+            (fold even when it would not shrink the context).
         counts: Precomputed ``counter.count_message`` of each message, if the caller has them.
 
     Raises:
@@ -560,7 +516,7 @@ def plan_fold(
     # the summary's room is reserved before the window grows.
     # (2 tokens of slack: a counter need not be exactly additive where prefix and text meet.)
     room = target - pinned_tokens - overhead - cap - 2
-    if grow_recent:
+    if not exact_keep:
         while n_recent_units < len(units):
             unit_tokens = sum(c[i] for i in units[-1 - n_recent_units])
             if recent_tokens + unit_tokens > room:
@@ -588,9 +544,9 @@ def plan_fold(
     expected_summary = overhead + min(budget, previous_tokens + old_tokens)
     expected_after = pinned_tokens + expected_summary + recent_tokens
     gain = total - expected_after
-    if require_gain and gain <= 0:
+    if not exact_keep and gain <= 0:
         return plan("gain_too_small", old, recent, budget, overflow, squeezed)
-    if require_gain and not force and expected_after > target and gain < policy.min_gain:
+    if not exact_keep and not force and expected_after > target and gain < policy.min_gain:
         return plan("gain_too_small", old, recent, budget, overflow, squeezed)
     return plan("folded", old, recent, budget, overflow, squeezed)
 
@@ -754,8 +710,8 @@ class _BaseFolder:
             self._memo = (memo_msgs, counts, total)
         return counts, total
 
-    def _prepare(self, messages: Sequence[Message], force: bool, grow_recent: bool = True,
-                 require_gain: bool = True) -> FoldPlan | FoldResult:
+    def _prepare(self, messages: Sequence[Message], force: bool,
+                 exact_keep: bool = False) -> FoldPlan | FoldResult:
         """The plan of a fold that should run, or the result of one that should not."""
         counts, total = self._scan(messages)
         if total <= self.policy.fold_trigger and not force:
@@ -766,12 +722,10 @@ class _BaseFolder:
             result = object.__new__(FoldResult)
             result.__dict__.update(self._under_trigger, messages=same, tokens_before=total,
                                    tokens_after=total)
-            if self.on_result:
-                self.on_result(result)
-            return result
+            return self._emit(result)
         plan = plan_fold(
-            messages, self.policy, self.counter, force=force, grow_recent=grow_recent,
-            require_gain=require_gain, counts=counts[:len(messages)],
+            messages, self.policy, self.counter, force=force, exact_keep=exact_keep,
+            counts=counts[:len(messages)],
         )
         return plan if plan.should_fold else self._skipped(messages, plan)
 
@@ -784,9 +738,7 @@ class _BaseFolder:
             messages=messages, folded=False, reason=plan.reason, tokens_before=plan.tokens_before,
             tokens_after=plan.tokens_before, plan=plan,
         )
-        if self.on_result:
-            self.on_result(result)
-        return result
+        return self._emit(result)
 
     def _failed(self, messages: Any, plan: FoldPlan, exc: SummarizerError, calls: int,
                 started: float) -> FoldResult:
@@ -798,9 +750,7 @@ class _BaseFolder:
             tokens_before=plan.tokens_before, tokens_after=plan.tokens_before,
             summarizer_calls=calls, seconds=time.perf_counter() - started, error=exc, plan=plan,
         )
-        if self.on_result:
-            self.on_result(result)
-        return result
+        return self._emit(result)
 
     def _done(self, messages: Sequence[Message], plan: FoldPlan, outcome: _Outcome,
               started: float) -> FoldResult:
@@ -839,6 +789,10 @@ class _BaseFolder:
                 "chatfold: pinned messages plus the latest unit exceed the target (%d); kept "
                 "them anyway (on_overflow='keep')", self.policy.target,
             )
+        return self._emit(result)
+
+    def _emit(self, result: FoldResult) -> FoldResult:
+        """The one place every result, folded or not, goes out through ``on_result``."""
         if self.on_result:
             self.on_result(result)
         return result
@@ -909,8 +863,7 @@ class Folder(_BaseFolder):
 
     def _start(self, messages: Sequence[Message], force: bool, exact_keep: bool,
                metadata: Mapping[str, Any] | None) -> FoldResult | _Run:
-        plan = self._prepare(messages, force, grow_recent=not exact_keep,
-                             require_gain=not exact_keep)
+        plan = self._prepare(messages, force, exact_keep)
         if isinstance(plan, FoldResult):
             return plan
         steps = _summary_steps(plan, messages, self.policy, self.counter, metadata or {})

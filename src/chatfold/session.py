@@ -50,7 +50,6 @@ from .fold import (
     Folder,
     FoldPlan,
     FoldResult,
-    FoldState,
     Policy,
     Reason,
     summary_message,
@@ -64,6 +63,7 @@ from .messages import (
     tool_result_ids,
     validate_message,
 )
+from .stores.state import FoldState
 from .tokens import TokenCounter
 
 if TYPE_CHECKING:

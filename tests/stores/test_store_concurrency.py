@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
 import time
 from collections import defaultdict
@@ -11,11 +12,12 @@ from multiprocessing.pool import Pool
 from pathlib import Path
 from typing import Any
 
+import pytest
 from _store_workers import Backend, write, write_in_process
 
 from chatfold import FoldConflictError
-from chatfold.fold import FoldState
-from chatfold.stores import BaseStore, SQLiteStore
+from chatfold.stores import BaseStore, FoldState, SQLiteStore
+from chatfold.stores.sqlite import MIGRATIONS
 
 THREADS = 4
 PROCESSES = 2
@@ -185,4 +187,47 @@ def test_sqlite_stores_opening_a_fresh_file_together_migrate_once(fast_dir: Path
     with ThreadPoolExecutor(4) as pool:
         assert list(pool.map(open_and_append, range(4))) == [[1]] * 4
     with SQLiteStore(path) as store:
-        assert store.schema_version == 2
+        assert store.schema_version == len(MIGRATIONS)
+
+
+def test_many_sqlite_stores_opening_fresh_files_at_once_never_find_them_locked(
+    fast_dir: Path,
+) -> None:
+    # Switching a new file to WAL and its first BEGIN IMMEDIATE can report "database is
+    # locked" at once, without the busy handler, when other connections open it meanwhile.
+    # Rounds of 8 openers at once make that likely without the retry (the test below
+    # checks the retry itself deterministically).
+    for round_ in range(100):
+        path = fast_dir / f"fresh-{round_}.db"
+        barrier = threading.Barrier(8)
+
+        def open_and_append(k: int, path: Path = path, barrier: threading.Barrier = barrier
+                            ) -> list[int]:
+            barrier.wait()
+            with SQLiteStore(path, namespace=f"n{k}") as store:
+                return store.append("c1", [{"k": k}])
+
+        with ThreadPoolExecutor(8) as pool:
+            assert list(pool.map(open_and_append, range(8))) == [[1]] * 8
+
+
+def test_sqlite_retries_a_busy_error_that_skips_the_busy_handler(fast_dir: Path) -> None:
+    # SQLite answers SQLITE_BUSY at once, without waiting, where waiting could deadlock; a
+    # connection whose busy handler is off stands in for those paths here, deterministically.
+    from chatfold.stores.sqlite import _connect, _retry_busy
+
+    path = str(fast_dir / "busy.db")
+    holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    holder.execute("BEGIN EXCLUSIVE")
+    waiter = _connect(path, timeout=10)
+    waiter.execute("PRAGMA busy_timeout = 0")
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        waiter.execute("BEGIN IMMEDIATE")  # what the store used to turn into an error
+    release = threading.Timer(0.2, lambda: holder.execute("COMMIT"))
+    release.start()
+    _retry_busy(waiter, lambda: waiter.execute("BEGIN IMMEDIATE"))
+    assert waiter.in_transaction
+    waiter.execute("COMMIT")
+    release.join()
+    holder.close()
+    waiter.close()

@@ -18,8 +18,7 @@ from chatfold import (
     InvalidMessageError,
     StoreError,
 )
-from chatfold.fold import FoldState
-from chatfold.stores import AsyncStore, BaseStore, LogEntry, Store
+from chatfold.stores import AsyncStore, BaseStore, FoldState, LogEntry, Store
 
 MESSAGES: list[dict[str, Any]] = [
     {"role": "system", "content": "你是一个旅行助手。You are a travel assistant."},
@@ -259,6 +258,7 @@ def test_lease_does_not_create_the_conversation(store: BaseStore) -> None:
 
 def test_expired_lease_can_be_taken_over(driven: Any) -> None:
     assert driven.acquire_lease("c1", "crashed", 0.05) is True  # then never renewed
+    assert driven.acquire_lease("c1", "b", 30) is False  # live (SQLite starts watching it)
     time.sleep(0.15)
     assert driven.acquire_lease("c1", "b", 30) is True
     assert driven.acquire_lease("c1", "crashed", 30) is False

@@ -21,8 +21,7 @@ from chatfold import (
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.fold import FoldState
-from chatfold.stores import MemoryStore, PostgresStore, RedisStore, SQLiteStore
+from chatfold.stores import FoldState, MemoryStore, PostgresStore, RedisStore, SQLiteStore
 from chatfold.stores import postgres as postgres_module
 from chatfold.stores import redis as redis_module
 from chatfold.stores import sqlite as sqlite_module

@@ -11,8 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from chatfold import StoreCorruptError, StoreError, StoreUnavailableError
-from chatfold.fold import FoldState
-from chatfold.stores import PostgresStore
+from chatfold.stores import FoldState, PostgresStore
 from chatfold.stores.postgres import MIGRATIONS, SCHEMA_VERSION, migrate
 
 psycopg = pytest.importorskip("psycopg")

@@ -13,8 +13,7 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 from chatfold import StoreCorruptError, StoreError, StoreUnavailableError
-from chatfold.fold import FoldState
-from chatfold.stores import RedisStore
+from chatfold.stores import FoldState, RedisStore
 from chatfold.stores.redis import MIGRATIONS, SCHEMA_VERSION, RedisKeys, _glob_escape, migrate
 
 redis = pytest.importorskip("redis")

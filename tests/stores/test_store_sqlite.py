@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from chatfold import StoreCorruptError, StoreUnavailableError
-from chatfold.fold import FoldState
-from chatfold.stores import SQLiteStore
+from chatfold.stores import FoldState, SQLiteStore
 from chatfold.stores.sqlite import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, migrate
 
 
@@ -238,3 +237,48 @@ def test_data_survives_reopening(fast_dir: Path) -> None:
         assert store.load_state("c1").summary == "s"
     with SQLiteStore(path) as store:
         assert store.list_conversations() == []
+
+
+def test_leases_trust_no_process_wall_clock(fast_dir: Path, monkeypatch: pytest.MonkeyPatch
+                                            ) -> None:
+    real = time.time
+    path = fast_dir / "clocks.db"
+    holder, contender = SQLiteStore(path), SQLiteStore(path)
+
+    # A holder whose clock runs a day ahead takes a lease, then dies without releasing it.
+    monkeypatch.setattr(time, "time", lambda: real() + 86_400)
+    assert holder.acquire_lease("c1", "holder", 0.3) is True
+    # A contender 10 minutes ahead: the lease is live, whatever either clock says...
+    monkeypatch.setattr(time, "time", lambda: real() + 600)
+    assert contender.acquire_lease("c1", "contender", 0.3) is False
+    # ...and expired once the contender has watched it unchanged for its TTL (not in a day).
+    time.sleep(0.4)
+    assert contender.acquire_lease("c1", "contender", 0.3) is True
+
+    # A live lease is never taken by a process whose clock runs 10 minutes ahead.
+    monkeypatch.setattr(time, "time", real)
+    assert holder.acquire_lease("c2", "holder", 300) is True
+    monkeypatch.setattr(time, "time", lambda: real() + 600)
+    assert contender.acquire_lease("c2", "contender", 300) is False
+
+    # A holder that renews (a new token each time) is never taken over, however long it holds.
+    assert holder.acquire_lease("c3", "holder", 0.3) is True
+    for _ in range(5):
+        assert contender.acquire_lease("c3", "contender", 0.3) is False
+        time.sleep(0.1)
+        assert holder.acquire_lease("c3", "holder", 0.3) is True
+    holder.close()
+    contender.close()
+
+
+def test_a_process_watching_a_lease_sees_it_expire_through_new_store_objects(
+    fast_dir: Path,
+) -> None:
+    path = fast_dir / "per-request.db"
+    with SQLiteStore(path) as dead:
+        assert dead.acquire_lease("c1", "dead", 0.2) is True
+    with SQLiteStore(path) as request_1:
+        assert request_1.acquire_lease("c1", "live", 30) is False
+    time.sleep(0.3)
+    with SQLiteStore(path) as request_2:
+        assert request_2.acquire_lease("c1", "live", 30) is True

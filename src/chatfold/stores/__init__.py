@@ -32,11 +32,13 @@ from chatfold.stores.memory import MemoryStore
 from chatfold.stores.postgres import PostgresStore
 from chatfold.stores.redis import RedisStore
 from chatfold.stores.sqlite import SQLiteStore
+from chatfold.stores.state import FoldState
 
 __all__ = [
     "DEFAULT_NAMESPACE",
     "AsyncStore",
     "BaseStore",
+    "FoldState",
     "LogEntry",
     "MemoryStore",
     "PostgresStore",

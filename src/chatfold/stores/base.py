@@ -18,7 +18,6 @@ libraries get the twins from :class:`BaseStore`, which runs the sync method in a
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import threading
@@ -36,7 +35,8 @@ from chatfold._errors import (
     StoreCorruptError,
     StoreError,
 )
-from chatfold.fold import FoldState
+from chatfold._threads import STORE_THREADS
+from chatfold.stores.state import FoldState
 
 __all__ = [
     "DEFAULT_NAMESPACE",
@@ -390,6 +390,11 @@ class Store(Protocol):
 
         Returns True when the lease was free, expired or already held by ``owner`` (then it
         is renewed), False when another owner holds it.
+
+        Expiry follows the holder's ``ttl_seconds`` on a clock every process agrees on: the
+        server's (PostgreSQL, Redis), this process's (memory). SQLite has no shared clock: a
+        process there sees another's lease expire once it has watched it unchanged for the
+        holder's TTL, so the first attempt on a stale lease returns False.
         """
         ...
 
@@ -500,7 +505,9 @@ class SharedResource(Generic[_T]):
 
 class BaseStore:
     """Shared plumbing of the built-in stores: namespace, closing, context managers, and the
-    async twins, which run the sync method in a worker thread (``asyncio.to_thread``).
+    async twins, which run the sync method in a thread of chatfold's bounded store pool (not
+    asyncio's default executor, so hung summarizer threads or the application's own blocking
+    work never hold them up).
 
     Subclasses implement the sync methods of :class:`Store`. A store whose sync methods never
     block (``MemoryStore``) sets ``blocking = False`` and its twins call them directly.
@@ -571,7 +578,7 @@ class BaseStore:
     async def _run(self, fn: Callable[_P, _T], *args: _P.args, **kwargs: _P.kwargs) -> _T:
         if not self.blocking:
             return fn(*args, **kwargs)
-        return await asyncio.to_thread(fn, *args, **kwargs)
+        return await STORE_THREADS.run(fn, *args, **kwargs)
 
     # The sync methods below are abstract: each backend implements every one of them, and
     # BaseStore alone stores nothing (the contract suite runs against every backend).

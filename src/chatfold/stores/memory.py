@@ -9,7 +9,6 @@ from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Self
 
 from chatfold._errors import ConversationNotFoundError, FoldConflictError
-from chatfold.fold import FoldState
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -21,6 +20,7 @@ from chatfold.stores.base import (
     encode_messages,
     validate_conversation_id,
 )
+from chatfold.stores.state import FoldState
 
 __all__ = ["MemoryStore"]
 

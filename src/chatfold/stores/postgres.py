@@ -37,7 +37,6 @@ from chatfold._errors import (
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.fold import FoldState
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -52,6 +51,7 @@ from chatfold.stores.base import (
     state_from_record,
     validate_conversation_id,
 )
+from chatfold.stores.state import FoldState
 
 if TYPE_CHECKING:
     import psycopg

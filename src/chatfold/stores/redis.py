@@ -36,7 +36,6 @@ from chatfold._errors import (
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.fold import FoldState
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -51,6 +50,7 @@ from chatfold.stores.base import (
     validate_conversation_id,
     validate_namespace,
 )
+from chatfold.stores.state import FoldState
 
 if TYPE_CHECKING:
     import redis

@@ -7,6 +7,12 @@ of failing, and sequence numbers are assigned inside the lock, so they stay gap-
 
 Each thread gets its own connection (SQLite connections must not be shared between threads).
 
+Fold leases trust no process's wall clock (processes may disagree, and clocks jump): a lease row
+holds its owner, a token the holder changes whenever it takes or renews the lease, and the
+holder's TTL. Another process treats the lease as expired only once it has itself seen the same
+owner and token, unchanged, for that TTL on its own monotonic clock. A process meeting a lease
+for the first time therefore waits up to one TTL, however old the lease is.
+
 The file is marked with ``PRAGMA application_id`` and its schema version is
 ``PRAGMA user_version``; numbered migrations run in order when a store opens, each in one
 transaction with its version bump. A file that is not SQLite, or an SQLite database that is not
@@ -17,12 +23,14 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeVar
 
 from chatfold._errors import (
     ConversationNotFoundError,
@@ -32,7 +40,6 @@ from chatfold._errors import (
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.fold import FoldState
 from chatfold.stores.base import (
     DEFAULT_NAMESPACE,
     BaseStore,
@@ -45,6 +52,7 @@ from chatfold.stores.base import (
     state_from_record,
     validate_conversation_id,
 )
+from chatfold.stores.state import FoldState
 
 __all__ = ["APPLICATION_ID", "DEFAULT_BUSY_TIMEOUT", "MIGRATIONS", "SQLiteStore", "migrate"]
 
@@ -90,6 +98,11 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             PRIMARY KEY (namespace, id)
         ) WITHOUT ROWID""",
     ),
+    # 3: lease tokens, so no process trusts another's wall clock (expires_at: informational).
+    (
+        "ALTER TABLE chatfold_leases ADD COLUMN token TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE chatfold_leases ADD COLUMN ttl REAL NOT NULL DEFAULT 0",
+    ),
 )
 """``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
 
@@ -107,6 +120,38 @@ _UNAVAILABLE_CODES = {
     sqlite3.SQLITE_AUTH,
     sqlite3.SQLITE_NOLFS,
 }
+
+
+class _LeaseWatch:
+    """What this process has seen of other owners' leases, on its own monotonic clock.
+
+    Shared by every store object of the process on the same file, so a web app that opens a
+    store per request still sees a dead holder's lease expire.
+    """
+
+    def __init__(self, limit: int = 10_000) -> None:
+        self._seen: dict[tuple[str, str, str], tuple[str, str, float]] = {}
+        self._lock = threading.Lock()
+        self._limit = limit
+
+    def expired(self, key: tuple[str, str, str], owner: str, token: str, ttl: float) -> bool:
+        """True once ``owner``'s lease with ``token`` has been seen unchanged for ``ttl``."""
+        now = time.monotonic()
+        with self._lock:
+            seen = self._seen.get(key)
+            if seen is not None and seen[:2] == (owner, token):
+                return now - seen[2] >= ttl
+            if seen is None and len(self._seen) >= self._limit:
+                self._seen.pop(next(iter(self._seen)))  # the oldest watch
+            self._seen[key] = (owner, token, now)
+            return False
+
+    def forget(self, key: tuple[str, str, str]) -> None:
+        with self._lock:
+            self._seen.pop(key, None)
+
+
+_LEASES = _LeaseWatch()
 
 
 def translate_error(exc: BaseException, path: str) -> StoreError | None:
@@ -139,9 +184,50 @@ def _version(conn: sqlite3.Connection) -> tuple[int, int]:
     return int(app_id), int(version)
 
 
+_T = TypeVar("_T")
+
+
+class _Connection(sqlite3.Connection):
+    """A connection that knows its busy timeout, for :func:`_retry_busy`."""
+
+    busy_timeout: float = DEFAULT_BUSY_TIMEOUT
+
+
+def _connect(path: str, timeout: float) -> _Connection:
+    # The busy timeout is set when the connection opens, before its first statement.
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False,
+                           factory=_Connection)
+    conn.busy_timeout = timeout
+    return conn
+
+
+def _retry_busy(conn: sqlite3.Connection, fn: Callable[[], _T]) -> _T:
+    """Run ``fn``, retrying while SQLite reports the file busy, up to the busy timeout.
+
+    The busy handler covers most waits, but SQLite returns SQLITE_BUSY at once where waiting
+    could deadlock: switching a fresh file to WAL while another connection opens it, WAL
+    recovery, ``BEGIN IMMEDIATE`` racing a journal-mode change. Under load (several processes
+    opening one new file at once) those are common, and only safe to retry before anything
+    was written, which is where this is used.
+    """
+    deadline = time.monotonic() + getattr(conn, "busy_timeout", DEFAULT_BUSY_TIMEOUT)
+    delay = 0.002
+    while True:
+        try:
+            return fn()
+        except sqlite3.OperationalError as exc:
+            code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
+            if code not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or (
+                time.monotonic() + delay > deadline
+            ):
+                raise
+        time.sleep(delay * random.uniform(0.5, 1.0))  # jitter: contenders do not retry in step
+        delay = min(delay * 2, 0.1)
+
+
 @contextmanager
 def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    conn.execute("BEGIN IMMEDIATE")
+    _retry_busy(conn, lambda: conn.execute("BEGIN IMMEDIATE"))
     try:
         yield
     except BaseException:
@@ -154,6 +240,11 @@ def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+def _use_wal(conn: sqlite3.Connection) -> None:
+    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+        conn.execute("PRAGMA journal_mode=WAL").fetchone()
 
 
 def migrate(conn: sqlite3.Connection, path: str, target: int = SCHEMA_VERSION) -> None:
@@ -171,7 +262,7 @@ def migrate(conn: sqlite3.Connection, path: str, target: int = SCHEMA_VERSION) -
     Raises:
         StoreCorruptError: The file is a foreign SQLite database, or from a newer chatfold.
     """
-    if _version(conn) == (APPLICATION_ID, target):
+    if _retry_busy(conn, lambda: _version(conn)) == (APPLICATION_ID, target):
         return  # the common case, without waiting for the write lock
     while True:
         with _write_transaction(conn):
@@ -234,14 +325,14 @@ class SQLiteStore(BaseStore):
                 "use MemoryStore for an in-memory store"
             )
         self._timeout = timeout
+        self._file = os.path.realpath(self._path)  # the lease watch's key
         self._lock = threading.Lock()
         self._conns: dict[threading.Thread, sqlite3.Connection] = {}
         self._pid = os.getpid()
         try:
             with self._translate():
                 conn = self._conn()
-                if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                    conn.execute("PRAGMA journal_mode=WAL").fetchone()
+                _retry_busy(conn, lambda: _use_wal(conn))
                 migrate(conn, self._path)
         except BaseException:
             self.close()
@@ -270,9 +361,7 @@ class SQLiteStore(BaseStore):
         thread = threading.current_thread()
         conn = self._conns.get(thread)
         if conn is None:
-            conn = sqlite3.connect(
-                self._path, timeout=self._timeout, isolation_level=None, check_same_thread=False
-            )
+            conn = _connect(self._path, self._timeout)
             with self._lock:
                 for dead in [t for t in self._conns if not t.is_alive()]:
                     self._conns.pop(dead).close()
@@ -447,20 +536,25 @@ class SQLiteStore(BaseStore):
         ns = self._namespace
         with self._translate():
             conn = self._conn()
+            key = (self._file, ns, cid)
             with _write_transaction(conn):
-                now = time.time()
                 row = conn.execute(
-                    "SELECT owner, expires_at FROM chatfold_leases WHERE namespace = ? AND id = ?",
+                    "SELECT owner, token, ttl FROM chatfold_leases WHERE namespace = ? AND id = ?",
                     (ns, cid),
                 ).fetchone()
-                if row is not None and row[0] != owner and row[1] > now:
-                    return False
+                if row is not None and row[0] != owner:
+                    held_for = float(row[2]) if row[2] > 0 else ttl_seconds  # 0: a v2 row
+                    if not _LEASES.expired(key, str(row[0]), str(row[1]), held_for):
+                        return False
+                # A new token on every take and renewal: watchers start counting again.
                 conn.execute(
-                    "INSERT OR REPLACE INTO chatfold_leases (namespace, id, owner, expires_at) "
-                    "VALUES (?, ?, ?, ?)",
-                    (ns, cid, owner, now + ttl_seconds),
+                    "INSERT OR REPLACE INTO chatfold_leases "
+                    "(namespace, id, owner, expires_at, token, ttl) VALUES (?, ?, ?, ?, ?, ?)",
+                    (ns, cid, owner, time.time() + ttl_seconds, uuid.uuid4().hex,
+                     float(ttl_seconds)),
                 )
-                return True
+            _LEASES.forget(key)
+            return True
 
     def release_lease(self, conversation_id: str, owner: str) -> None:
         """See :meth:`chatfold.stores.base.Store.release_lease`."""

@@ -15,11 +15,11 @@ Example:
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Awaitable, Callable
 from typing import ClassVar
 
+from .._threads import SUMMARIZER_THREADS
 from ..fold import AsyncSummarizer, Language, Style, Summarizer, SummaryRequest
 from .prompts import build_prompt
 
@@ -48,8 +48,9 @@ class BaseSummarizer:
         raise NotImplementedError  # pragma: no cover - abstract: subclasses implement it
 
     async def asummarize(self, request: SummaryRequest) -> str:
-        """Async twin of :meth:`summarize` (a thread, so the event loop never blocks)."""
-        return await asyncio.to_thread(self.summarize, request)
+        """Async twin of :meth:`summarize` (a thread of chatfold's bounded summarizer pool, so
+        the event loop never blocks and a hung call never holds the loop's default threads)."""
+        return await SUMMARIZER_THREADS.run(self.summarize, request)
 
 
 class CallableSummarizer(BaseSummarizer):
@@ -84,4 +85,4 @@ class CallableSummarizer(BaseSummarizer):
         """Await the function (or run a sync one in a thread)."""
         if self.is_async:
             return await self.fn(self._prompt(request))  # type: ignore[misc, no-any-return]
-        return await asyncio.to_thread(self.summarize, request)
+        return await SUMMARIZER_THREADS.run(self.summarize, request)
