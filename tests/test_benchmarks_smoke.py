@@ -150,7 +150,9 @@ def test_peers_outside_its_environment_says_why(tmp_path: Path) -> None:
     rc, err = _run(sys.executable, "peers", tmp_path)
     assert rc == 0, err[-3000:]
     text = (tmp_path / "peers.md").read_text(encoding="utf-8")
-    assert "Not run" in text and "ModuleNotFoundError" in text
+    # The dev venv holds llama-index-core (the llama-index integration extra), so that peer
+    # may run here; the peers that do not import are named with their import error.
+    assert "ModuleNotFoundError" in text
 
 
 def test_run_all_assembles_without_touching_the_committed_file(

@@ -20,6 +20,7 @@ LAYERS = {
     "summarizers": 3,
     "session": 4, "stores": 4,
     "_demo": 5, "cli": 5, "__init__": 5,
+    "integrations": 5,
 }
 STDLIB = set(sys.stdlib_module_names)
 
@@ -76,9 +77,11 @@ def test_imports_point_down(module: str, path: Path) -> None:
 
 def test_importing_chatfold_loads_no_sdk() -> None:
     code = (
-        "import sys, chatfold, chatfold.session, chatfold.stores, chatfold.summarizers;"
+        "import sys, chatfold, chatfold.session, chatfold.stores, chatfold.summarizers,"
+        " chatfold.integrations;"
         "heavy = {'openai', 'anthropic', 'tiktoken', 'tokenizers', 'psycopg', 'redis',"
-        " 'click', 'rich', 'matplotlib'} & set(sys.modules);"
+        " 'click', 'rich', 'matplotlib', 'langchain', 'langchain_core', 'langgraph',"
+        " 'agents', 'pydantic_ai', 'llama_index'} & set(sys.modules);"
         "print(sorted(heavy))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
