@@ -21,7 +21,12 @@ from typing import Any
 import pytest
 
 from chatfold import tokens
-from chatfold._errors import MissingDependencyError, TokenizerError, UnknownPluginError
+from chatfold._errors import (
+    InvalidArgumentError,
+    MissingDependencyError,
+    TokenizerError,
+    UnknownPluginError,
+)
 from chatfold.tokens import (
     DEFAULT_COUNTER,
     BaseCounter,
@@ -323,7 +328,7 @@ def test_count_messages_sums_and_adds_reply_priming_once() -> None:
 
 
 def test_negative_options_are_refused() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidArgumentError):
         CountingCounter(message_overhead=-1)
 
 
@@ -430,7 +435,7 @@ def test_a_missing_encoding_names_the_fix(no_tiktoken_cache: Path,
 
 
 def test_an_unknown_encoding_is_refused(o200k: TiktokenCounter) -> None:
-    with pytest.raises(ValueError, match="p50k_base"):
+    with pytest.raises(InvalidArgumentError, match="p50k_base"):
         TiktokenCounter("p50k_base")
 
 

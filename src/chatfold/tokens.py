@@ -54,7 +54,12 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final, Protocol, runtime_checkable
 
-from ._errors import MissingDependencyError, TokenizerError, UnknownPluginError
+from ._errors import (
+    InvalidArgumentError,
+    MissingDependencyError,
+    TokenizerError,
+    UnknownPluginError,
+)
 from .messages import message_text
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
@@ -135,7 +140,8 @@ class BaseCounter(ABC):
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         if message_overhead < 0 or reply_priming < 0 or cache_size < 0:
-            raise ValueError("message_overhead, reply_priming and cache_size must be >= 0")
+            raise InvalidArgumentError(
+                "message_overhead/reply_priming/cache_size", "must be integers >= 0")
         self.message_overhead = message_overhead
         self.reply_priming = reply_priming
         self.cache_size = cache_size
@@ -959,9 +965,9 @@ class TiktokenCounter(BaseCounter):
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
         if encoding not in _TIKTOKEN_SHA256:
-            raise ValueError(
-                f"unknown tiktoken encoding {encoding!r}; known: {', '.join(_TIKTOKEN_SHA256)}"
-            )
+            raise InvalidArgumentError(
+                "encoding", f"unknown tiktoken encoding {encoding!r}; known: "
+                f"{', '.join(_TIKTOKEN_SHA256)}")
         super().__init__(
             message_overhead=message_overhead, reply_priming=reply_priming, cache_size=cache_size
         )

@@ -30,7 +30,7 @@ from chatfold import Conversation, MemoryStore, Policy
 from chatfold.integrations.langchain import ChatfoldMiddleware, from_chatfold, to_chatfold
 
 TURNS = 12
-POLICY = Policy(trigger_tokens=700, target_tokens=420, keep=4)
+POLICY = Policy(trigger_tokens=700, target_tokens=420, keep=4, summary_max_tokens=280)
 
 
 @tool

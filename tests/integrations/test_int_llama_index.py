@@ -28,7 +28,7 @@ pytestmark = pytest.mark.filterwarnings(
     "ignore::pydantic.warnings.PydanticDeprecationWarning:inspect")
 
 TURNS = 12
-POLICY = Policy(trigger_tokens=700, target_tokens=420, keep=4)
+POLICY = Policy(trigger_tokens=700, target_tokens=420, keep=4, summary_max_tokens=280)
 
 
 def get_weather(city: str) -> str:

@@ -20,7 +20,7 @@ from chatfold import MemoryStore, Policy
 from chatfold.integrations.openai_agents import ChatfoldSession, from_chatfold, to_chatfold
 
 TURNS = 12
-POLICY = Policy(trigger_tokens=700, target_tokens=420, keep=4)
+POLICY = Policy(trigger_tokens=700, target_tokens=420, keep=4, summary_max_tokens=280)
 
 
 @pytest.fixture(autouse=True)

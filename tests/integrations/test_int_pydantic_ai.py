@@ -33,7 +33,7 @@ from chatfold.integrations.pydantic_ai import (
 )
 
 TURNS = 12
-POLICY = Policy(trigger_tokens=700, target_tokens=420, keep=4)
+POLICY = Policy(trigger_tokens=700, target_tokens=420, keep=4, summary_max_tokens=280)
 
 
 class Recording(ExtractiveSummarizer):
