@@ -113,7 +113,13 @@ def _cut_prefix(text: str, budget: int, counter: TokenCounter) -> str:
     out = out.strip()
     if out:
         return out
-    # A single sentence over the cap: cut it by characters (binary search on length).
+    # A single sentence over the cap: cut it by characters.
+    return clip_to_budget(text, budget, counter) or "…"
+
+
+def clip_to_budget(text: str, budget: int, counter: TokenCounter) -> str:
+    """The longest prefix of ``text`` that fits ``budget`` with an ellipsis (binary search on
+    its length); ``""`` when not even one character does."""
     lo, hi = 0, len(text)
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -121,7 +127,7 @@ def _cut_prefix(text: str, budget: int, counter: TokenCounter) -> str:
             lo = mid
         else:
             hi = mid - 1
-    return text[:lo].rstrip() + "…"
+    return text[:lo].rstrip() + "…" if lo else ""
 
 
 def clean_reply(reply: object) -> str:

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ._errors import InvalidArgumentError
+from ._summary import clip_to_budget
 from .messages import (
     content_text,
     format_messages,
@@ -324,18 +325,6 @@ def latest_user_text(messages: Iterable[Mapping[str, Any]]) -> str:
     return last
 
 
-def _clip(text: str, budget: int, counter: TokenCounter) -> str:
-    """The longest prefix of ``text`` that fits ``budget`` with an ellipsis (``""``: none)."""
-    lo, hi = 0, len(text)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if counter.count(text[:mid] + "…") <= budget:
-            lo = mid
-        else:
-            hi = mid - 1
-    return text[:lo].rstrip() + "…" if lo else ""
-
-
 def _unit(entries: Mapping[int, Any], seq: int, excluded: set[int]) -> list[int]:
     """The seqs of the hit's tool-call unit found in ``entries`` (at least the hit itself)."""
     m = entries[seq].message
@@ -445,7 +434,7 @@ def _recall_steps(
         extra = 0 if day in days else counter.count(day + ":") + 1  # its date line
         cost = counter.count(line) + 1 + extra  # + the newline
         if cost > left:
-            line = _clip(line, left - 1 - extra, counter)
+            line = clip_to_budget(line, left - 1 - extra, counter)
             cost = counter.count(line) + 1 + extra
             if not line or cost < MIN_HIT_TOKENS or cost > left:
                 continue
