@@ -141,7 +141,8 @@ def test_english_conversation_gets_an_english_prefix_and_format() -> None:
     assert llm.texts[1].startswith("Previous summary: The user plans a trip.\nNew messages:\n")
 
 
-@pytest.mark.parametrize("module", ["chatfold.compat", "chatfold._summary", "chatfold._adapter"])
+@pytest.mark.parametrize("module", ["chatfold.compat", "chatfold._summary", "chatfold._adapter",
+                                    "chatfold._media"])
 def test_docstring_examples_run(module: str) -> None:
     import doctest
     import importlib

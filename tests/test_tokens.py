@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from chatfold import tokens
+from chatfold import _media, tokens
 from chatfold._errors import (
     InvalidArgumentError,
     MissingDependencyError,
@@ -589,10 +589,10 @@ def test_a_file_part_counts_its_text_or_its_pages() -> None:
     part = {"type": "file", "file": {"filename": "a.pdf",
                                      "file_data": "data:application/pdf;base64," + b64(pdf)}}
     n = HEURISTIC.count_message({"role": "user", "content": [part]})
-    assert 7 * tokens.PDF_PAGE_TOKENS <= n < 7 * tokens.PDF_PAGE_TOKENS + 50
+    assert 7 * _media.PDF_PAGE_TOKENS <= n < 7 * _media.PDF_PAGE_TOKENS + 50
     # Raw base64 without a data URL, named by its extension; a binary blob by its size.
     raw = {"type": "input_file", "filename": "b.pdf", "file_data": b64(pdf)}
-    assert tokens.media_tokens([raw]) == tokens.media_tokens([part]) == 7 * tokens.PDF_PAGE_TOKENS
+    assert tokens.media_tokens([raw]) == tokens.media_tokens([part]) == 7 * _media.PDF_PAGE_TOKENS
     blob = {"type": "file", "file": {"file_data": "data:application/zip;base64,"
                                      + b64(bytes(400_000))}}
     assert HEURISTIC.count_message({"role": "user", "content": [blob]}) >= 100_000
