@@ -110,6 +110,7 @@ def default_store_path() -> Path:
 
 
 _T = TypeVar("_T")
+_NO_RECALL = Recall()
 
 
 class _Call:
@@ -356,6 +357,9 @@ class _BaseConversation:
     def _recall_args(self, query: str | None) -> dict[str, Any] | None:
         """What this context's recall searches for, or None when there is nothing to do (the
         result is then kept as is, or cleared). See :mod:`chatfold.recall`."""
+        if self.policy.recall_tokens <= 0 and query is None:
+            self._recall, self._recall_key = _NO_RECALL, None  # off: not even a query to read
+            return None
         with self._lock:
             state = self._state
             text = query if query is not None else latest_user_text(self._tail_msgs)
