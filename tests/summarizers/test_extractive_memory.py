@@ -310,7 +310,8 @@ def test_a_condition_or_a_shrug_is_no_decision() -> None:
     zh = ask([user("除非你确定需要这样做。"), user("不过三星也就这样了。"),
               user("我决定订如家酒店。")], language="zh")
     assert section(zh, "决定") == ["用户：我决定订如家酒店。"]
-    en = ask([user("Unless you decided otherwise, keep it."), user("We decided to go with Lisbon.")])
+    en = ask([user("Unless you decided otherwise, keep it."),
+              user("We decided to go with Lisbon.")])
     assert section(en, "Decisions") == ["User: We decided to go with Lisbon."]
 
 
