@@ -16,7 +16,9 @@ Strategies, each ending with one final context:
 * **seed + extractive**: the seed's code (``benchmarks/seed_reference.py``) with
   ``max_tokens`` = the budget, keep 4, chatfold's extractive summarizer (cap 400) behind it;
 * **chatfold + extractive**: ``Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget,
-  keep=4))``, the defaults otherwise (target 60%, summary cap 400, heuristic counter);
+  keep=4))``, the defaults otherwise (summary cap 400 at these budgets, target the cap plus 10%
+  of the trigger, heuristic counter); and the same with ``target_tokens=budget // 2``, a
+  shallower fold that keeps more of the budget verbatim for more summarizer calls;
 * **reference summaries**: LoCoMo's own session summaries (written by an LLM) of every
   session but the last, packed into the same 400-token summary cap by taking their sentences
   round-robin (the first sentence of every session, then the second...; shown in session
@@ -62,6 +64,9 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+")
 TRUNC = "truncation (last messages that fit)"
 SEED = "seed + extractive"
 CHATFOLD = "chatfold + extractive"
+SHALLOW = "chatfold + extractive, target 50%"
+"""The same with ``target_tokens=budget // 2``: shallower folds keep more of the budget verbatim
+(a larger mean context) for more summarizer calls; the trade-off the default's depth makes."""
 REFERENCE = "reference summaries + recent"
 FULL = "full history (upper bound)"
 TRUNC_SAME = "truncation at chatfold's size"
@@ -331,7 +336,7 @@ def chinese_retention(budgets: Sequence[int], quick: bool, ruler: Any
         return (f"\n### Chinese sessions\n\n**Not run: the corpora are not installed** "
                 f"({missing}).\n", {})
     convs = zh_sessions.conversations(1 if quick else 3, 30 if quick else 100)
-    names = [TRUNC, SEED, CHATFOLD, FULL]
+    names = [TRUNC, SEED, CHATFOLD, SHALLOW, FULL]
     sums: dict[tuple[int, str], list[float]] = {(b, s): [] for b in budgets for s in names}
     olds: dict[tuple[int, str], list[float]] = {(b, s): [] for b in budgets for s in names}
     tokens: dict[tuple[int, str], list[int]] = {(b, s): [] for b in budgets for s in names}
@@ -349,13 +354,17 @@ def chinese_retention(budgets: Sequence[int], quick: bool, ruler: Any
             llm = ZhSeedTextSummarizer(ExtractiveSummarizer(), ruler)
             seed_ref: Any = c.SeedReferenceFolder(llm, max_tokens=budget, keep=KEEP)
             folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget, keep=KEEP))
+            shallow = Folder(ExtractiveSummarizer(), Policy(
+                trigger_tokens=budget, keep=KEEP, target_tokens=budget // 2))
             at = {SEED: contexts_at(messages, seed_ref, points),
-                  CHATFOLD: contexts_at(messages, folder, points)}
+                  CHATFOLD: contexts_at(messages, folder, points),
+                  SHALLOW: contexts_at(messages, shallow, points)}
             for p in points:
                 before = [f for f in facts if said_at[f.fact_id] < p]
                 old = {f.fact_id for f in before[: len(before) // 2]}
                 contexts = {TRUNC: truncate(messages[:p], budget, ruler), SEED: at[SEED][p],
-                            CHATFOLD: at[CHATFOLD][p], FULL: list(messages[:p])}
+                            CHATFOLD: at[CHATFOLD][p], SHALLOW: at[SHALLOW][p],
+                            FULL: list(messages[:p])}
                 for s in names:
                     text = "\n".join(message_text(m) for m in contexts[s])
                     for f in before:
@@ -430,7 +439,8 @@ def main() -> None:
     if args.quick:
         samples = samples[:1]
     tier = llm_tier_from_env()
-    strategies = [TRUNC, TRUNC_SAME, SEED, CHATFOLD, REFERENCE, FULL] + ([LLM] if tier else [])
+    strategies = [TRUNC, TRUNC_SAME, SEED, CHATFOLD, SHALLOW, REFERENCE, FULL] + (
+        [LLM] if tier else [])
     scores = {(b, s): Score() for b in budgets for s in strategies}
     n_items = 0
     for n, sample in enumerate(samples):
@@ -448,6 +458,9 @@ def main() -> None:
             contexts[SEED] = list(replay(messages, seed_ref, counter=ruler).final_context)
             folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget, keep=KEEP))
             contexts[CHATFOLD] = list(replay(messages, folder, counter=ruler).final_context)
+            shallow = Folder(ExtractiveSummarizer(), Policy(
+                trigger_tokens=budget, keep=KEEP, target_tokens=budget // 2))
+            contexts[SHALLOW] = list(replay(messages, shallow, counter=ruler).final_context)
             contexts[TRUNC_SAME] = truncate(
                 messages, c.context_tokens(contexts[CHATFOLD], ruler), ruler)
             contexts[REFERENCE] = with_reference(sample, messages, budget, ruler)
@@ -518,7 +531,8 @@ Each conversation is replayed message by message (speaker A as the user, B as th
 each session's first message carries its date) and only the final context is scored.
 
 The budget is each strategy's limit: the trigger for chatfold (which then lands between its
-target, 60%, and the trigger), `max_tokens` for the seed (in its own 0.6-per-character
+target and the trigger: by default the summary cap plus 10% of the trigger, or half the
+trigger in the "target 50%" row), `max_tokens` for the seed (in its own 0.6-per-character
 estimate, so its real context is much smaller), and the hard limit for truncation and the
 reference summaries. "Reference summaries" packs LoCoMo's LLM-written session summaries of
 every session but the last into a {SUMMARY_CAP}-token summary (sentences taken round-robin
