@@ -323,3 +323,13 @@ def test_a_clause_that_only_says_how_it_felt_is_dropped() -> None:
     assert "I ran a charity race for mental health last Saturday." in out
     assert "rewarding" not in out and "amazing" not in out
     assert "the kids loved the lake" in out
+
+
+def test_how_it_felt_without_anything_to_ask_for_is_chatter() -> None:
+    feelings = [user("Everyone was so happy and it made me feel like I belonged."),
+                user("I'm truly grateful for all the support I've got from friends and mentors."),
+                user("我们都特别开心，感动得不得了。")]
+    facts = [user("I switched banks to Monzo last May."), user("我女儿今年6岁。")]
+    out = ask([*facts, *feelings], max_tokens=30)
+    assert "Monzo" in out and "6岁" in out
+    assert "belonged" not in out and "grateful" not in out and "感动" not in out

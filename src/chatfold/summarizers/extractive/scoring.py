@@ -18,6 +18,7 @@ from .lexicon import (
     _FACT,
     _FACT_WEIGHT,
     _FACTS,
+    _FEEL,
     _FILE_EXT,
     _FIRST,
     _FOND,
@@ -243,6 +244,8 @@ _HEDGE = re.compile(
     r"|也许|可能|如果|要是|或许|除非|假如|万一"
 )
 _QUESTION_FACTOR = 0.6
+_FEEL_FACTOR = 0.6
+_ANCHORS = _ID | _MONEY | _WHEN | _NAME | _NUM
 _DIGITS = re.compile(r"\d+")
 # Identifiers, amounts and dates: an item whose every such token is already in the summary
 # repeats it (the assistant confirming a booking the tool line already shows).
@@ -393,6 +396,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         section = _TASKS
     else:
         section = _FACTS
+    if section == _FACTS and mask & _FEEL and not mask & _ANCHORS and not n_caps:
+        # "Everyone was so happy, it made me feel I belonged": how something felt, with nothing
+        # a question could ask for (no name, number, date or id), is chatter however personal.
+        return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
 
