@@ -18,6 +18,7 @@ from .lexicon import (
     _FACT,
     _FACT_WEIGHT,
     _FACTS,
+    _FEEL,
     _FILE_EXT,
     _FIRST,
     _FOND,
@@ -113,8 +114,14 @@ def _before(src: str, m: re.Match[str]) -> str:
     return src[m.start() - 1] if m.start() else " "
 
 
+def _latin(ch: str) -> bool:
+    """True for a letter or digit that continues a Latin word. A Chinese character does not:
+    "我的猫叫Luna", "航班号是CA1234" and "预算budget" start a word right after one."""
+    return ch.isascii() and ch.isalnum()
+
+
 def _word_start(src: str, m: re.Match[str]) -> bool:
-    return not _before(src, m).isalnum()
+    return not _latin(_before(src, m))
 
 
 def _has_letter(src: str, m: re.Match[str]) -> bool:
@@ -132,7 +139,7 @@ def _after_name(src: str, m: re.Match[str]) -> bool:
 
 def _version(src: str, m: re.Match[str]) -> bool:
     ch = _before(src, m)
-    return not (ch.isalnum() or ch == ".")
+    return not (_latin(ch) or ch == ".")
 
 
 def _cn_number(src: str, m: re.Match[str]) -> bool:
@@ -233,9 +240,12 @@ _TASK_OWN = re.compile(
 )
 # "Maybe I'll go with you", "如果要选的话": a hedged choice is no decision.
 _HEDGE = re.compile(
-    r"(?i:\b(?:maybe|might|perhaps|if|whether|could|would)\b)|也许|可能|如果|要是|或许"
+    r"(?i:\b(?:maybe|might|perhaps|if|whether|could|would|unless|in case)\b)"
+    r"|也许|可能|如果|要是|或许|除非|假如|万一"
 )
 _QUESTION_FACTOR = 0.6
+_FEEL_FACTOR = 0.6
+_ANCHORS = _ID | _MONEY | _WHEN | _NAME | _NUM
 _DIGITS = re.compile(r"\d+")
 # Identifiers, amounts and dates: an item whose every such token is already in the summary
 # repeats it (the assistant confirming a booking the tool line already shows).
@@ -250,9 +260,24 @@ class _Scored(NamedTuple):
     hints_slot: bool
 
 
+# A short Chinese line asking with a question word and no closing mark ("什么是HAL9000",
+# "是谁写的科学怪人"): chat often leaves the "？" out. "我不知道他是谁。" ends like a statement.
+_ZH_ASKS = re.compile(
+    r"^(?:请问)?(?:什么|谁|哪|怎么|为什么|为啥)|是谁|是什么|什么是|为什么|多少钱|几点"
+)
+_ZH_ASK_MAX_CHARS = 20
+
+
 def _is_question(sentence: str) -> bool:
     tail = sentence.rstrip(" \"'”’」』）)")
-    return tail[-1:] in ("?", "？") or tail.rstrip("。.!！~～")[-1:] == "吗"
+    if tail[-1:] in ("?", "？") or tail.rstrip("。.!！~～")[-1:] in ("吗", "呢"):
+        return True
+    return (
+        len(tail) <= _ZH_ASK_MAX_CHARS
+        and tail[-1:] not in ("。", ".", "!", "！")
+        and _ZH_ASKS.search(tail) is not None
+        and "知道" not in tail
+    )
 
 
 # Statements of fact that open with the speaker: "my sister's name is", "our flight is"; "I
@@ -288,7 +313,7 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
         masks[owner[m.start()]] |= _ZH_LEX[m.group()]
     for m in _EN_RE.finditer(low):
         at = m.start()
-        if not (at and low[at - 1].isalnum()):
+        if not (at and _latin(low[at - 1])):
             word = m.group()
             masks[owner[at]] |= _EN_LEX[word]
             if word.startswith(_FACT_LEADS) and _FACT_AT.match(low, at):
@@ -316,7 +341,7 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
     caps: dict[int, set[str]] = {}
     for m in _UPPER_RE.finditer(big):
         at = m.start()
-        if at and big[at - 1].isalnum():
+        if at and _latin(big[at - 1]):
             continue
         i = owner[at]
         if m.lastgroup == "code":
@@ -386,6 +411,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         section = _TASKS
     else:
         section = _FACTS
+    if section == _FACTS and mask & _FEEL and not mask & _ANCHORS and not n_caps:
+        # "Everyone was so happy, it made me feel I belonged": how something felt, with nothing
+        # a question could ask for (no name, number, date or id), is chatter however personal.
+        return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
 
