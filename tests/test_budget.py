@@ -246,3 +246,19 @@ def test_the_context_after_each_turn_stays_under_the_trigger(
         head = COUNTER.count_message(messages[0])
         window = sum(COUNTER.count_message(m) for m in messages[-max(1, keep):])
         assert head + cap + 20 + window > 0.9 * trigger, (total, head, window, cap)
+
+
+def test_the_default_target_is_a_preference_for_the_summary_too() -> None:
+    # A latest message longer than the default target's window (550 - 400 here) but far under
+    # the trigger: the summary keeps its cap (the context lands over the target, flagged);
+    # with the same target given explicitly, the latest unit squeezes the summary as before.
+    messages = [*chat(40, words=30), {"role": "user", "content": "word " * 400}]
+    default = plan_fold(messages, Policy(trigger_tokens=3000), COUNTER)
+    assert default.should_fold and default.summary_budget == 400
+    assert not default.summary_squeezed
+    explicit = Policy(trigger_tokens=3000, target_tokens=550, summary_max_tokens=400)
+    plan = plan_fold(messages, explicit, COUNTER)
+    assert plan.should_fold and plan.summary_squeezed and plan.summary_budget < 400
+    result = Folder(FakeSummarizer("Ada lives in Oslo."), Policy(trigger_tokens=3000)).fold(
+        messages)
+    assert result.folded and result.over_target and result.tokens_after <= 3000

@@ -38,7 +38,7 @@ def summaries(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def test_policy_defaults_follow_the_seed() -> None:
     p = Policy()
     assert (p.trigger_tokens, p.keep, p.summary_max_tokens) == (3000, 4, 400)
-    assert p.target == 700  # the summary's cap + a tenth of the trigger
+    assert p.target == 550  # the summary's cap + a twentieth of the trigger
     assert p.min_gain == 300  # a tenth of the trigger
 
 
@@ -527,7 +527,7 @@ def test_the_default_cap_fits_a_small_budget() -> None:
     # The seed's 400 tokens down to a 1,200-token trigger, a third of a smaller one.
     assert Policy(trigger_tokens=1200).summary_max_tokens == 400
     small = Policy(trigger_tokens=500)
-    assert small.summary_max_tokens == 166 and small.target == 216
+    assert small.summary_max_tokens == 166 and small.target == 191  # + a twentieth
     # An explicit target keeps a third of itself for the recent window.
     assert Policy(trigger_tokens=1500, target_tokens=450).summary_max_tokens == 300
     with pytest.raises(InvalidPolicyError, match="below the target"):
