@@ -414,6 +414,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if section == _FACTS and mask & _FEEL and not mask & _ANCHORS and not n_caps:
         # "Everyone was so happy, it made me feel I belonged": how something felt, with nothing
         # a question could ask for (no name, number, date or id), is chatter however personal.
+        # A time keeps it: "I went to a support group yesterday and it was so powerful" is an
+        # event a temporal question asks about.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
