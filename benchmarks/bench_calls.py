@@ -2,8 +2,8 @@
 
 Issue 6, item 2. Each of LoCoMo's conversations is replayed message by message (speaker A as
 the user, speaker B as the assistant) through a fold at trigger 3,000 tokens, keep 4, with
-the same instant deterministic summarizer (chatfold's extractive summarizer, summary cap 400
-tokens) behind every policy:
+the same instant deterministic summarizer (chatfold's extractive summarizer: the seed's rows
+ask it for 400 tokens, chatfold's for its policy's automatic cap) behind every policy:
 
 * **seed (reference code)**: the seed's code itself (``benchmarks/seed_reference.py``): it
   estimates 0.6 token per character, folds whenever its estimate of the context exceeds
@@ -11,7 +11,7 @@ tokens) behind every policy:
 * **seed policy, chatfold planner**: the same policy expressed with chatfold's planner
   (``chatfold.cli.replay.seed_folder``): unit-safe, otherwise the seed's rules.
 * **chatfold**: ``Folder`` with ``Policy(trigger_tokens=3000, keep=4)`` (its default target:
-  the summary's cap plus a tenth of the trigger; a fold must land at the target or free
+  the summary's cap plus a twentieth of the trigger; a fold must land at the target or free
   ``Policy.min_gain``), counting with the
   default heuristic, and the same with the exact o200k_base counter; and chatfold at the
   budget the seed really used (its 3,000 estimated tokens converted to real ones).
@@ -285,8 +285,10 @@ def main() -> None:
 {len(convs)} LoCoMo conversation(s) ({sum(map(len, convs)):,} messages, {true_total:,}
 tokens), each replayed message by message as one chat; trigger {TRIGGER:,}, keep {KEEP};
 chatfold's target is its default ({Policy(trigger_tokens=TRIGGER).target:,} at trigger
-{TRIGGER:,}: the summary's cap plus a tenth of the trigger). Summarizer: chatfold's
-`ExtractiveSummarizer` (cap 400 tokens) behind every policy; the seed's text input is parsed
+{TRIGGER:,}: the summary's cap, {Policy(trigger_tokens=TRIGGER).summary_max_tokens:,}, plus a
+twentieth of the trigger). Summarizer: chatfold's `ExtractiveSummarizer` behind every policy
+(asked for 400 tokens by the seed's rows, for the policy's cap by chatfold's); the seed's text
+input is parsed
 back into the previous summary and the messages, so only the policy differs. Token figures
 are **{ruler_name}** tokens. "Tokens sent to summarizer" is the previous summary plus the
 transcript of the evicted messages, at every call. A model call is counted at every user
