@@ -38,21 +38,18 @@ from chatfold._errors import (
     StoreUnavailableError,
 )
 from chatfold.recall import Postings, check_search_args, message_terms, scope_token
-from chatfold.stores.base import (
-    DEFAULT_NAMESPACE,
-    BaseStore,
-    LogEntry,
-    SharedResource,
+from chatfold.stores._records import (
     check_entries_args,
     check_lease_args,
     check_new_state,
     check_seqs,
     decode_message,
     encode_messages,
-    mask_password,
     state_from_record,
     validate_conversation_id,
 )
+from chatfold.stores._server import SharedResource, mask_password
+from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry
 from chatfold.stores.state import FoldState
 
 if TYPE_CHECKING:

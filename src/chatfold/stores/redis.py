@@ -46,21 +46,18 @@ from chatfold._errors import (
     StoreUnavailableError,
 )
 from chatfold.recall import Postings, check_search_args, message_terms
-from chatfold.stores.base import (
-    DEFAULT_NAMESPACE,
-    BaseStore,
-    LogEntry,
-    SharedResource,
+from chatfold.stores._records import (
     check_entries_args,
     check_lease_args,
     check_new_state,
     check_seqs,
     encode_messages,
-    mask_password,
     state_from_record,
     validate_conversation_id,
     validate_namespace,
 )
+from chatfold.stores._server import SharedResource, mask_password
+from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry
 from chatfold.stores.state import FoldState
 
 if TYPE_CHECKING:

@@ -41,10 +41,7 @@ from chatfold._errors import (
     StoreUnavailableError,
 )
 from chatfold.recall import Postings, check_search_args, message_terms, scope_token
-from chatfold.stores.base import (
-    DEFAULT_NAMESPACE,
-    BaseStore,
-    LogEntry,
+from chatfold.stores._records import (
     check_entries_args,
     check_lease_args,
     check_new_state,
@@ -54,6 +51,7 @@ from chatfold.stores.base import (
     state_from_record,
     validate_conversation_id,
 )
+from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry
 from chatfold.stores.state import FoldState
 
 __all__ = [
