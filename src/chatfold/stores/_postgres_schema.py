@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from chatfold._errors import InvalidArgumentError, MissingDependencyError, StoreCorruptError
+from chatfold.stores._migrations import apply_steps
 from chatfold.stores._postgres_search import backfill_search
 
 if TYPE_CHECKING:
@@ -154,11 +155,7 @@ def migrate(conn: psycopg.Connection[Any], target: int = SCHEMA_VERSION) -> None
                 )
             if version >= target:
                 return
-            for statement in MIGRATIONS[version]:
-                if callable(statement):
-                    statement(conn)
-                else:
-                    conn.execute(statement)
+            apply_steps(conn, MIGRATIONS[version])
             conn.execute(
                 "INSERT INTO chatfold_meta (key, value) VALUES ('schema_version', %s) "
                 "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",

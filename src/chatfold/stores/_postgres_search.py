@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from chatfold.recall import Postings, message_terms, scope_token
-from chatfold.stores._records import decode_message
+from chatfold.recall import Postings, scope_token
+from chatfold.stores._search import backfill, postings, scoped_terms
 
 if TYPE_CHECKING:
     import psycopg
@@ -30,14 +30,8 @@ def index_rows(
     exactly (``array_to_tsvector``: no parser, no stemming, so Chinese bigrams stay whole) in
     a ``tsvector`` column with a GIN index.
     """
-    scope = scope_token(ns, cid)
-    docs = []
-    total = 0
-    for seq, message in rows:
-        found = message_terms(message)
-        total += len(found)
-        if found:
-            docs.append((ns, cid, seq, len(found), [scope + t for t in found]))
+    entries, total = scoped_terms(ns, cid, rows)
+    docs = [(ns, cid, seq, len(terms), terms) for seq, terms in entries]
     if docs:
         with conn.cursor() as cur:
             cur.executemany(
@@ -56,14 +50,12 @@ def index_rows(
 
 def backfill_search(conn: psycopg.Connection[Any]) -> None:
     """Index every entry already stored (migration 3), a conversation at a time."""
-    conversations = conn.execute("SELECT namespace, id FROM chatfold_conversations").fetchall()
-    for ns, cid in conversations:
-        rows = conn.execute(
-            "SELECT seq, message FROM chatfold_entries WHERE namespace = %s "
-            "AND conversation_id = %s ORDER BY seq",
-            (ns, cid),
-        ).fetchall()
-        index_rows(conn, ns, cid, [(int(seq), decode_message(text)) for seq, text in rows])
+    backfill(
+        conn,
+        "SELECT seq, message FROM chatfold_entries WHERE namespace = %s "
+        "AND conversation_id = %s ORDER BY seq",
+        index_rows,
+    )
 
 
 def search(
@@ -74,9 +66,6 @@ def search(
 
     See :meth:`chatfold.stores.base.Store.search`.
     """
-    scope = scope_token(ns, cid)
-    hits: dict[str, tuple[tuple[int, int], ...]] = {}
-    common: set[str] = set()
     row = conn.execute(
         "SELECT docs, length FROM chatfold_search_stats WHERE namespace = %s AND id = %s",
         (ns, cid),
@@ -85,9 +74,10 @@ def search(
         return Postings(hits={t: () for t in wanted})
     # One round trip: each term's entries through the GIN index (a term is letters
     # and digits only, so quoting it makes a one-lexeme tsquery), max_df + 1 at most,
-    # unordered so that the heap scan of a common term stops there (sorted below).
+    # unordered so that the heap scan of a common term stops there (sorted by postings()).
+    scope = scope_token(ns, cid)
     queries = [f"'{scope}{t}'" for t in wanted]
-    found = conn.execute(
+    rows = conn.execute(
         "SELECT q.term, s.seq, s.length FROM unnest(%s::text[], %s::text[]) "
         "AS q(term, query) CROSS JOIN LATERAL (SELECT seq, length FROM chatfold_search "
         "WHERE terms @@ q.query::tsquery "
@@ -95,16 +85,10 @@ def search(
         "LIMIT %s) AS s",
         (wanted, queries, ns, cid, through_seq, max_df + 1),
     ).fetchall()
-    by_term: dict[str, list[tuple[int, int]]] = {t: [] for t in wanted}
-    for term, seq, length in found:
-        by_term[str(term)].append((int(seq), int(length)))
-    for term, got in by_term.items():
-        if len(got) > max_df:
-            common.add(term)
-        else:
-            hits[term] = tuple(sorted(got))
-    return Postings(docs=int(row[0]), total_length=int(row[1]), hits=hits,
-                    common=frozenset(common))
+    found: dict[str, list[tuple[int, int]]] = {t: [] for t in wanted}
+    for term, seq, length in rows:
+        found[str(term)].append((int(seq), int(length)))
+    return postings(int(row[0]), int(row[1]), found, max_df)
 
 
 def delete_index(conn: psycopg.Connection[Any], ns: str, cid: str) -> None:

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import Literal, TypeVar
 
 from chatfold._errors import StoreCorruptError
+from chatfold.stores._migrations import apply_steps
 from chatfold.stores._sqlite_search import backfill_search
 
 __all__ = [
@@ -220,11 +221,7 @@ def migrate(conn: sqlite3.Connection, path: str, target: int = SCHEMA_VERSION) -
                 )
             if version >= target:
                 return
-            for statement in MIGRATIONS[version]:
-                if callable(statement):
-                    statement(conn)
-                else:
-                    conn.execute(statement)
+            apply_steps(conn, MIGRATIONS[version])
             # PRAGMA takes no parameters; both values are integers of ours.
             if version == 0:
                 conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")

@@ -12,8 +12,8 @@ import sqlite3
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from chatfold.recall import Postings, message_terms, scope_token
-from chatfold.stores._records import decode_message
+from chatfold.recall import Postings, scope_token
+from chatfold.stores._search import backfill, postings, scoped_terms
 
 __all__ = ["SEQ_BITS", "backfill_search", "delete_index", "index_rows", "search"]
 
@@ -32,16 +32,9 @@ def index_rows(
     bigrams stay whole) whose content is ``chatfold_search_text``; the narrow
     ``chatfold_search_lengths`` holds each entry's length for BM25.
     """
-    scope = scope_token(ns, cid)
-    texts = []
-    lengths = []
-    total = 0
-    for seq, message in rows:
-        found = message_terms(message)
-        total += len(found)
-        if found:
-            texts.append((seq, " ".join(scope + t for t in found)))
-            lengths.append((seq, len(found)))
+    docs, total = scoped_terms(ns, cid, rows)
+    texts = [(seq, " ".join(terms)) for seq, terms in docs]
+    lengths = [(seq, len(terms)) for seq, terms in docs]
     conn.execute(
         "INSERT INTO chatfold_search_convs (namespace, id, docs, length) VALUES (?, ?, ?, ?) "
         "ON CONFLICT (namespace, id) DO UPDATE SET docs = docs + excluded.docs, "
@@ -69,15 +62,13 @@ def index_rows(
 
 
 def backfill_search(conn: sqlite3.Connection) -> None:
-    """Index every entry already in the file (migration 3), a conversation at a time."""
-    conversations = conn.execute("SELECT namespace, id FROM chatfold_conversations").fetchall()
-    for ns, cid in conversations:
-        rows = conn.execute(
-            "SELECT seq, message FROM chatfold_entries WHERE namespace = ? "
-            "AND conversation_id = ? ORDER BY seq",
-            (ns, cid),
-        ).fetchall()
-        index_rows(conn, ns, cid, [(seq, decode_message(text)) for seq, text in rows])
+    """Index every entry already in the file (migration 4), a conversation at a time."""
+    backfill(
+        conn,
+        "SELECT seq, message FROM chatfold_entries WHERE namespace = ? AND conversation_id = ? "
+        "ORDER BY seq",
+        index_rows,
+    )
 
 
 def search(
@@ -88,9 +79,6 @@ def search(
 
     See :meth:`chatfold.stores.base.Store.search`.
     """
-    scope = scope_token(ns, cid)
-    hits: dict[str, tuple[tuple[int, int], ...]] = {}
-    common: set[str] = set()
     row = conn.execute(
         "SELECT no, docs, length FROM chatfold_search_convs WHERE namespace = ? AND id = ?",
         (ns, cid),
@@ -101,6 +89,7 @@ def search(
     hi = lo + min(through_seq, (1 << SEQ_BITS) - 1)
     if not wanted:
         return Postings(docs=int(row[1]), total_length=int(row[2]))
+    scope = scope_token(ns, cid)
     matches = [f'"{scope}{t}"' for t in wanted]
     # Two statements for the whole query. First each term's count, in C and bounded:
     # a common term costs max_df + 1 steps at most...
@@ -112,14 +101,12 @@ def search(
         " UNION ALL ".join(f"SELECT {i}, * FROM ({one})" for i in range(len(wanted))),
         [v for m in matches for v in (m, lo, hi, max_df + 1)],
     ).fetchall()
+    found: dict[str, list[tuple[int, int]] | None] = {}
     listed = []
     for i, n in counts:
-        if n > max_df:
-            common.add(wanted[i])
-        else:
-            hits[wanted[i]] = ()
-            if n:
-                listed.append(i)
+        found[wanted[i]] = None if n > max_df else []
+        if 0 < n <= max_df:
+            listed.append(i)
     # ...then the entries (and lengths) of the terms that are not too common.
     if listed:
         rows = conn.execute(
@@ -131,13 +118,11 @@ def search(
             ),
             [v for i in listed for v in (matches[i], lo, hi)],
         ).fetchall()
-        found: dict[int, list[tuple[int, int]]] = {i: [] for i in listed}
         for i, rowid, length in rows:
-            found[i].append((int(rowid) - lo, int(length)))
-        for i, got in found.items():
-            hits[wanted[i]] = tuple(sorted(got))
-    return Postings(docs=int(row[1]), total_length=int(row[2]), hits=hits,
-                    common=frozenset(common))
+            got = found[wanted[i]]
+            assert got is not None  # listed terms are the ones not too common
+            got.append((int(rowid) - lo, int(length)))
+    return postings(int(row[1]), int(row[2]), found, max_df)
 
 
 def delete_index(conn: sqlite3.Connection, ns: str, cid: str) -> None:
