@@ -18,12 +18,14 @@ libraries get the twins from :class:`BaseStore`, which runs the sync method in a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import copy
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any, ClassVar, ParamSpec, Protocol, Self, TypeVar, runtime_checkable
 
+from chatfold._closing import Closing
 from chatfold._errors import ChatfoldError, StoreCorruptError, StoreError
 from chatfold._threads import STORE_THREADS
 from chatfold.recall import Postings
@@ -77,6 +79,19 @@ class LogEntry:
     """The message as appended (after a JSON round trip: tuples come back as lists)."""
     created_at: float
     """When it was appended, in seconds since the epoch."""
+
+
+def log_entries(rows: Iterable[Sequence[Any]]) -> list[LogEntry]:
+    """The entries of ``(seq, message JSON, created_at)`` rows, as the SQL stores read them.
+
+    Raises:
+        json.JSONDecodeError, DamagedRecordError: A stored message is not a JSON object (the
+            stores' error boundary reports it as StoreCorruptError).
+    """
+    return [
+        LogEntry(seq=int(seq), message=decode_message(text), created_at=float(at))
+        for seq, text, at in rows
+    ]
 
 
 @runtime_checkable
@@ -288,7 +303,7 @@ class AsyncStore(Protocol):
     ) -> None: ...
 
 
-class BaseStore:
+class BaseStore(Closing):
     """Shared plumbing of the built-in stores: namespace, closing, context managers, and the
     async twins, which run the sync method in a thread of chatfold's bounded store pool (not
     asyncio's default executor, so hung summarizer threads or the application's own blocking
@@ -314,6 +329,14 @@ class BaseStore:
     def namespace(self) -> str:
         """The namespace this store object reads and writes."""
         return self._namespace
+
+    def _scoped_copy(self, namespace: str) -> Self:
+        """A shallow copy of this open store object scoped to ``namespace``, for
+        :meth:`with_namespace` (the backend then takes its own reference to what it shares)."""
+        self._check_open()
+        other = copy.copy(self)
+        BaseStore.__init__(other, namespace=namespace)
+        return other
 
     def _store_error(self, exc: Exception) -> StoreError | None:
         """The chatfold error for a driver exception (``None``: not the driver's)."""
@@ -346,17 +369,6 @@ class BaseStore:
     def close(self) -> None:
         """Mark the store closed; subclasses release their resources too."""
         self._closed = True
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- async twins -----------------------------------------------------------------------
 
@@ -471,14 +483,3 @@ class BaseStore:
     async def aclose(self) -> None:
         """Async twin of :meth:`Store.close`."""
         await self._run(self.close)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

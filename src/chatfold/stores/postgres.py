@@ -16,7 +16,6 @@ of the ``search_path`` (``schema=`` selects one). Needs the ``postgres`` extra.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import sys
@@ -49,13 +48,12 @@ from chatfold.stores._records import (
     check_lease_args,
     check_new_state,
     check_seqs,
-    decode_message,
     encode_messages,
     state_from_record,
     validate_conversation_id,
 )
 from chatfold.stores._server import SharedResource, mask_password
-from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry
+from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry, log_entries
 from chatfold.stores.state import FoldState
 
 if TYPE_CHECKING:
@@ -204,11 +202,9 @@ class PostgresStore(BaseStore):
         Cheap (no new connection): a multi-tenant server can make one per request. Close each;
         the pool closes with the last one.
         """
-        self._check_open()
+        other = self._scoped_copy(namespace)
         if self._pool is None:  # pragma: no cover - only if __init__ failed half-way
             raise StoreError(f"{self!r} is not open")
-        other = copy.copy(self)
-        BaseStore.__init__(other, namespace=namespace)
         other._pool = self._pool.acquire()
         return other
 
@@ -278,10 +274,7 @@ class PostgresStore(BaseStore):
                 "ORDER BY seq LIMIT %s",
                 (self._namespace, cid, after, limit),
             ).fetchall()
-            return [
-                LogEntry(seq=int(seq), message=decode_message(text), created_at=float(at))
-                for seq, text, at in rows
-            ]
+            return log_entries(rows)
 
     def last_seq(self, conversation_id: str) -> int:
         """See :meth:`chatfold.stores.base.Store.last_seq`."""
@@ -305,10 +298,7 @@ class PostgresStore(BaseStore):
                 "AND conversation_id = %s AND seq = ANY(%s::bigint[]) ORDER BY seq",
                 (self._namespace, cid, wanted),
             ).fetchall()
-            return [
-                LogEntry(seq=int(seq), message=decode_message(text), created_at=float(at))
-                for seq, text, at in rows
-            ]
+            return log_entries(rows)
 
     def search(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int

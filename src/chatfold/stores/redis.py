@@ -31,7 +31,6 @@ messages. Needs the ``redis`` extra. The key names and the layout's migrations a
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
 import time
@@ -195,9 +194,7 @@ class RedisStore(BaseStore):
         Cheap (no new connection): a multi-tenant server can make one per request. Close each;
         the connections close with the last one.
         """
-        self._check_open()
-        other = copy.copy(self)
-        BaseStore.__init__(other, namespace=namespace)
+        other = self._scoped_copy(namespace)
         other._keys = RedisKeys(namespace)
         with self._translate():
             migrate(self._client, namespace)

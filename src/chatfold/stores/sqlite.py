@@ -44,7 +44,6 @@ from chatfold.stores._records import (
     check_lease_args,
     check_new_state,
     check_seqs,
-    decode_message,
     encode_messages,
     state_from_record,
     validate_conversation_id,
@@ -63,7 +62,7 @@ from chatfold.stores._sqlite_file import (
     write_transaction,
 )
 from chatfold.stores._sqlite_search import delete_index, index_rows, search
-from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry
+from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry, log_entries
 from chatfold.stores.state import FoldState
 
 __all__ = [
@@ -310,10 +309,7 @@ class SQLiteStore(BaseStore):
                 )
                 .fetchall()
             )
-            return [
-                LogEntry(seq=seq, message=decode_message(text), created_at=at)
-                for seq, text, at in rows
-            ]
+            return log_entries(rows)
 
     def last_seq(self, conversation_id: str) -> int:
         """See :meth:`chatfold.stores.base.Store.last_seq`."""
@@ -344,8 +340,7 @@ class SQLiteStore(BaseStore):
                     "ORDER BY seq",
                     (self._namespace, cid, *chunk),
                 ).fetchall()
-                out += [LogEntry(seq=seq, message=decode_message(text), created_at=at)
-                        for seq, text, at in rows]
+                out += log_entries(rows)
         return out
 
     def search(

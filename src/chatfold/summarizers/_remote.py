@@ -18,9 +18,9 @@ import importlib
 import os
 import threading
 from collections.abc import Mapping
-from types import TracebackType
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
 
+from .._closing import Closing
 from .._errors import MissingDependencyError
 from ._answer import output_budget
 from ._http import ErrorRule, HTTPFailures, RetryPolicy, display_host
@@ -77,7 +77,7 @@ SyncClientT = TypeVar("SyncClientT", bound=_SyncClient)
 AsyncClientT = TypeVar("AsyncClientT", bound=_AsyncClient)
 
 
-class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
+class RemoteSummarizer(BaseSummarizer, Closing, Generic[SyncClientT, AsyncClientT]):
     """The client lifecycle and the drivers every SDK backend shares (not public API).
 
     A backend validates and resolves its own options, then calls this ``__init__`` with the
@@ -291,17 +291,6 @@ class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
         if client is not None and self._given_client is None:
             client.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     # -- async ---------------------------------------------------------------------------
 
     def _async_client_for_loop(self) -> AsyncClientT:
@@ -340,14 +329,3 @@ class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
         if client is not None and self._given_async_client is None:
             await client.close()
         self.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
