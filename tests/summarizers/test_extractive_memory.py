@@ -333,3 +333,10 @@ def test_how_it_felt_without_anything_to_ask_for_is_chatter() -> None:
     out = ask([*facts, *feelings], max_tokens=30)
     assert "Monzo" in out and "6岁" in out
     assert "belonged" not in out and "grateful" not in out and "感动" not in out
+
+
+def test_a_chinese_question_without_a_question_mark_states_nothing() -> None:
+    out = ask([user("什么是HAL9000"), user("是谁写的科学怪人"),
+               user("我住在上海浦东，离公司多少有点远")], language="zh", max_tokens=30)
+    assert "浦东" in out
+    assert "HAL9000" not in out and "科学怪人" not in out

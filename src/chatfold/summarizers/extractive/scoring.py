@@ -260,9 +260,24 @@ class _Scored(NamedTuple):
     hints_slot: bool
 
 
+# A short Chinese line asking with a question word and no closing mark ("什么是HAL9000",
+# "是谁写的科学怪人"): chat often leaves the "？" out. "我不知道他是谁。" ends like a statement.
+_ZH_ASKS = re.compile(
+    r"^(?:请问)?(?:什么|谁|哪|怎么|为什么|为啥)|是谁|是什么|什么是|为什么|多少钱|几点"
+)
+_ZH_ASK_MAX_CHARS = 20
+
+
 def _is_question(sentence: str) -> bool:
     tail = sentence.rstrip(" \"'”’」』）)")
-    return tail[-1:] in ("?", "？") or tail.rstrip("。.!！~～")[-1:] == "吗"
+    if tail[-1:] in ("?", "？") or tail.rstrip("。.!！~～")[-1:] in ("吗", "呢"):
+        return True
+    return (
+        len(tail) <= _ZH_ASK_MAX_CHARS
+        and tail[-1:] not in ("。", ".", "!", "！")
+        and _ZH_ASKS.search(tail) is not None
+        and "知道" not in tail
+    )
 
 
 # Statements of fact that open with the speaker: "my sister's name is", "our flight is"; "I
