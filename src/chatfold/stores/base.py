@@ -14,6 +14,18 @@ of ``A-Z a-z 0-9 _ . : @ -`` and do not start with ``.``.
 Every store offers the sync methods of :class:`Store` and their async twins of
 :class:`AsyncStore` (``aappend``, ``aentries``, ...). Stores built on blocking client
 libraries get the twins from :class:`BaseStore`, which runs the sync method in a worker thread.
+
+Where each part of a store lives:
+
+* ``base.py``: the contract (:class:`Store`, :class:`AsyncStore`, :class:`LogEntry`) and
+  :class:`BaseStore`; ``_records.py``: ids, messages and fold states checked and serialised.
+* ``memory.py``, ``sqlite.py``, ``postgres.py``, ``redis.py``: each backend's store class.
+* ``_sqlite_file.py``, ``_postgres_schema.py``, ``_redis_schema.py``: each backend's schema
+  and numbered migrations (the Redis store's Lua scripts: ``_redis_scripts.py``).
+* ``_sqlite_search.py``, ``_postgres_search.py``: each SQL backend's search index for recall
+  (Redis keeps its index in its append script); ``_search.py`` the parts they share.
+* ``_migrations.py``: the SQL migrations' step runner; ``_server.py``: a server store's
+  shared pool and its masked location.
 """
 
 from __future__ import annotations
