@@ -134,11 +134,18 @@ class RemoteSummarizer(BaseSummarizer, Closing, Generic[SyncClientT, AsyncClient
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
 
-    @staticmethod
-    def _resolve(options: RemoteOptions | None, default_temperature: float | None,
+    @classmethod
+    def _resolve(cls, options: RemoteOptions | None, default_temperature: float | None,
                  given: RemoteOverrides) -> RemoteOptions:
         """``options`` with the keyword arguments given beside them applied, and the
-        backend's default temperature where neither set one."""
+        backend's default temperature where neither set one.
+
+        Raises:
+            TypeError: A keyword argument is not an option (as for any unknown argument).
+        """
+        for name in given:
+            if name not in RemoteOverrides.__annotations__:
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
         resolved = (options or RemoteOptions()).replace(**given)
         if resolved.temperature is UNSET:
             resolved = dataclasses.replace(resolved, temperature=default_temperature)
