@@ -244,8 +244,9 @@ class Store(Protocol):
     def with_namespace(self, namespace: str) -> Self:
         """A store object on the same database, file or server, scoped to ``namespace``.
 
-        It shares this store's connection pool where the backend has one (the pool closes
-        with the last store using it), and must be closed on its own.
+        It shares this store's connection pool where the backend has one (PostgreSQL,
+        Redis: no new connection, so a multi-tenant server can make one per request; the pool
+        closes with the last store using it), and must be closed on its own.
         """
         ...
 

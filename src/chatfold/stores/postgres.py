@@ -197,11 +197,7 @@ class PostgresStore(BaseStore):
         return f"PostgresStore({self._location!r}, namespace={self._namespace!r})"
 
     def with_namespace(self, namespace: str) -> Self:
-        """A store on the same database and connection pool, scoped to ``namespace``.
-
-        Cheap (no new connection): a multi-tenant server can make one per request. Close each;
-        the pool closes with the last one.
-        """
+        """See :meth:`chatfold.stores.base.Store.with_namespace` (same database and pool)."""
         other = self._scoped_copy(namespace)
         if self._pool is None:  # pragma: no cover - only if __init__ failed half-way
             raise StoreError(f"{self!r} is not open")

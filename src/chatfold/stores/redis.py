@@ -189,11 +189,8 @@ class RedisStore(BaseStore):
         return f"RedisStore({self._location!r}, namespace={self._namespace!r})"
 
     def with_namespace(self, namespace: str) -> Self:
-        """A store on the same server and connection pool, scoped to ``namespace``.
-
-        Cheap (no new connection): a multi-tenant server can make one per request. Close each;
-        the connections close with the last one.
-        """
+        """See :meth:`chatfold.stores.base.Store.with_namespace` (same server and connections;
+        the namespace's layout is migrated first)."""
         other = self._scoped_copy(namespace)
         other._keys = RedisKeys(namespace)
         with self._translate():
