@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chatfold import SummaryRequest
+from chatfold import InvalidArgumentError, SummaryRequest
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -340,3 +341,24 @@ def test_a_chinese_question_without_a_question_mark_states_nothing() -> None:
                user("我住在上海浦东，离公司多少有点远")], language="zh", max_tokens=30)
     assert "浦东" in out
     assert "HAL9000" not in out and "科学怪人" not in out
+
+
+def test_the_incumbent_bonus_sets_how_firmly_kept_items_hold() -> None:
+    # Carried items first claim 90% of the cap; the last tenth is contested, and the bonus
+    # decides whether a kept item of plain chatter yields to a new fact.
+    previous = ("Facts:\n- User: We played board games all evening.\n- User: We baked bread.\n"
+                "- User: We walked to the park.\n- User: We watched a film.\n"
+                "- User: We talked about music.")
+    new = [user("My flight number is BA2490.")]
+    cap = count(previous) + 3
+    request = SummaryRequest(previous, new, "en", cap)  # type: ignore[arg-type]
+    firm = ExtractiveSummarizer(count=count, incumbent_bonus=10.0).summarize(request)
+    loose = ExtractiveSummarizer(count=count, incumbent_bonus=0.0).summarize(request)
+    assert "BA2490" not in firm and "music" in firm
+    assert "BA2490" in loose and "music" not in loose and "board games" in loose
+
+
+@pytest.mark.parametrize("bad", [-1, float("nan"), "3", True])
+def test_a_bad_incumbent_bonus_is_a_typed_error(bad: object) -> None:
+    with pytest.raises(InvalidArgumentError, match="incumbent_bonus"):
+        ExtractiveSummarizer(incumbent_bonus=bad)  # type: ignore[arg-type]

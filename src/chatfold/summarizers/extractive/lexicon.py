@@ -10,6 +10,12 @@ DEFAULT_MIN_SCORE = 1.2
 DEFAULT_TOOL_RESULT_CHARS = 120
 """A tool result is trimmed to about this many characters in its summary line."""
 
+DEFAULT_INCUMBENT_BONUS = 3.0
+"""Added to the score of an item the previous summary kept: a new statement takes its place only
+if it scores clearly higher (a plain statement of fact scores about 4-7), so the summary is not
+traded for the next fold's chatter. Higher freezes the summary sooner: the facts it holds stay
+longer, but fewer later facts get in (``benchmarks/bench_drift.py`` measures both)."""
+
 _FACTS, _PREFS, _DECISIONS, _TASKS = range(4)
 
 _MAX_ITEM_CHARS = 220
@@ -17,10 +23,6 @@ _MAX_ARG_CHARS = 40
 _MAX_ARGS = 6
 _MAX_ARGS_CHARS = 100
 _MAX_RESULT_KEYS = 8
-# A kept item stays unless a new one is clearly worth more: the summary is not traded for the
-# next fold's chatter. (Holding non-durable items loosely let more new facts in at the first
-# fold but lost more of them by the sixteenth: benchmarks/bench_drift.py.)
-_INCUMBENT_BONUS = 3.0
 _PREVIOUS_FLOOR = 1.5  # a previous item was kept once: it never scores like small talk
 _ORPHAN_MIN_SCORE = 1.2  # a clause left alone by a replacement must say something itself
 _MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did not fit
