@@ -281,7 +281,8 @@ def _is_question(sentence: str) -> bool:
 
 
 # Statements of fact that open with the speaker: "my sister's name is", "our flight is"; "I
-# painted a lake sunrise", "we finally adopted" (what the speaker did is an event to keep;
+# painted a lake sunrise", "we finally adopted", "I ran a charity race" (regular or common
+# irregular past: what the speaker did is an event to keep;
 # feelings about a thing, "I loved it", "I agreed", are not). Tried only where the cue trie
 # found "i", "we", "my" or "our", not at every position of the text.
 _FACT_AT = re.compile(
@@ -290,7 +291,9 @@ _FACT_AT = re.compile(
     r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
     r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
     r"|realized|realised|missed|mentioned|talked|asked|answered|shared)(?![a-z]))"
-    r"[a-z]{3,}ed(?![a-z])"
+    r"(?:[a-z]{3,}ed|went|ran|took|got|made|saw|bought|met|began|left|found|gave|won|lost"
+    r"|wrote|sang|taught|built|drove|flew|swam|sent|spent|sold|held|brought|became|ate|grew"
+    r"|paid|rode|broke|chose|caught|fed|fought|led|quit|woke)(?![a-z])"
 )
 _FACT_LEADS = ("i", "we", "my", "our")
 
