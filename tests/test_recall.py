@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from chatfold import InvalidArgumentError, InvalidPolicyError, Policy, to_anthropic, to_openai
-from chatfold.recall import RECALL_KEY, Postings, rank, terms
+from chatfold.recall import RECALL_KEY, Postings, merge_groups, query_groups, rank, terms
 from chatfold.session import AsyncConversation, Conversation
 from chatfold.stores import MemoryStore, SQLiteStore
 
@@ -56,6 +56,33 @@ def test_terms_chinese_bigrams_and_mixed_text() -> None:
     assert terms("去杭州 trip") == ["去杭", "杭州", "trip"]
     assert terms("猫") == ["猫"]
     assert terms("GPT4很好") == ["gpt4", "很好"]
+
+
+def test_query_groups_drop_request_words_and_chinese_particles() -> None:
+    # The request and its particles name nothing worth finding; the topic's bigrams stay.
+    assert query_groups("你还记得我说的那家酒店吗？") == [("家酒",), ("酒店",)]
+    assert query_groups("之前提到的快递单号是多少来着") == [("快递",), ("递单",), ("单号",)]
+    # A character between two particles keeps a bigram, so no word character goes unsearched.
+    assert query_groups("就象个蹩") == [("象个",), ("个蹩",)]
+    # Mixed Chinese and English, digits, and a query of nothing but particles.
+    assert query_groups("Do you remember the 酒店 wifi密码?") == [
+        ("酒店",), ("wifi",), ("密码",)]
+    assert query_groups("我的") == [("我的",)]
+    assert query_groups("") == []
+
+
+def test_query_groups_search_english_inflections_as_one_term() -> None:
+    assert query_groups("When did she paint it?") == [("paint", "painted", "painting")]
+    assert query_groups("baked")[0][:3] == ("baked", "bake", "bak")
+    assert query_groups("planned")[0][1:] == ("plan", "planning")
+    assert query_groups("studied") == [("studied", "study", "studying")]
+    # The variants of a group are scored as one term: a message holding two of them counts
+    # once, and the group's document frequency is the union's.
+    postings = Postings(docs=4, total_length=8, hits={
+        "paint": ((1, 2),), "painted": ((1, 2), (3, 2)), "sunrise": ((3, 2),)})
+    merged = merge_groups(postings, [("paint", "painted"), ("sunrise",)])
+    assert merged.hits == {"paint": [(1, 2), (3, 2)], "sunrise": ((3, 2),)}
+    assert rank(merged, through_seq=4)[0][0] == 3
 
 
 def test_rank_prefers_rare_terms_short_messages_and_respects_limits() -> None:
@@ -147,6 +174,18 @@ def test_a_recalled_tool_result_comes_with_its_call() -> None:
     assert "book_hotel" in hit.text and "QX9" in hit.text and "tool (book_hotel" in hit.text
     # Rendered as text inside one system message: no tool message can be orphaned.
     to_openai(conv.context())
+
+
+def test_recall_finds_an_inflected_form_and_a_chinese_topic_among_particles() -> None:
+    conv = _conv(trigger_tokens=800, recall_tokens=200)
+    conv.append({"role": "user", "content": "Last May I painted a lake sunrise in Kyoto."})
+    conv.append({"role": "user", "content": "我们住的那家酒店叫湖畔居，房间在十二楼。"})
+    _filler(conv, 40, zh=True)
+    conv.append({"role": "user", "content": "Where did I paint the sunrise?"})
+    conv.context()
+    assert conv.last_recall.seqs[:1] == (1,)
+    conv.context(query="你还记得我们住的酒店是哪一家吗？")
+    assert conv.last_recall.hits[0].seq == 2
 
 
 def test_chinese_conversation_gets_a_chinese_recall() -> None:

@@ -142,6 +142,101 @@ def terms(text: str, limit: int | None = None) -> list[str]:
     return found if limit is None else found[:limit]
 
 
+# Query side only (the index keeps every term, so these can change without re-indexing).
+_QUERY_STOP_WORDS = "remember recall said say saying mention mentioned told tell earlier ago please"
+_QUERY_STOP = frozenset(_QUERY_STOP_WORDS.split())
+"""English words of the request for recall itself ("do you remember what I said about")."""
+_ZH_STOP = re.compile(
+    "什么|怎么|为何|多少|几个|哪里|哪些|何时|记得|之前|以前|刚才|请问|一下|告诉|知道|提到|说过|说的|来着"
+    "|[的了着过吗呢吧啊呀哦嘛么是我你您他她它们这那哪谁个就都也还又很在和与]")
+"""Question and request words, particles, pronouns and adverbs: a Chinese query is cut at them,
+as a bigram spanning one names nothing worth finding."""
+MAX_VARIANTS = 6
+"""Inflected forms searched per English query word (its group scores as one term)."""
+
+
+def _variants(term: str) -> list[str]:
+    """``term`` and the inflections a message may use for it (paint: painted, painting;
+    baked: bake, baking): searched together and scored as one term, so the index needs no
+    stemmer beyond plurals. A guessed form that no message holds has no postings."""
+    if not term.isascii() or not term.isalpha() or len(term) < 3:
+        return [term]
+    out = dict.fromkeys([term])
+    if term.endswith("ied") and len(term) > 4:
+        out.update(dict.fromkeys([term[:-3] + "y", term[:-3] + "ying"]))
+    elif term.endswith(("ed", "ing")) and len(term) > 4:
+        base = term[:-2] if term.endswith("ed") else term[:-3]
+        sibling = base + ("ing" if term.endswith("ed") else "ed")
+        if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "aeiouls":
+            stems = [base[:-1]]  # planned -> plan
+        else:
+            stems = [base + "e", base] if base[-1] not in "aeiouwy" else [base]
+        out.update(dict.fromkeys([*stems, sibling]))
+    elif term.endswith("e"):
+        out.update(dict.fromkeys([term + "d", term[:-1] + "ing"]))
+    elif term[-1] in "aiou":  # wifi, radio, menu: rarely a verb
+        pass
+    elif term.endswith("y") and term[-2] not in "aeiou":
+        out.update(dict.fromkeys([term[:-1] + "ied", term + "ing"]))
+    else:
+        out.update(dict.fromkeys([term + "ed", term + "ing"]))
+        if len(term) <= 4 and term[-2] in "aeiou" and term[-3] not in "aeiou" \
+                and term[-1] not in "aeiouwxy":
+            out.update(dict.fromkeys([term + term[-1] + "ed", term + term[-1] + "ing"]))
+    return [t for t in out if len(t) > 2 and t not in _STOP][:MAX_VARIANTS]
+
+
+def query_groups(text: str, limit: int = MAX_QUERY_TERMS) -> list[tuple[str, ...]]:
+    """The term groups a recall searches for ``text``, in order: each group is one query term
+    and its variants (see :func:`_variants`), scored as one term.
+
+    Words of the request itself are dropped (English "remember", "said"; Chinese 什么, 多少,
+    之前...), and so is a Chinese bigram touching such a word or a particle or pronoun (的, 了,
+    吗, 我...), unless a character would be left out of every bigram; if nothing is left,
+    every term of ``text`` is searched.
+
+    Example:
+        >>> query_groups("你还记得我说的那家酒店吗？")
+        [('家酒',), ('酒店',)]
+        >>> query_groups("When did she paint it?")
+        [('paint', 'painted', 'painting')]
+    """
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    out: dict[str, None] = {}
+    for run in _WORD.findall(norm):
+        if run.isascii():
+            _words(run, out)
+            continue
+        pos = 0
+        for m in _CJK.finditer(run):
+            _words(run[pos : m.start()], out)
+            _zh_query_bigrams(m.group(), out)
+            pos = m.end()
+        _words(run[pos:], out)
+        if len(out) >= limit:
+            break
+    found = [t for t in out if t not in _QUERY_STOP][:limit] or terms(text, limit)
+    return [tuple(_variants(t)) for t in found]
+
+
+def _zh_query_bigrams(chars: str, out: dict[str, None]) -> None:
+    if len(chars) == 1:
+        out.setdefault(chars)
+        return
+    stop = [False] * len(chars)
+    for m in _ZH_STOP.finditer(chars):
+        stop[m.start() : m.end()] = [True] * (m.end() - m.start())
+    covered = [False] * len(chars)
+    for i in range(len(chars) - 1):
+        if not stop[i] and not stop[i + 1]:
+            out.setdefault(chars[i : i + 2])
+            covered[i] = covered[i + 1] = True
+    for i, (s, c) in enumerate(zip(stop, covered, strict=True)):
+        if not s and not c:  # a word character between stop words: its bigram with one
+            j = i if i + 1 < len(chars) else i - 1
+            out.setdefault(chars[j : j + 2])
+
+
 _TERM_OF: dict[str, str] = {}
 """Word -> term ("" for a dropped word): words repeat, so each is stemmed once (bounded)."""
 
@@ -212,6 +307,24 @@ def check_search_args(terms_: Sequence[str], through_seq: int, max_df: int) -> l
     if isinstance(max_df, bool) or not isinstance(max_df, int) or max_df < 1:
         raise InvalidArgumentError("max_df", f"must be an integer >= 1, got {max_df!r}")
     return list(dict.fromkeys(terms_))
+
+
+def merge_groups(postings: Postings, groups: Sequence[Sequence[str]]) -> Postings:
+    """One posting list per group of variants (the union of theirs, by seq), keyed by the
+    group's first term; a group with a common variant is common."""
+    hits: dict[str, Sequence[tuple[int, int]]] = {}
+    common = set()
+    for group in groups:
+        lists = [postings.hits.get(t, ()) for t in group]
+        if any(t in postings.common for t in group):
+            common.add(group[0])
+            continue
+        if len([x for x in lists if x]) <= 1:
+            hits[group[0]] = next((x for x in lists if x), ())
+        else:
+            hits[group[0]] = sorted({h for x in lists for h in x})
+    return Postings(docs=postings.docs, total_length=postings.total_length, hits=hits,
+                    common=frozenset(common))
 
 
 def rank(
@@ -383,12 +496,14 @@ def _recall_steps(
     max_hits: int | None = None,
 ) -> Generator[Step, Any, Recall]:
     """The recall, written once: it yields store requests and the driver answers them."""
-    wanted = terms(query, MAX_QUERY_TERMS)
-    if budget <= 0 or through_seq <= 0 or not wanted:
+    groups = query_groups(query)
+    if budget <= 0 or through_seq <= 0 or not groups:
         return Recall(query=query)
     skip = set(excluded)
+    wanted = list(dict.fromkeys(t for g in groups for t in g))
     postings: Postings = yield _Search(wanted, through_seq)
-    ranked = rank(postings, through_seq=through_seq, exclude=skip, limit=CANDIDATES)
+    ranked = rank(merge_groups(postings, groups), through_seq=through_seq, exclude=skip,
+                  limit=CANDIDATES)
     if not ranked:
         return Recall(query=query)
     header = HEADERS[language]
