@@ -31,7 +31,7 @@ counting each message (median of several runs), and on the whole corpus as one s
     python benchmarks/bench_tokens.py [--quick] [--out DIR] [--data LOCOMO] [--fit]
 
 ``--fit`` refits the heuristic's rates (needs numpy and scipy) and prints them, for
-recalibration; the figures are always those of the rates in ``chatfold/tokens.py``.
+recalibration; the figures are always those of the rates in ``chatfold/_heuristic.py``.
 """
 
 from __future__ import annotations
@@ -50,13 +50,8 @@ from pathlib import Path
 from typing import Any
 
 import _common as c
-from chatfold.tokens import (
-    _FEATURES,
-    HeuristicCounter,
-    HFTokenizerCounter,
-    TiktokenCounter,
-    _features,
-)
+from chatfold._heuristic import FEATURES, features
+from chatfold.tokens import HeuristicCounter, HFTokenizerCounter, TiktokenCounter
 
 Counter = Callable[[str], int]
 Split = tuple[list[str], list[str]]  # (train, held out)
@@ -300,13 +295,13 @@ def fit(train: dict[str, tuple[list[str], float]], ref: Counter) -> dict[str, fl
         from scipy.optimize import lsq_linear, nnls
     except ImportError as exc:
         raise SystemExit("--fit needs numpy and scipy: pip install numpy scipy") from exc
-    names = list(_FEATURES)
+    names = list(FEATURES)
     script_cols = [n for n in names if n.split("_")[0] in SCRIPTS]
     free = [n for n in names if n not in FIXED and n not in script_cols]
     fixed = np.array([FIXED.get(n, 0.0) for n in names])
     xs, ys, ws = [], [], []
     for texts, weight in train.values():
-        x = np.array([_features(t) for t in texts], float)
+        x = np.array([features(t) for t in texts], float)
         y = np.array([ref(t) for t in texts], float)
         xs.append(x)
         ys.append(y)
@@ -324,7 +319,7 @@ def fit(train: dict[str, tuple[list[str], float]], ref: Counter) -> dict[str, fl
         texts = [t for lang in langs for t in (chatterbot(lang) or [])]
         if not texts:
             continue
-        x = np.array([_features(t) for t in texts], float)
+        x = np.array([features(t) for t in texts], float)
         y = np.array([ref(t) for t in texts], float)
         sc = [names.index(f"{script}_chars"), names.index(f"{script}_runs")]
         rest = x @ base - x[:, sc] @ base[sc]

@@ -21,7 +21,7 @@ from chatfold import (
     SummarizerError,
     find_orphans,
 )
-from chatfold.fold import _classify, _summary_overhead
+from chatfold.plan import _classify, _summary_overhead
 from chatfold.tokens import HeuristicCounter
 
 from helpers import FakeSummarizer

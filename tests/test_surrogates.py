@@ -14,7 +14,7 @@ from chatfold import Folder, InvalidMessageError, Policy, to_openai
 from chatfold.messages import find_surrogate, validate_message
 from chatfold.session import Conversation
 from chatfold.stores import SQLiteStore
-from chatfold.summarizers._http import clean_summary
+from chatfold.summarizers._answer import clean_summary
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 
 from helpers import chat

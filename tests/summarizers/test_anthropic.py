@@ -13,7 +13,7 @@ from _servers import FakeLLMServer, Reply, anthropic_message, unused_port
 
 from chatfold import SummaryRequest
 from chatfold._errors import MissingDependencyError, SummarizerError
-from chatfold.summarizers._http import output_budget
+from chatfold.summarizers._answer import output_budget
 from chatfold.summarizers.anthropic import (
     ANTHROPIC_ERROR_RULES,
     LOCAL_API_KEY,

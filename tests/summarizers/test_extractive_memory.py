@@ -294,3 +294,32 @@ def test_an_unrelated_reply_does_not_close_a_task() -> None:
     assert any("Nopa" in t for t in section(out, "Open tasks"))
     zh = ask([user("帮我订周五晚上的餐厅。"), assistant("周五的天气是晴天。")], language="zh")
     assert any("餐厅" in t for t in section(zh, "待办"))
+
+
+def test_names_and_codes_right_after_chinese_characters_count() -> None:
+    # "Luna" and "CA1234" follow a Chinese character: they start a word all the same.
+    chatter = [user("哈哈哈那天的聚会真的太好玩了，大家笑了一整晚。"),
+               user("我看得出来。"), user("我在想一个东西。")]
+    facts = [user("我的猫叫Luna。"), user("我的航班号是CA1234。")]
+    out = ask([*facts, *chatter], language="zh", max_tokens=24)
+    assert "Luna" in out and "CA1234" in out
+    assert "聚会" not in out and "东西" not in out
+
+
+def test_a_condition_or_a_shrug_is_no_decision() -> None:
+    zh = ask([user("除非你确定需要这样做。"), user("不过三星也就这样了。"),
+              user("我决定订如家酒店。")], language="zh")
+    assert section(zh, "决定") == ["用户：我决定订如家酒店。"]
+    en = ask([user("Unless you decided otherwise, keep it."),
+              user("We decided to go with Lisbon.")])
+    assert section(en, "Decisions") == ["User: We decided to go with Lisbon."]
+
+
+def test_a_clause_that_only_says_how_it_felt_is_dropped() -> None:
+    out = ask([user("I ran a charity race for mental health last Saturday – it was really "
+                    "rewarding."),
+               user("We went camping at Lake Tahoe last weekend, it was amazing, the kids "
+                    "loved the lake.")])
+    assert "I ran a charity race for mental health last Saturday." in out
+    assert "rewarding" not in out and "amazing" not in out
+    assert "the kids loved the lake" in out

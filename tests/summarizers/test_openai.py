@@ -16,7 +16,7 @@ from _servers import FakeLLMServer, Reply, unused_port
 
 from chatfold import SummaryRequest
 from chatfold._errors import MissingDependencyError, SummarizerError
-from chatfold.summarizers._http import output_budget
+from chatfold.summarizers._answer import output_budget
 from chatfold.summarizers.openai import LOCAL_API_KEY, OPENAI_ERROR_RULES, OpenAISummarizer
 from chatfold.summarizers.prompts import build_prompt
 

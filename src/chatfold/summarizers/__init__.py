@@ -21,7 +21,7 @@ from .base import (
 from .prompts import PROMPT_VERSION, SECTION_TITLES, Prompt, build_prompt
 
 if TYPE_CHECKING:
-    from ._http import RemoteOptions
+    from ._options import RemoteOptions
     from .anthropic import AnthropicSummarizer
     from .extractive import ExtractiveSummarizer
     from .openai import OpenAISummarizer
@@ -48,7 +48,7 @@ _LAZY = {
     "ExtractiveSummarizer": ".extractive",
     "OpenAISummarizer": ".openai",
     "AnthropicSummarizer": ".anthropic",
-    "RemoteOptions": "._http",
+    "RemoteOptions": "._options",
 }
 
 

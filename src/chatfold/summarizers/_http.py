@@ -1,81 +1,60 @@
-"""What the HTTP backends share: one error boundary, retries, usable output, client lifecycle.
+"""The HTTP backends' error boundary and retries (the transport's failures, written once).
 
 Every backend that talks to a provider through its SDK (``OpenAISummarizer``,
-``AnthropicSummarizer``) subclasses :class:`RemoteSummarizer` and handles failure the same way:
+``AnthropicSummarizer``), and the ``chat`` command's model client, handle failure the same way:
 
 - **One boundary.** SDK exceptions are translated into :class:`~chatfold.SummarizerError` in
   one place, :meth:`HTTPFailures.boundary`, with ``raise ... from exc``. Each backend lists
   every exception class of its SDK in a rule table (by class name, so the table needs no SDK
   import); a guard test fails when the SDK grows a class the table does not name. A class
-  the table does not name is still translated, by its nearest named ancestor.
+  the table does not name is still translated, by its nearest named ancestor. The classes
+  both SDKs share (they are generated from one template) have their rules once, in
+  :func:`sdk_error_rules`.
 - **Bounded retries.** 408, 429, 5xx, timeouts and connection errors are retried at most
   ``max_retries`` times with exponential backoff and jitter, honouring ``Retry-After``;
   other 4xx, malformed responses and empty answers are not retried. When a server asks for
   a longer wait than :data:`MAX_RETRY_AFTER` the error is raised at once, still
   ``retryable=True``. The SDK's own retries are switched off so the count is exact.
-- **Usable output.** :func:`clean_summary` strips ``<think>`` blocks of reasoning models
-  (DeepSeek-R1, Qwen3), surrounding whitespace and code fences; what remains must be
-  non-empty or the call fails with a non-retryable error (a deterministic model asked the
-  same thing again answers the same).
 
 No message ever contains the API key: every server-provided text is passed through
 :func:`redact` before it is quoted.
 
-:class:`RemoteSummarizer` holds the rest of what the backends have in common: a sync client
-created on first use under a lock, an async client per event loop that keeps no idle
-connection, ``close``/``aclose`` and the context managers, and the ``summarize`` and
-``asummarize`` drivers around :meth:`HTTPFailures.call`. A backend adds only what differs: the
-SDK import, how a client is built, the request parameters, how to read the answer and its
-error-rule table.
+What a request asks for and what makes an answer usable is in ``_answer.py``; the options
+object in ``_options.py``; the client lifecycle and the drivers the backends share in
+``_remote.py``.
 """
 
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import email.utils
-import enum
-import importlib
 import json
 import logging
 import math
-import os
 import random
-import re
-import threading
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from types import MappingProxyType, TracebackType
-from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar
+from dataclasses import dataclass
+from typing import TypeVar
 from urllib.parse import urlsplit
 
-from .._errors import MissingDependencyError, SummarizerError
-from .base import BaseSummarizer, SummaryRequest
+from .._errors import SummarizerError
 
 __all__ = [
     "BY_STATUS",
     "DEFAULT_MAX_RETRIES",
     "DEFAULT_RETRY_BACKOFF",
     "DEFAULT_TIMEOUT",
-    "LOCAL_API_KEY",
     "MAX_BACKOFF",
     "MAX_RETRY_AFTER",
-    "UNSET",
     "ErrorRule",
     "HTTPFailures",
-    "RemoteOptions",
-    "RemoteSummarizer",
     "RetryPolicy",
-    "clean_summary",
     "display_host",
-    "env_value",
-    "output_budget",
     "redact",
-    "require_sdk",
     "retry_after_seconds",
-    "usable_summary",
+    "sdk_error_rules",
 ]
 
 T = TypeVar("T")
@@ -92,100 +71,6 @@ MAX_BACKOFF = 8.0
 """Longest computed wait between two attempts."""
 MAX_RETRY_AFTER = 60.0
 """Longest ``Retry-After`` honoured inside a call; a longer one fails the call at once."""
-OUTPUT_HEADROOM = 1.5
-OUTPUT_SLACK = 64
-
-
-def output_budget(cap: int, reasoning_tokens: int = 0) -> int:
-    """The ``max_tokens`` to send for a summary capped at ``cap`` tokens.
-
-    The fold enforces the cap itself (re-ask, then cut at a sentence boundary), so the API
-    limit leaves headroom: a provider's tokenizer counts differently from the fold's, and an
-    answer cut mid-sentence by the API is worse than one a little over the cap.
-    ``reasoning_tokens`` adds room for models whose thinking counts against the limit.
-    """
-    return int(max(1, cap) * OUTPUT_HEADROOM) + OUTPUT_SLACK + max(0, reasoning_tokens)
-
-
-class _Unset(enum.Enum):
-    UNSET = "UNSET"
-
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET = _Unset.UNSET
-"""An option not given (``None`` already means something: no temperature, no extra body)."""
-
-LOCAL_API_KEY = "not-needed"
-"""Sent as the key to a ``base_url`` that needs none (the SDKs refuse to run without one)."""
-
-
-@dataclass(frozen=True)
-class RemoteOptions:
-    """How a remote summarizer calls its provider, as one value (like httpx's ``Timeout``).
-
-    Build it once and hand it to any backend (``OpenAISummarizer(model, options=opts)``);
-    derive a variant with :meth:`replace`. The backends' keyword arguments of the same names
-    still work and win over ``options``.
-
-    Example:
-        >>> opts = RemoteOptions(timeout=20, max_retries=4)
-        >>> opts.replace(temperature=None).temperature is None
-        True
-
-    Raises:
-        ValueError: ``timeout`` is not positive, or a count or a wait is negative.
-    """
-
-    timeout: float = DEFAULT_TIMEOUT
-    """Seconds one HTTP attempt may take."""
-    max_retries: int = DEFAULT_MAX_RETRIES
-    """Retries after the first attempt, for retryable failures (408/429/5xx, timeouts,
-    connection errors) only."""
-    retry_backoff: float = DEFAULT_RETRY_BACKOFF
-    """Seconds before the first retry, doubled each retry, with jitter."""
-    temperature: float | _Unset | None = UNSET
-    """Sampling temperature; ``None`` leaves it out; ``UNSET``: the backend's default."""
-    reasoning_tokens: int = 0
-    """Extra output tokens for models whose thinking counts against the limit."""
-    extra_body: Mapping[str, Any] | None = field(default=None, hash=False)
-    """Extra JSON fields for the request (copied, read-only)."""
-
-    def __post_init__(self) -> None:
-        if not self.timeout > 0:
-            raise ValueError(f"timeout must be > 0 seconds, not {self.timeout}")
-        if self.max_retries < 0:
-            raise ValueError(f"max_retries must be >= 0, not {self.max_retries}")
-        if self.retry_backoff < 0:
-            raise ValueError(f"retry_backoff must be >= 0, not {self.retry_backoff}")
-        if self.reasoning_tokens < 0:
-            raise ValueError(f"reasoning_tokens must be >= 0, not {self.reasoning_tokens}")
-        body = MappingProxyType(dict(self.extra_body)) if self.extra_body else None
-        object.__setattr__(self, "timeout", float(self.timeout))
-        object.__setattr__(self, "extra_body", body)
-
-    def replace(self, **changes: Any) -> RemoteOptions:
-        """A copy with ``changes`` applied (``UNSET`` values are ignored)."""
-        given = {k: v for k, v in changes.items() if v is not UNSET}
-        return dataclasses.replace(self, **given) if given else self
-
-
-def env_value(*names: str) -> str | None:
-    """The first of the environment variables ``names`` that is set and not blank."""
-    for name in names:
-        value = os.environ.get(name, "").strip()
-        if value:
-            return value
-    return None
-
-
-def require_sdk(module: str, what: str, extra: str) -> None:
-    """Import ``module`` now, so a missing extra fails at construction, naming the extra."""
-    try:
-        importlib.import_module(module)
-    except ImportError as exc:
-        raise MissingDependencyError(what, extra) from exc
 
 
 @dataclass(frozen=True)
@@ -440,321 +325,40 @@ class HTTPFailures:
             retries += 1
 
 
-_THINK_TAGS = "think|thinking|reasoning"
-_THINK_BLOCK = re.compile(rf"<({_THINK_TAGS})>.*?</\1\s*>", re.S | re.I)
-_THINK_ORPHAN_CLOSE = re.compile(rf"\A.*</(?:{_THINK_TAGS})\s*>", re.S | re.I)
-_THINK_UNCLOSED = re.compile(rf"\A\s*<(?:{_THINK_TAGS})>.*\Z", re.S | re.I)
-_SURROGATES = re.compile("[\ud800-\udfff]")
-_FENCED = re.compile(r"\A```[\w+-]*[ \t]*\n(.*?)\n?[ \t]*```\Z", re.S)
+TIMEOUT_HINT = "raise timeout= or retry later"
+"""The hint of a timed-out attempt."""
+
+_STATUS_CLASSES = (
+    "BadRequestError", "AuthenticationError", "PermissionDeniedError", "NotFoundError",
+    "ConflictError", "UnprocessableEntityError", "RateLimitError", "InternalServerError",
+)
+"""The one-status exception classes both SDKs define."""
 
 
-def clean_summary(text: str) -> str:
-    """The summary in a model's answer: no ``<think>`` blocks, no fences, no outer whitespace.
+def sdk_error_rules(root: str, *, connect_hint: str, **own: ErrorRule) -> dict[str, ErrorRule]:
+    """The rule table of an SDK generated like ``openai`` and ``anthropic`` are.
 
-    Handles a closed block anywhere, a closing tag whose opening tag was in the prompt
-    (Qwen3 templates), and an opening tag never closed (the thinking used the whole output
-    budget: nothing usable is left).
-
-    Example:
-        >>> clean_summary("<think>The user wants...</think>\\n\\n```\\nFacts:\\n- Ann\\n```\\n")
-        'Facts:\\n- Ann'
-    """
-    # A model's answer is not the user's text: a lone surrogate (a bad "\\ud83d" escape in
-    # the reply) becomes U+FFFD here rather than stop every later fold at .encode().
-    text = _SURROGATES.sub("\ufffd", text)
-    text = _THINK_BLOCK.sub("", text)
-    text = _THINK_ORPHAN_CLOSE.sub("", text)
-    text = _THINK_UNCLOSED.sub("", text)
-    text = text.strip()
-    fenced = _FENCED.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    return text
-
-
-def usable_summary(raw: Any, *, where: str, truncated: bool, budget: int) -> str:
-    """``raw`` cleaned, or a non-retryable SummarizerError if nothing usable is left.
-
-    ``truncated`` says the provider stopped at the output limit: a non-empty answer is still
-    returned (the fold enforces the cap) with a warning; an empty one names the likely cause.
-    """
-    if not isinstance(raw, str):
-        raise SummarizerError(f"{where} returned no text content", retryable=False)
-    text = clean_summary(raw)
-    if not text:
-        reason = "an empty summary"
-        if truncated:
-            reason += (
-                f" (it stopped at the output limit of {budget} tokens, probably while "
-                "reasoning; raise reasoning_tokens or turn thinking off)"
-            )
-        raise SummarizerError(f"{where} returned {reason}", retryable=False)
-    if truncated:
-        logger.warning(
-            "%s stopped at the output limit of %d tokens; the summary may be cut short", where,
-            budget,
-        )
-    return text
-
-
-class _SyncClient(Protocol):
-    """What the lifecycle needs of an SDK's sync client (``openai.OpenAI``...)."""
-
-    @property
-    def api_key(self) -> str | None: ...
-
-    def with_options(self, *, max_retries: int, timeout: float) -> Self: ...
-
-    def close(self) -> None: ...
-
-
-class _AsyncClient(Protocol):
-    """What the lifecycle needs of an SDK's async client (``openai.AsyncOpenAI``...)."""
-
-    @property
-    def api_key(self) -> str | None: ...
-
-    def with_options(self, *, max_retries: int, timeout: float) -> Self: ...
-
-    async def close(self) -> None: ...
-
-
-SyncClientT = TypeVar("SyncClientT", bound=_SyncClient)
-AsyncClientT = TypeVar("AsyncClientT", bound=_AsyncClient)
-
-
-class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
-    """The client lifecycle and the drivers every SDK backend shares (not public API).
-
-    A backend validates and resolves its own options, then calls this ``__init__`` with the
-    results. It sets the class attributes below and implements the hooks (the methods that
-    raise ``NotImplementedError``); its public ``summarize`` and ``asummarize`` keep their own
-    docstrings and call :meth:`_summarize` and :meth:`_asummarize`.
+    Both SDKs share their exception hierarchy (a root class, ``APIError``, ``APIStatusError``
+    and one class per common status, connection and timeout errors): those rules are written
+    here once, and each backend adds the classes only its SDK has.
 
     Args:
-        model: The model name, resolved.
-        base_url: The endpoint, resolved; None for the provider's own.
-        api_key: The key to send, resolved; None lets the SDK find one.
-        options: Timeout, retries, temperature (resolved: not ``UNSET``), reasoning tokens
-            and extra body.
-        client: A sync SDK client given by the caller, never closed here.
-        async_client: An async SDK client given by the caller, never closed here.
+        root: The SDK's root exception class name (``"OpenAIError"``).
+        connect_hint: How to fix a connection error, for this provider.
+        **own: The rules of the classes only this SDK defines, by class name.
+
+    Returns:
+        A rule for every class, by name.
     """
-
-    _API: ClassVar[str]
-    """Who answers, for messages (``"OpenAI-compatible API"``)."""
-    _DEFAULT_URL: ClassVar[str]
-    """The provider's own endpoint, shown in messages when ``base_url`` is None."""
-    _ERROR_RULES: ClassVar[Mapping[str, ErrorRule]]
-    """A rule for every exception class of the SDK, by class name."""
-
-    def __init__(
-        self,
-        model: str,
-        *,
-        base_url: str | None,
-        api_key: str | None,
-        options: RemoteOptions,
-        client: SyncClientT | None,
-        async_client: AsyncClientT | None,
-    ) -> None:
-        self.model = model
-        self.base_url = base_url
-        self._api_key = api_key
-        self.options = options
-        self.retry = RetryPolicy(max_retries=options.max_retries, backoff=options.retry_backoff)
-        self._given_client = client
-        self._given_async_client = async_client
-        self._client: SyncClientT | None = None
-        self._async_client: AsyncClientT | None = None
-        self._async_loop: asyncio.AbstractEventLoop | None = None
-        self._lock = threading.Lock()
-        self._failures: HTTPFailures | None = None
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
-
-    @staticmethod
-    def _resolve(options: RemoteOptions | None, default_temperature: float | None,
-                 **given: Any) -> RemoteOptions:
-        """``options`` with the keyword arguments given beside them applied, and the
-        backend's default temperature where neither set one."""
-        resolved = (options or RemoteOptions()).replace(**given)
-        if resolved.temperature is UNSET:
-            resolved = dataclasses.replace(resolved, temperature=default_temperature)
-        return resolved
-
-    # The options as attributes, as before they were one object.
-    @property
-    def timeout(self) -> float:
-        return self.options.timeout
-
-    @property
-    def temperature(self) -> float | None:
-        t = self.options.temperature
-        return None if t is UNSET else t
-
-    @property
-    def reasoning_tokens(self) -> int:
-        return self.options.reasoning_tokens
-
-    @property
-    def extra_body(self) -> dict[str, Any] | None:
-        body = self.options.extra_body
-        return dict(body) if body else None
-
-    # -- hooks: what each backend does its own way --------------------------------------
-
-    def _sdk_errors(self) -> type[BaseException]:
-        """The SDK's root exception class, imported on first use."""
-        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
-
-    def _secrets(self) -> tuple[str, ...]:
-        """The strings never to repeat in a message (the keys)."""
-        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
-
-    def _params(self, request: SummaryRequest) -> tuple[dict[str, Any], int]:
-        """The keyword arguments of the SDK call, and the output budget they carry."""
-        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
-
-    def _summary(self, response: object, budget: int) -> str:
-        """The cleaned summary in ``response``; malformed shapes become SummarizerError."""
-        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
-
-    def _new_client(self) -> SyncClientT:
-        """A new sync SDK client with our timeout and the SDK's own retries off."""
-        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
-
-    def _new_async_client(self) -> AsyncClientT:
-        """A new async SDK client like :meth:`_new_client`, keeping no idle connection."""
-        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
-
-    def _send(self, client: SyncClientT, params: dict[str, Any]) -> object:
-        """One request through the sync client."""
-        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
-
-    async def _asend(self, client: AsyncClientT, params: dict[str, Any]) -> object:
-        """One request through the async client."""
-        raise NotImplementedError  # pragma: no cover - abstract: backends implement it
-
-    # -- shared, no I/O -----------------------------------------------------------------
-
-    @property
-    def _provider(self) -> str:
-        return f"{self._API} at {display_host(self.base_url, self._DEFAULT_URL)}"
-
-    @property
-    def _where(self) -> str:
-        return f"{self._provider} (model {self.model!r})"
-
-    def _given_keys(self) -> list[str]:
-        """The keys of the clients the caller gave."""
-        givens: tuple[_SyncClient | _AsyncClient | None, ...] = (
-            self._given_client,
-            self._given_async_client,
-        )
-        return [g.api_key for g in givens if g is not None and isinstance(g.api_key, str)]
-
-    def _errors(self) -> HTTPFailures:
-        if self._failures is None:
-            sdk_errors = self._sdk_errors()
-            self._failures = HTTPFailures(
-                provider=self._provider,
-                model=self.model,
-                sdk_errors=sdk_errors,
-                rules=self._ERROR_RULES,
-                secrets=self._secrets(),
-                retry=self.retry,
-                timeout=self.timeout,
-            )
-        return self._failures
-
-    # -- sync ----------------------------------------------------------------------------
-
-    def _sync_client(self) -> SyncClientT:
-        with self._lock:
-            if self._client is None:
-                if self._given_client is not None:
-                    self._client = self._given_client.with_options(
-                        max_retries=0, timeout=self.timeout
-                    )
-                else:
-                    self._client = self._new_client()
-            return self._client
-
-    def _summarize(self, request: SummaryRequest) -> str:
-        params, budget = self._params(request)
-        client = self._sync_client()
-
-        def attempt() -> str:
-            response = self._send(client, params)
-            return self._summary(response, budget)
-
-        return self._errors().call(attempt)
-
-    def close(self) -> None:
-        """Close the HTTP client this summarizer created (a given client stays open)."""
-        with self._lock:
-            client, self._client = self._client, None
-        if client is not None and self._given_client is None:
-            client.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
-    # -- async ---------------------------------------------------------------------------
-
-    def _async_client_for_loop(self) -> AsyncClientT:
-        # An async connection belongs to the event loop that opened it, and callers often
-        # run each turn in a new loop (asyncio.run per turn). So the client is per loop and
-        # keeps no idle connection (the SDK's own keep-alive expires after 5 s, far shorter
-        # than the time between two folds): a finished loop leaves no socket behind. A given
-        # client is the caller's to manage.
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            if self._given_async_client is not None:
-                if self._async_client is None:
-                    self._async_client = self._given_async_client.with_options(
-                        max_retries=0, timeout=self.timeout
-                    )
-            elif self._async_client is None or self._async_loop is not loop:
-                self._async_client = self._new_async_client()
-                self._async_loop = loop
-            return self._async_client
-
-    async def _asummarize(self, request: SummaryRequest) -> str:
-        params, budget = self._params(request)
-        client = self._async_client_for_loop()
-
-        async def attempt() -> str:
-            response = await self._asend(client, params)
-            return self._summary(response, budget)
-
-        return await self._errors().acall(attempt)
-
-    async def aclose(self) -> None:
-        """Close the clients this summarizer created, async and sync."""
-        with self._lock:
-            client, self._async_client, self._async_loop = self._async_client, None, None
-        if client is not None and self._given_async_client is None:
-            await client.close()
-        self.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
+    return {
+        root: ErrorRule(False, "failed"),
+        "APIError": ErrorRule(False, "failed"),
+        "APIStatusError": BY_STATUS,
+        "APIConnectionError": ErrorRule(True, "could not be reached", connect_hint),
+        "APITimeoutError": ErrorRule(True, "timed out", TIMEOUT_HINT),
+        "APIResponseValidationError": ErrorRule(
+            False, "returned a response of the wrong shape", "check that base_url is the API's"
+        ),
+        **dict.fromkeys(_STATUS_CLASSES, BY_STATUS),
+        **own,
+    }

@@ -31,24 +31,14 @@ Failures follow :mod:`chatfold.summarizers._http`: every SDK exception becomes a
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Unpack
 
 from .._errors import SummarizerError
-from ._http import (
-    BY_STATUS,
-    LOCAL_API_KEY,
-    UNSET,
-    ErrorRule,
-    RemoteOptions,
-    RemoteSummarizer,
-    _Unset,
-    env_value,
-    output_budget,
-    require_sdk,
-    usable_summary,
-)
-from .base import SummaryRequest
-from .prompts import build_prompt
+from ._answer import usable_summary
+from ._http import BY_STATUS, ErrorRule, sdk_error_rules
+from ._options import RemoteOptions, RemoteOverrides
+from ._remote import LOCAL_API_KEY, RemoteSummarizer, env_value, require_sdk
+from .prompts import Prompt
 
 if TYPE_CHECKING:
     import openai
@@ -67,36 +57,19 @@ DEFAULT_TEMPERATURE = 0.0
 OPENAI_URL = "https://api.openai.com"
 """OpenAI's own endpoint (shown in messages when no ``base_url`` is set)."""
 
-_TIMEOUT_HINT = "raise timeout= or retry later"
 _CONNECT_HINT = "check base_url and that the server is running"
 
-OPENAI_ERROR_RULES: Mapping[str, ErrorRule] = {
-    "OpenAIError": ErrorRule(False, "failed"),
-    "APIError": ErrorRule(False, "failed"),
-    "APIStatusError": BY_STATUS,
-    "APIConnectionError": ErrorRule(True, "could not be reached", _CONNECT_HINT),
-    "APITimeoutError": ErrorRule(True, "timed out", _TIMEOUT_HINT),
-    "APIResponseValidationError": ErrorRule(
-        False, "returned a response of the wrong shape", "check that base_url is the API's"
-    ),
-    "BadRequestError": BY_STATUS,
-    "AuthenticationError": BY_STATUS,
-    "OAuthError": BY_STATUS,
-    "PermissionDeniedError": BY_STATUS,
-    "NotFoundError": BY_STATUS,
-    "ConflictError": BY_STATUS,
-    "UnprocessableEntityError": BY_STATUS,
-    "RateLimitError": BY_STATUS,
-    "InternalServerError": BY_STATUS,
-    "LengthFinishReasonError": ErrorRule(False, "stopped at the output limit"),
-    "ContentFilterFinishReasonError": ErrorRule(False, "refused the content (content filter)"),
-    "InvalidWebhookSignatureError": ErrorRule(False, "rejected a webhook signature"),
-    "WebSocketQueueFullError": ErrorRule(False, "failed (websocket queue full)"),
-    "WebSocketConnectionClosedError": ErrorRule(True, "closed the connection", _CONNECT_HINT),
-}
+OPENAI_ERROR_RULES: Mapping[str, ErrorRule] = sdk_error_rules(
+    "OpenAIError",
+    connect_hint=_CONNECT_HINT,
+    OAuthError=BY_STATUS,
+    LengthFinishReasonError=ErrorRule(False, "stopped at the output limit"),
+    ContentFilterFinishReasonError=ErrorRule(False, "refused the content (content filter)"),
+    InvalidWebhookSignatureError=ErrorRule(False, "rejected a webhook signature"),
+    WebSocketQueueFullError=ErrorRule(False, "failed (websocket queue full)"),
+    WebSocketConnectionClosedError=ErrorRule(True, "closed the connection", _CONNECT_HINT),
+)
 """Every exception class of the ``openai`` SDK, by name, and how it translates."""
-
-
 
 
 class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
@@ -113,24 +86,20 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
         api_key: Key; default ``CHATFOLD_API_KEY``, then ``OPENAI_API_KEY``; a placeholder when
             an endpoint is set without one.
         options: A :class:`~chatfold.summarizers.RemoteOptions` carrying the timeout, retries,
-            temperature, reasoning tokens and extra body at once; any of the keyword arguments
-            below given beside it wins. Unset options take the defaults shown in
-            :class:`~chatfold.summarizers.RemoteOptions` (temperature: this backend's).
-        timeout: Seconds one HTTP attempt may take.
-        max_retries: Retries after the first attempt, for 408/429/5xx, timeouts and
-            connection errors only (the SDK's own retries are turned off).
-        retry_backoff: Seconds before the first retry, doubled each retry, with jitter; a
-            ``Retry-After`` header wins.
-        temperature: Sampling temperature; ``None`` leaves it out (models that reject it).
+            temperature, reasoning tokens and extra body at once. Unset options take the
+            defaults shown in :class:`~chatfold.summarizers.RemoteOptions` (temperature: this
+            backend's, 0). ``temperature=None`` leaves it out (models that reject it);
+            ``extra_body`` carries e.g. ``{"enable_thinking": False}`` (DashScope) or
+            ``{"chat_template_kwargs": {...}}`` (vLLM); ``reasoning_tokens`` makes room for
+            models whose thinking counts against the limit (DeepSeek-R1, Qwen3).
         max_tokens_param: ``"max_tokens"`` (most servers) or ``"max_completion_tokens"``
             (OpenAI's reasoning models).
-        reasoning_tokens: Extra output tokens for models whose thinking counts against the
-            limit (DeepSeek-R1, Qwen3 in thinking mode).
-        extra_body: Extra JSON fields for the request, e.g. ``{"enable_thinking": False}``
-            (DashScope) or ``{"chat_template_kwargs": {...}}`` (vLLM).
         client: An ``openai.OpenAI`` to use instead of creating one; its retries are
             disabled for our calls and it is not closed by :meth:`close`.
         async_client: The same for ``openai.AsyncOpenAI``.
+        **overrides: Any field of :class:`~chatfold.summarizers.RemoteOptions` (``timeout``,
+            ``max_retries``, ``retry_backoff``, ``temperature``, ``reasoning_tokens``,
+            ``extra_body``) given on its own; it wins over ``options``.
 
     Raises:
         MissingDependencyError: The ``openai`` extra is not installed.
@@ -140,6 +109,9 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
     _API: ClassVar[str] = "OpenAI-compatible API"
     _DEFAULT_URL: ClassVar[str] = OPENAI_URL
     _ERROR_RULES: ClassVar[Mapping[str, ErrorRule]] = OPENAI_ERROR_RULES
+    _SDK: ClassVar[str] = "openai"
+    _ROOT_ERROR: ClassVar[str] = "OpenAIError"
+    _CLIENTS: ClassVar[tuple[str, str]] = ("OpenAI", "AsyncOpenAI")
 
     def __init__(
         self,
@@ -148,21 +120,13 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
         base_url: str | None = None,
         api_key: str | None = None,
         options: RemoteOptions | None = None,
-        timeout: float | _Unset = UNSET,
-        max_retries: int | _Unset = UNSET,
-        retry_backoff: float | _Unset = UNSET,
-        temperature: float | _Unset | None = UNSET,
         max_tokens_param: Literal["max_tokens", "max_completion_tokens"] = "max_tokens",
-        reasoning_tokens: int | _Unset = UNSET,
-        extra_body: Mapping[str, Any] | _Unset | None = UNSET,
         client: openai.OpenAI | None = None,
         async_client: openai.AsyncOpenAI | None = None,
+        **overrides: Unpack[RemoteOverrides],
     ) -> None:
         require_sdk("openai", "OpenAISummarizer", "openai")
-        opts = self._resolve(options, DEFAULT_TEMPERATURE, timeout=timeout,
-                             max_retries=max_retries, retry_backoff=retry_backoff,
-                             temperature=temperature, reasoning_tokens=reasoning_tokens,
-                             extra_body=extra_body)
+        opts = self._resolve(options, DEFAULT_TEMPERATURE, overrides)
         resolved_model = model or env_value("CHATFOLD_MODEL")
         if not resolved_model:
             raise SummarizerError(
@@ -189,18 +153,11 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
 
     # -- what differs from the other backends, no I/O ------------------------------------
 
-    def _sdk_errors(self) -> type[BaseException]:
-        from openai import OpenAIError
-
-        return OpenAIError
-
     def _secrets(self) -> tuple[str, ...]:
         own = [k for k in (self._api_key,) if k is not None and k != LOCAL_API_KEY]
         return (*own, *self._given_keys())
 
-    def _params(self, request: SummaryRequest) -> tuple[dict[str, Any], int]:
-        prompt = build_prompt(request)
-        budget = output_budget(request.max_tokens, self.reasoning_tokens)
+    def _params(self, prompt: Prompt, budget: int) -> dict[str, Any]:
         params: dict[str, Any] = {
             "model": self.model,
             "messages": [
@@ -213,7 +170,7 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
             params["temperature"] = self.temperature
         if self.extra_body:
             params["extra_body"] = self.extra_body
-        return params, budget
+        return params
 
     def _summary(self, response: ChatCompletion | object, budget: int) -> str:
         """The text of the first choice; malformed shapes become SummarizerError."""
@@ -229,50 +186,8 @@ class OpenAISummarizer(RemoteSummarizer["openai.OpenAI", "openai.AsyncOpenAI"]):
         truncated = getattr(choice, "finish_reason", None) == "length"
         return usable_summary(content, where=self._where, truncated=truncated, budget=budget)
 
-    def _client_kwargs(self) -> dict[str, Any]:
-        return {
-            "api_key": self._api_key,
-            "base_url": self.base_url,
-            "timeout": self.timeout,
-            "max_retries": 0,
-        }
-
-    def _new_client(self) -> openai.OpenAI:
-        from openai import OpenAI
-
-        return OpenAI(**self._client_kwargs())
-
-    def _new_async_client(self) -> openai.AsyncOpenAI:
-        from openai import DEFAULT_CONNECTION_LIMITS, AsyncOpenAI, DefaultAsyncHttpxClient
-
-        limits = type(DEFAULT_CONNECTION_LIMITS)(max_keepalive_connections=0)
-        return AsyncOpenAI(
-            **self._client_kwargs(), http_client=DefaultAsyncHttpxClient(limits=limits)
-        )
-
     def _send(self, client: openai.OpenAI, params: dict[str, Any]) -> object:
         return client.chat.completions.create(**params)
 
     async def _asend(self, client: openai.AsyncOpenAI, params: dict[str, Any]) -> object:
         return await client.chat.completions.create(**params)
-
-    # -- the public calls ----------------------------------------------------------------
-
-    def summarize(self, request: SummaryRequest) -> str:
-        """Ask the model for the new summary.
-
-        Args:
-            request: What to summarize.
-
-        Returns:
-            The summary text, cleaned (no ``<think>`` block, no fences), never empty.
-
-        Raises:
-            SummarizerError: The call failed after the allowed retries, or the answer was
-                empty; ``retryable`` and ``status_code`` say which.
-        """
-        return self._summarize(request)
-
-    async def asummarize(self, request: SummaryRequest) -> str:
-        """Async twin of :meth:`summarize` (``openai.AsyncOpenAI``; never blocks the loop)."""
-        return await self._asummarize(request)

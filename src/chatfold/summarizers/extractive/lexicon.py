@@ -17,8 +17,10 @@ _MAX_ARG_CHARS = 40
 _MAX_ARGS = 6
 _MAX_ARGS_CHARS = 100
 _MAX_RESULT_KEYS = 8
-_AGE_DECAY = 1.0  # previous-summary items that are not durable lose this factor per fold
-_INCUMBENT_BONUS = 3.0  # a kept item stays unless a new one is clearly worth more
+# A kept item stays unless a new one is clearly worth more: the summary is not traded for the
+# next fold's chatter. (Holding non-durable items loosely let more new facts in at the first
+# fold but lost more of them by the sixteenth: benchmarks/bench_drift.py.)
+_INCUMBENT_BONUS = 3.0
 _PREVIOUS_FLOOR = 1.5  # a previous item was kept once: it never scores like small talk
 _ORPHAN_MIN_SCORE = 1.2  # a clause left alone by a replacement must say something itself
 _MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did not fit
@@ -87,8 +89,12 @@ _ZH_WORDS: dict[int, str] = {
     " 工作是 上班 就职 岁 截止 期限 人数 目的地 饮食 吃素 素食 喜欢 爱吃 爱喝 讨厌 偏好"
     " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在 现在有 已经有 一共有 总共有 目前有 有了",
 }
-# Matched as a whole so that the cue inside them is not: "不确定" decides nothing.
-_ZH_NEUTRAL = "不确定 请问 申请 邀请 敬请 一定"
+# Matched as a whole so that the cue inside them is not: "不确定" decides nothing, "你确定"
+# asks someone else, "也就这样" shrugs; "我在想" is what the speaker is doing, not a fact.
+_ZH_NEUTRAL = (
+    "不确定 无法确定 不能确定 你确定 您确定 请问 申请 邀请 敬请 一定 也就这样 不过如此"
+    " 我在想 我在看 我在等 我在忙 我在说 我在做"
+)
 
 _EN_WORDS: dict[int, str] = {
     _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates"

@@ -113,8 +113,14 @@ def _before(src: str, m: re.Match[str]) -> str:
     return src[m.start() - 1] if m.start() else " "
 
 
+def _latin(ch: str) -> bool:
+    """True for a letter or digit that continues a Latin word. A Chinese character does not:
+    "我的猫叫Luna", "航班号是CA1234" and "预算budget" start a word right after one."""
+    return ch.isascii() and ch.isalnum()
+
+
 def _word_start(src: str, m: re.Match[str]) -> bool:
-    return not _before(src, m).isalnum()
+    return not _latin(_before(src, m))
 
 
 def _has_letter(src: str, m: re.Match[str]) -> bool:
@@ -132,7 +138,7 @@ def _after_name(src: str, m: re.Match[str]) -> bool:
 
 def _version(src: str, m: re.Match[str]) -> bool:
     ch = _before(src, m)
-    return not (ch.isalnum() or ch == ".")
+    return not (_latin(ch) or ch == ".")
 
 
 def _cn_number(src: str, m: re.Match[str]) -> bool:
@@ -233,7 +239,8 @@ _TASK_OWN = re.compile(
 )
 # "Maybe I'll go with you", "如果要选的话": a hedged choice is no decision.
 _HEDGE = re.compile(
-    r"(?i:\b(?:maybe|might|perhaps|if|whether|could|would)\b)|也许|可能|如果|要是|或许"
+    r"(?i:\b(?:maybe|might|perhaps|if|whether|could|would|unless|in case)\b)"
+    r"|也许|可能|如果|要是|或许|除非|假如|万一"
 )
 _QUESTION_FACTOR = 0.6
 _DIGITS = re.compile(r"\d+")
@@ -288,7 +295,7 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
         masks[owner[m.start()]] |= _ZH_LEX[m.group()]
     for m in _EN_RE.finditer(low):
         at = m.start()
-        if not (at and low[at - 1].isalnum()):
+        if not (at and _latin(low[at - 1])):
             word = m.group()
             masks[owner[at]] |= _EN_LEX[word]
             if word.startswith(_FACT_LEADS) and _FACT_AT.match(low, at):
@@ -316,7 +323,7 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
     caps: dict[int, set[str]] = {}
     for m in _UPPER_RE.finditer(big):
         at = m.start()
-        if at and big[at - 1].isalnum():
+        if at and _latin(big[at - 1]):
             continue
         i = owner[at]
         if m.lastgroup == "code":

@@ -193,29 +193,50 @@ def _is_participant(word: str, names: frozenset[str]) -> bool:
     return any(n == low or (len(low) >= 3 and n.startswith(low)) for n in names)
 
 
-_LONG_BYTES = 150  # UTF-8 bytes (about 50 Chinese characters, or 150 Latin ones)
-_CLAUSE_BREAK = re.compile(r"([，；;]\s*|,(?!\d)\s*)")
+_SHORT_BYTES = 48  # UTF-8 bytes: shorter sentences are kept whole
+_LONG_BYTES = 150  # about 50 Chinese characters, or 150 Latin ones
+_CLAUSE_BREAK = re.compile(r"([，；;]\s*|,(?!\d)\s*|\s+[-–—]+\s+|——)")
 _SAYS_SOMETHING = re.compile(
     r"[0-9@#$¥￥€£%]|(?<=[^\s.!?])\s+[A-Z][A-Za-z]|[A-Z]{2,}|我|(?i:\b(?:my|i|i'm|i've|we)\b)"
+)
+# A clause that only says how it felt ("it was so powerful", "which was awesome", "太开心了"):
+# the event it follows is the fact.
+_FEELING = re.compile(
+    r"(?i:(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has been| felt| feels)"
+    r" (?:so |really |super |just |truly |very |such |a |an |totally |pretty |quite )*"
+    r"(?:great|amazing|awesome|powerful|rewarding|fun|cool|nice|good|lovely|wonderful"
+    r"|incredible|fantastic|beautiful|special|exciting|inspiring|meaningful|hard|tough|sad"
+    r"|experience|blast|relief)\b[^0-9]{0,24})"
+    r"|(?:真是|真的|太|好|特别|非常)?(?:开心|高兴|棒|好玩|有意思|难忘|感动|累)了?[!！。.~]*",
 )
 
 
 def _compress(sentence: str) -> str:
-    """A long sentence cut to its first clause and the clauses that carry something a question
-    could ask for (a number, a name, an identifier, the speaker's own "I"/"我"): more facts fit
-    the cap. Short sentences, and those where little would go, stay as they are."""
-    if len(sentence.encode()) <= _LONG_BYTES:
+    """A sentence without the clauses that only say how something felt ("…last Saturday – it
+    was really rewarding"), and a long one cut to its first clause and those that carry
+    something a question could ask for (a number, a name, an identifier, the speaker's own
+    "I"/"我"): more facts fit the cap. Where little would go, it stays as it is."""
+    if len(sentence.encode()) <= _SHORT_BYTES:
         return sentence
     parts = _CLAUSE_BREAK.split(sentence)
-    if len(parts) < 5:  # fewer than three clauses: nothing worth cutting
+    if len(parts) < 3:  # one clause: nothing to cut
         return sentence
-    kept = parts[0]
-    for i in range(2, len(parts), 2):
-        if _SAYS_SOMETHING.search(parts[i]):
-            kept += parts[i - 1] + parts[i]
-    if len(kept) > 0.75 * len(sentence):
+    clauses = [parts[0].strip()] + [parts[i].strip() for i in range(2, len(parts), 2)]
+    keep = [not _FEELING.fullmatch(c.rstrip(" .!！?？。~")) for c in clauses]
+    felt = not all(keep)
+    if len(sentence.encode()) > _LONG_BYTES and len(clauses) >= 3:
+        for i in range(1, len(clauses)):
+            keep[i] = keep[i] and bool(_SAYS_SOMETHING.search(clauses[i]))
+    if not any(keep):
         return sentence
+    kept = ""
+    for i, c in enumerate(clauses):
+        if keep[i]:
+            kept += (parts[2 * i - 1] if kept and i else "") + c
+    if not felt and len(kept) > 0.8 * len(sentence):
+        return sentence  # a small saving is not worth a sentence cut in pieces
+    kept = kept.rstrip(" ，,;；-–—")
     end = sentence.rstrip()[-1:]
     if end in "。.!！?？" and not kept.endswith(end):
-        kept = kept.rstrip(" ，,;；") + end
+        kept += end
     return kept

@@ -11,9 +11,8 @@ from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
 from ..prompts import SECTION_TITLES
 from .dates import leading_date, message_date, render_date
-from .items import _is_tool_line, _Item, _merge, _previous_items, _previous_role, _Shape
+from .items import _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
-    _AGE_DECAY,
     _CARRY_SHARE,
     _COLON,
     _DECISIONS,
@@ -23,7 +22,6 @@ from .lexicon import (
     _JACCARD_MIN_TOKENS,
     _MAX_MISSES,
     _NOTHING_TO_KEEP,
-    _PREFS,
     _PREVIOUS_FLOOR,
     _ROLE_TAGS,
     _TASKS,
@@ -290,12 +288,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             if row.score_role == "decision":
                 score += _DECISION_BONUS
             if role == "summary":
-                # Kept by an earlier fold: never treated as small talk, and only facts age.
+                # Kept by an earlier fold: never treated as small talk.
                 score = max(score, _PREVIOUS_FLOOR) + _INCUMBENT_BONUS
-                if sec not in (_PREFS, _DECISIONS) and (
-                    not scored.durable or _is_tool_line(row.body)
-                ):
-                    score *= _AGE_DECAY
             elif i in fulfilled:
                 # It fulfilled a request: what was done is worth keeping, as a fact.
                 score = max(score, self.min_score + _DONE_BONUS)

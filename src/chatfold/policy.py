@@ -1,0 +1,206 @@
+"""The fold policy: when to fold, how deep, and how the budget is shared.
+
+:class:`Policy` is a frozen value checked on creation (a bad field raises
+:class:`~chatfold.InvalidPolicyError` naming it); :func:`default_summary_cap` and
+:func:`default_target` fill in what it leaves at 0 / None. Standard library only (layer 2):
+:mod:`chatfold.fold` plans and applies folds under it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from ._errors import InvalidPolicyError
+from ._summary import Style
+
+__all__ = [
+    "DEFAULT_KEEP",
+    "DEFAULT_SUMMARY_MAX_TOKENS",
+    "DEFAULT_TRIGGER_TOKENS",
+    "DEFAULT_WINDOW_RATIO",
+    "MIN_GAIN_RATIO",
+    "MIN_SUMMARY_TOKENS",
+    "Policy",
+    "default_summary_cap",
+    "default_target",
+]
+
+DEFAULT_TRIGGER_TOKENS = 3000
+"""The seed's ``max_tokens``."""
+DEFAULT_WINDOW_RATIO = 0.1
+"""Unless ``target_tokens`` is given, a fold lands at the summary's cap plus this share of the
+trigger for the recent window (at least ``keep`` messages): see :func:`default_target`."""
+DEFAULT_KEEP = 4
+"""The seed's ``keep``: the last K messages stay verbatim."""
+DEFAULT_SUMMARY_MAX_TOKENS = 400
+"""Hard cap on the summary (the seed asked for 200 Chinese characters, about this many tokens)."""
+MIN_SUMMARY_TOKENS = 16
+"""No summary is ever asked to be shorter than this."""
+MIN_GAIN_RATIO = 0.1
+"""A fold that cannot reach the target still runs if it frees this share of the trigger."""
+
+
+# ---------------------------------------------------------------------------------------------
+# configuration and data
+
+
+def default_summary_cap(trigger_tokens: int) -> int:
+    """The summary's cap when ``summary_max_tokens`` is 0: 400 tokens, or a third of a small
+    trigger. The seed gave its summary 400 tokens whatever the budget; below 1,200 tokens a
+    third keeps room for the recent window.
+
+    Example:
+        >>> default_summary_cap(3000), default_summary_cap(600)
+        (400, 200)
+    """
+    return min(DEFAULT_SUMMARY_MAX_TOKENS, max(MIN_SUMMARY_TOKENS, trigger_tokens // 3))
+
+
+def default_target(trigger_tokens: int, summary_max_tokens: int) -> int:
+    """The target when ``target_tokens`` is None: the summary's cap plus a tenth of the
+    trigger for the recent window (never above the trigger).
+
+    Why this deep: a fold's cost per turn falls on every axis as the fold goes deeper (see
+    :mod:`chatfold.cost`), so the default keeps only a small verbatim window beyond ``keep``
+    and lets the protected summary carry the rest. Raise ``target_tokens`` to keep more
+    recent messages verbatim at the price of more frequent folds.
+
+    Example:
+        >>> default_target(3000, 400), default_target(8000, 400)
+        (700, 1200)
+    """
+    window = max(1, int(trigger_tokens * DEFAULT_WINDOW_RATIO))
+    return min(trigger_tokens, summary_max_tokens + window)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """When to fold, how deep, and how the budget is shared.
+
+    The target is shared by three parts, in this order of protection: the pinned head, the
+    summary (its room is reserved first, up to ``summary_max_tokens``; a long recent window
+    never squeezes it below ``summary_min_tokens``), and the recent window (at least the last
+    ``keep`` messages in whole units, grown while everything fits the target). Only the pinned
+    head plus the latest unit can push the summary below its floor, and then
+    :attr:`FoldResult.summary_squeezed` says so.
+
+    Example:
+        >>> p = Policy(trigger_tokens=8000)
+        >>> p.target, p.keep, p.summary_max_tokens, p.summary_min_tokens
+        (1200, 4, 400, 400)
+    """
+
+    trigger_tokens: int = DEFAULT_TRIGGER_TOKENS
+    """Fold when the context's count exceeds this (minus ``recall_tokens``)."""
+    target_tokens: int | None = None
+    """After a fold the context is at or below this; ``None`` means :func:`default_target`
+    (the summary's cap plus a tenth of the trigger)."""
+    keep: int = DEFAULT_KEEP
+    """Minimum number of recent (non-pinned) messages kept verbatim, widened to whole units."""
+    summary_max_tokens: int = 0
+    """Hard cap on the summary's text. ``0`` (the default) means :func:`default_summary_cap`."""
+    summary_min_tokens: int = 0
+    """Floor below which a long recent window never squeezes the summary's cap. ``0`` (the
+    default) means the cap itself: the recent window shrinks to ``keep`` first."""
+    recall_tokens: int = 0
+    """Room reserved for recalled archive messages (stored conversations); folds happen at
+    ``trigger_tokens - recall_tokens`` so the context plus recall stays within the trigger.
+    ``0``: recall is off."""
+    language: Literal["auto", "zh", "en"] = "auto"
+    """Language of prompts and the summary prefix; ``auto`` detects it by script."""
+    system_messages: Literal["pin", "fold"] = "pin"
+    """``pin``: every system message is kept (the seed's rule). ``fold``: system messages that
+    come after the conversation started are folded like any other message."""
+    on_overflow: Literal["raise", "keep"] = "raise"
+    """When pinned + the latest unit exceed the target: raise ContextOverflowError, or keep
+    the best possible context and log a warning."""
+    on_error: Literal["raise", "return"] = "raise"
+    """When the summarizer fails: raise SummarizerError, or return the input unchanged with
+    the error in ``FoldResult.error`` (logged as a warning)."""
+    style: Style = "sections"
+    """Summary format asked of the summarizer."""
+    summarizer_timeout: float | None = None
+    """Seconds to wait for one summarizer call; ``None`` leaves timeouts to the summarizer."""
+
+    def __post_init__(self) -> None:
+        def positive_int(value: object) -> bool:
+            return isinstance(value, int) and not isinstance(value, bool) and value > 0
+
+        if not positive_int(self.trigger_tokens):
+            raise InvalidPolicyError("trigger_tokens", "must be a positive integer")
+        r = self.recall_tokens
+        if not isinstance(r, int) or isinstance(r, bool) or not 0 <= r < self.trigger_tokens:
+            raise InvalidPolicyError(
+                "recall_tokens",
+                f"must be an integer in 0..trigger_tokens-1 ({self.trigger_tokens - 1})",
+            )
+        fold_trigger = self.trigger_tokens - r
+        t = self.target_tokens
+        if t is not None and (not positive_int(t) or not t <= fold_trigger):
+            limit = "trigger_tokens - recall_tokens" if r else "trigger_tokens"
+            raise InvalidPolicyError(
+                "target_tokens", f"must be an integer in 1..{limit} ({fold_trigger})"
+            )
+        if not isinstance(self.keep, int) or isinstance(self.keep, bool) or self.keep < 0:
+            raise InvalidPolicyError("keep", "must be an integer >= 0")
+        if self.summary_max_tokens == 0:
+            auto = default_summary_cap(fold_trigger)
+            if t is not None:
+                # An explicit target keeps at least a third of itself for the recent window.
+                auto = min(auto, max(MIN_SUMMARY_TOKENS, t * 2 // 3))
+            object.__setattr__(self, "summary_max_tokens", auto)
+        cap = self.summary_max_tokens
+        if not isinstance(cap, int) or isinstance(cap, bool) or cap < MIN_SUMMARY_TOKENS:
+            raise InvalidPolicyError(
+                "summary_max_tokens", f"must be an integer >= {MIN_SUMMARY_TOKENS} (or 0: auto)"
+            )
+        if cap >= self.target:
+            raise InvalidPolicyError(
+                "summary_max_tokens",
+                f"must be below the target ({self.target}) to leave room for recent messages",
+            )
+        floor = self.summary_min_tokens
+        if floor == 0:
+            object.__setattr__(self, "summary_min_tokens", cap)
+        elif not isinstance(floor, int) or isinstance(floor, bool) or \
+                not MIN_SUMMARY_TOKENS <= floor <= cap:
+            raise InvalidPolicyError(
+                "summary_min_tokens",
+                f"must be an integer in {MIN_SUMMARY_TOKENS}..summary_max_tokens ({cap}), "
+                "or 0 (the cap)",
+            )
+        for name, allowed in (
+            ("language", ("auto", "zh", "en")),
+            ("system_messages", ("pin", "fold")),
+            ("on_overflow", ("raise", "keep")),
+            ("on_error", ("raise", "return")),
+            ("style", ("sections", "paragraph")),
+        ):
+            if getattr(self, name) not in allowed:
+                raise InvalidPolicyError(name, f"must be one of {', '.join(allowed)}")
+        timeout = self.summarizer_timeout
+        if timeout is not None and (isinstance(timeout, bool) or
+                                    not isinstance(timeout, int | float) or not timeout > 0):
+            raise InvalidPolicyError("summarizer_timeout", "must be positive seconds or None")
+
+    @property
+    def fold_trigger(self) -> int:
+        """The count above which a fold runs: ``trigger_tokens - recall_tokens``."""
+        return self.trigger_tokens - self.recall_tokens
+
+    @property
+    def target(self) -> int:
+        """The effective target (``target_tokens`` or :func:`default_target`)."""
+        if self.target_tokens is not None:
+            return self.target_tokens
+        cap = self.summary_max_tokens or default_summary_cap(self.fold_trigger)
+        return default_target(self.fold_trigger, cap)
+
+    @property
+    def min_gain(self) -> int:
+        """Tokens a fold must free when it cannot reach the target (the recent window or the
+        summary's floor hold the context above it): a tenth of the trigger, so a ``keep``
+        that holds the context near the trigger does not cost a summarizer call every turn."""
+        return max(1, min(self.fold_trigger - self.target,
+                          int(self.fold_trigger * MIN_GAIN_RATIO)))
