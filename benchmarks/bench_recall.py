@@ -362,7 +362,8 @@ include the recall message; the budget is the trigger in chatfold's own (heurist
                     build_archive(store, corpus, size)
                     built = time.perf_counter() - t0
                     kw: dict[str, Any] = {"store": store, "summarizer": ExtractiveSummarizer()}
-                    off = Conversation("a", policy=Policy(trigger_tokens=4000), **kw)
+                    off = Conversation("a", policy=Policy(trigger_tokens=4000, recall_tokens=0),
+                                       **kw)
                     on = Conversation("a", policy=Policy(trigger_tokens=4000,
                                                           recall_tokens=1000), **kw)
                     off.context()

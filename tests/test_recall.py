@@ -214,7 +214,7 @@ def test_explicit_query_and_no_recall_when_off_or_nothing_archived() -> None:
     conv.context(query="wifi password")
     assert conv.last_recall.seqs == (1,)
     off = Conversation("c", store=conv.store, summarizer=Forgetful(),
-                       policy=Policy(trigger_tokens=600))
+                       policy=Policy(trigger_tokens=600, recall_tokens=0))
     assert not any("hunter2" in m["content"] for m in off.context(query="wifi password")[2:3])
     assert off.last_recall.message is None and off.stats().recalled == ()
 
@@ -295,6 +295,43 @@ def test_policy_checks_recall_tokens() -> None:
         Policy(recall_tokens=-1)
     with pytest.raises(InvalidPolicyError, match="trigger_tokens - recall_tokens"):
         Policy(trigger_tokens=1000, target_tokens=900, recall_tokens=200)
+
+
+def test_recall_is_on_by_default_in_a_conversation_with_a_searchable_store() -> None:
+    conv = Conversation("c", store=MemoryStore(), summarizer=Forgetful(),
+                        policy=Policy(trigger_tokens=600))
+    assert conv.policy.recall_tokens == 150  # a quarter of the trigger
+    assert conv.policy == Policy(trigger_tokens=600, recall_tokens=150)  # auto fields derived
+    conv.append({"role": "user", "content": "The wifi password is hunter2."})
+    _filler(conv, 40)
+    conv.append({"role": "user", "content": "What was the wifi password?"})
+    context = conv.context()
+    assert conv.last_recall.seqs == (1,) and "hunter2" in context[1]["content"]
+    assert sum(conv.counter.count_message(m) for m in context) <= 600
+    # Explicit 0 is off; an explicit target keeps its room; a tiny budget gets none.
+    assert Policy(recall_tokens=0).with_auto_recall(True).recall_tokens == 0
+    assert Policy(trigger_tokens=1000, target_tokens=900).with_auto_recall(True) \
+        .recall_tokens == 100
+    assert Policy(trigger_tokens=200).with_auto_recall(True).recall_tokens == 0
+    # An explicit summary cap that would not fit below the lower fold trigger: recall off.
+    assert Policy(trigger_tokens=800, summary_max_tokens=700).with_auto_recall(True) \
+        .recall_tokens == 0
+    # A bare Policy (Folder, compress) folds at the whole trigger.
+    assert Policy(trigger_tokens=600).recall_tokens is None
+    assert Policy(trigger_tokens=600).fold_trigger == 600
+
+
+def test_auto_recall_is_off_for_a_store_without_search() -> None:
+    class Plain(MemoryStore):
+        search = None  # a custom store written before recall
+
+    conv = Conversation("c", store=Plain(), summarizer=Forgetful(),
+                        policy=Policy(trigger_tokens=600))
+    assert conv.policy.recall_tokens == 0
+    conv.append({"role": "user", "content": "The code is 12."})
+    _filler(conv, 40)
+    conv.append({"role": "user", "content": "What is the code?"})
+    assert conv.context() and conv.last_recall.message is None
 
 
 def test_a_store_without_search_is_named_when_recall_is_on() -> None:

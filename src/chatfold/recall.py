@@ -413,6 +413,9 @@ CANDIDATES = 64
 """Ranked candidates considered per recall (read lazily, best first, until the budget is full)."""
 UNIT_WINDOW = 4
 """Entries read on each side of a hit to find the rest of its tool-call unit."""
+MIN_SCORE_RATIO = 0.2
+"""A hit scoring below this share of the best one is not placed (it would spend tokens on a
+message that shares little with the query)."""
 
 
 @dataclass(frozen=True)
@@ -519,8 +522,11 @@ def _recall_steps(
     # the budget is full: the work depends on the budget, not on how many messages matched.
     fetched: dict[int, Any] = {}
     batch = max(4, left // (2 * MIN_HIT_TOKENS))
+    floor = ranked[0][1] * MIN_SCORE_RATIO
     for i, (seq, score) in enumerate(ranked):
         if left < MIN_HIT_TOKENS or (max_hits is not None and len(chosen) >= max_hits):
+            break
+        if score < floor:
             break
         if seq in used:
             continue
@@ -569,6 +575,18 @@ def _recall_steps(
         # A counter need not be additive: drop the weakest hit until the message fits.
         chosen.remove(min(chosen, key=lambda h: h.score))
     return Recall(query=query, candidates=len(ranked))
+
+
+def can_search(store: object) -> bool:
+    """True when ``store`` has a search index recall can use (``search`` and ``entries_at``,
+    not left as :class:`~chatfold.stores.BaseStore`'s unimplemented stubs): every built-in
+    store has one; a custom store written before recall may not."""
+    from .stores.base import BaseStore  # stores import this module: import on use
+
+    return all(
+        callable(getattr(store, name, None))
+        and getattr(type(store), name, None) is not getattr(BaseStore, name)
+        for name in ("search", "entries_at"))
 
 
 def run_recall(store: Any, conversation_id: str, **kwargs: Any) -> Recall:

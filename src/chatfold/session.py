@@ -67,6 +67,7 @@ from .recall import (
     Recall,
     RecallTool,
     arun_recall,
+    can_search,
     check_tool_args,
     latest_user_text,
     run_recall,
@@ -210,7 +211,9 @@ class _BaseConversation:
             summarizer = ExtractiveSummarizer()
         self.conversation_id = conversation_id
         self.store: _FullStore = store
-        self.policy = policy if policy is not None else Policy()
+        # recall_tokens=None (auto): a share of the trigger when the store can search.
+        self.policy = (policy if policy is not None else Policy()).with_auto_recall(
+            can_search(store))
         self.folder = Folder(summarizer, self.policy, counter=counter)
         self.counter = self.folder.counter
         self.fold_mode = fold_mode
@@ -360,13 +363,12 @@ class _BaseConversation:
             state = self._state
             text = query if query is not None else latest_user_text(self._tail_msgs)
             key = (state.version, state.covered_through, text)
-            if self.policy.recall_tokens <= 0 or state.covered_through <= 0 or not text.strip():
+            if not self.policy.recall_tokens or state.covered_through <= 0 or not text.strip():
                 self._recall, self._recall_key = Recall(query=text), None
                 return None
             if key == self._recall_key:
                 return None  # same archive, same query: the same recall
-            if not callable(getattr(self.store, "entries_at", None)) or \
-                    not callable(getattr(self.store, "search", None)):
+            if not can_search(self.store):
                 raise InvalidArgumentError(
                     "store", f"{type(self.store).__name__} has no search index (search and "
                     "entries_at); Policy.recall_tokens needs one, as every built-in store has")
@@ -383,7 +385,7 @@ class _BaseConversation:
             lang = state.language if state.language in ("zh", "en") else "en"
             return {"query": text, "through_seq": state.covered_through,
                     "excluded": state.pinned_seqs, "max_hits": n,
-                    "budget": max(self.policy.recall_tokens, 400 * n),
+                    "budget": max(self.policy.recall_tokens or 0, 400 * n),
                     "counter": self.counter, "language": lang, "summary": ""}
 
     @property
