@@ -188,6 +188,33 @@ def test_recall_finds_an_inflected_form_and_a_chinese_topic_among_particles() ->
     assert conv.last_recall.hits[0].seq == 2
 
 
+def test_a_recalled_question_comes_with_its_answer() -> None:
+    conv = _conv(recall_tokens=200)
+    conv.append({"role": "user", "content": "Which airline did we book for the Oslo trip?"})
+    conv.append({"role": "assistant", "content": "Norwegian, flight DY1302."})
+    _filler(conv, 40)
+    conv.append({"role": "user", "content": "Remind me about the Oslo trip airline"})
+    conv.context()
+    (hit,) = conv.last_recall.hits
+    assert hit.seq == 1 and hit.seqs == (1, 2) and "DY1302" in hit.text
+    assert conv.last_recall.seqs == (1, 2)
+
+
+def test_a_weak_hit_is_not_worth_its_tokens() -> None:
+    conv = _conv(recall_tokens=200)
+    conv.append({"role": "user", "content":
+                 "The quokka sanctuary on Rottnest Island opens at nine on Sundays."})
+    conv.append({"role": "user", "content": "Nine people came to the barbecue with salads."})
+    _filler(conv, 40)
+    conv.append({"role": "user", "content":
+                 "Does the quokka sanctuary on Rottnest Island open at nine on Sundays?"})
+    conv.context()
+    # The second message shares only "nine": far below the first, not worth its tokens.
+    assert conv.last_recall.seqs == (1,)
+    conv.context(query="nine")  # alone, the common word is the best there is
+    assert set(conv.last_recall.seqs) == {1, 2}
+
+
 def test_chinese_conversation_gets_a_chinese_recall() -> None:
     conv = _conv(trigger_tokens=800, recall_tokens=200)
     conv.append({"role": "user", "content": "我的快递单号是SF1234567，寄到杭州西湖区。"})

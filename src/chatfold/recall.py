@@ -3,7 +3,8 @@
 A summary keeps the gist; the log keeps every message. Recall searches the messages a fold
 has covered (``seq <= covered_through``, pinned ones excluded) for the latest user message
 and puts the best hits right after the summary as **one** marked system message, bounded by
-``Policy.recall_tokens``.
+``Policy.recall_tokens`` (by default a quarter of the trigger in a conversation whose store can
+search: see :meth:`~chatfold.Policy.with_auto_recall`; 0 turns it off).
 
 One ranking contract for every store. A store indexes each message at append time under the
 terms of :func:`message_terms` and answers :meth:`search` with :class:`Postings`: for each
@@ -18,7 +19,17 @@ overlapping character bigrams (a lone character stays a unigram), so Chinese nee
 dictionary. A message's terms are distinct (term frequency saturates at 1: chat messages
 are short).
 
-What is placed: whole units only (a recalled tool result comes with its tool call, both
+Queries are read more closely than messages (:func:`query_groups`; the index does not change):
+the words of the request itself are dropped ("do you remember what I said", 之前, 多少, 什么),
+a Chinese bigram touching a particle or pronoun (的, 了, 吗, 我...) is not searched unless a
+character would be left out of every bigram, and an English word is searched with its
+inflections as one term (paint: painted, painting), so "When did she paint it?" finds "I
+painted that lake sunrise".
+
+What is placed: hits best first while they fit, none scoring below a fifth of the best
+(:data:`MIN_SCORE_RATIO`: a message sharing only a common word with the query is not worth its
+tokens); a hit ending with a question comes with the next message, its answer
+(:data:`ANSWER_NEXT`); whole units only (a recalled tool result comes with its tool call, both
 rendered as text inside the one message, so no tool message can be orphaned); nothing from the
 recent window (it is searched only up to ``covered_through``), no pinned message, and no
 message whose every term the summary already holds. Each hit carries its position ``[#seq]``
@@ -416,6 +427,9 @@ UNIT_WINDOW = 4
 MIN_SCORE_RATIO = 0.2
 """A hit scoring below this share of the best one is not placed (it would spend tokens on a
 message that shares little with the query)."""
+ANSWER_NEXT = True
+"""A hit that ends with a question comes with the message right after it (its answer, unless
+that is a tool message or already placed): a recalled question alone is half a fact."""
 
 
 @dataclass(frozen=True)
@@ -549,6 +563,15 @@ def _recall_steps(
         own = message_terms(m)
         if not own or (known and known.issuperset(own)):
             continue  # the summary already says it
+        nxt = unit[-1] + 1
+        if ANSWER_NEXT and nxt <= through_seq and nxt not in skip and nxt not in used and \
+                content_text(entries[unit[-1]].message.get("content")).rstrip().endswith(
+                    ("?", "？")):
+            if nxt not in fetched:
+                fetched.update((e.seq, e) for e in (yield _ReadAt((nxt,))))
+            e = fetched.get(nxt)
+            if e is not None and not is_tool_result(e.message) and not tool_call_ids(e.message):
+                unit = [*unit, nxt]
         body = format_messages([entries[s].message for s in unit]).replace("\n", "\n  ")
         line = f"[#{seq}] " + body
         day = _day(fetched[seq].created_at)
