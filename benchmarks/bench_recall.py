@@ -299,6 +299,8 @@ def main() -> None:
         scores = {(b, s): Score() for b in budgets for s in strategies}
         spent: dict[tuple[int, str], list[int]] = {(b, s): [] for b in budgets
                                                    for s in strategies}
+        folds: dict[tuple[int, str], list[int]] = {(b, s): [] for b in budgets
+                                                   for s in strategies}
         n_items = 0
         for n, sample in enumerate(samples):
             messages = c.locomo_conversation(sample, dia_ids=True)
@@ -310,6 +312,7 @@ def main() -> None:
             for b in budgets:
                 for s, share in zip(strategies, [0.0, *shares], strict=True):
                     conv = replay_conversation(messages, b, int(b * share))
+                    folds[(b, s)].append(conv.stats().summarizer_calls)
                     score_with_queries(conv, items, scores[(b, s)], ruler, old, spent[(b, s)])
             print(f"  conversation {n + 1}/{len(samples)}: {len(messages)} messages, "
                   f"{len(items)} QA items", file=sys.stderr)
@@ -320,8 +323,9 @@ def main() -> None:
                 sc = scores[(b, s)]
                 old_r = sc.old_recall / sc.old_n if sc.old_n else float("nan")
                 rows.append([s, round(c.mean(sc.context_tokens)), round(c.mean(spent[(b, s)])),
-                             *(sc.share(sc.recall, k) for k in cats), sc.share(sc.recall, None),
-                             old_r])
+                             sum(folds[(b, s)]), *(sc.share(sc.recall, k) for k in cats),
+                             sc.share(sc.recall, None), old_r])
+                headline[f"summarizer_calls@{b}:{s}"] = sum(folds[(b, s)])
                 headline[f"recall@{b}:{s}"] = sc.share(sc.recall, None)
                 headline[f"old@{b}:{s}"] = old_r
                 headline[f"tokens@{b}:{s}"] = c.mean(sc.context_tokens)
@@ -329,7 +333,7 @@ def main() -> None:
             sections.append(f"""
 ### Budget {b:,} tokens
 
-{c.table(["strategy", "mean context tokens", "mean recall tokens",
+{c.table(["strategy", "mean context tokens", "mean recall tokens", "summarizer calls",
           *(f"{k} {CATEGORIES[k]}" for k in cats), "all 1-4", "old facts"], rows, digits=3)}
 """)
         sections.insert(0, f"""
@@ -338,6 +342,8 @@ def main() -> None:
 {len(samples)} conversation(s), {n_items:,} QA items of categories 1-4, answer-token recall
 (mean over items; scoring of `bench_retention.py`). Context tokens are {ruler_name} tokens and
 include the recall message; the budget is the trigger in chatfold's own (heuristic) count.
+"Summarizer calls" is the total over the replays: recall's room lowers the fold trigger, so
+the same conversation folds more often.
 """)
 
     if not args.skip_zh:
