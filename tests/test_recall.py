@@ -76,6 +76,10 @@ def test_query_groups_search_english_inflections_as_one_term() -> None:
     assert query_groups("baked")[0][:3] == ("baked", "bake", "bak")
     assert query_groups("planned")[0][1:] == ("plan", "planning")
     assert query_groups("studied") == [("studied", "study", "studying")]
+    # Names (capitalised inside a sentence, or all capitals) are not inflected.
+    assert query_groups("When did Caroline join the LGBTQ group?") == [
+        ("caroline",), ("join", "joined", "joining"), ("lgbtq",),
+        ("group", "grouped", "grouping")]
     # The variants of a group are scored as one term: a message holding two of them counts
     # once, and the group's document frequency is the union's.
     postings = Postings(docs=4, total_length=8, hits={

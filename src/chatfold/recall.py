@@ -180,8 +180,11 @@ def _variants(term: str) -> list[str]:
         sibling = base + ("ing" if term.endswith("ed") else "ed")
         if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "aeiouls":
             stems = [base[:-1]]  # planned -> plan
+        elif len(base) > 2 and base[-1] not in "aeiouwy" and base[-2] in "aeiou" \
+                and base[-3] not in "aeiou":
+            stems = [base + "e", base]  # baked -> bake (and bak, never a word: no postings)
         else:
-            stems = [base + "e", base] if base[-1] not in "aeiouwy" else [base]
+            stems = [base]  # painted -> paint
         out.update(dict.fromkeys([*stems, sibling]))
     elif term.endswith("e"):
         out.update(dict.fromkeys([term + "d", term[:-1] + "ing"]))
@@ -213,6 +216,7 @@ def query_groups(text: str, limit: int = MAX_QUERY_TERMS) -> list[tuple[str, ...
         [('paint', 'painted', 'painting')]
     """
     norm = unicodedata.normalize("NFKC", text).casefold()
+    names = _names(text)
     out: dict[str, None] = {}
     for run in _WORD.findall(norm):
         if run.isascii():
@@ -227,7 +231,23 @@ def query_groups(text: str, limit: int = MAX_QUERY_TERMS) -> list[tuple[str, ...
         if len(out) >= limit:
             break
     found = [t for t in out if t not in _QUERY_STOP][:limit] or terms(text, limit)
-    return [tuple(_variants(t)) for t in found]
+    return [(t,) if t in names else tuple(_variants(t)) for t in found]
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _names(text: str) -> set[str]:
+    """Words capitalised inside a sentence, or all capitals (Caroline, LGBTQ): names, which
+    are not inflected (their variants would only cost look-ups)."""
+    out = set()
+    for m in _LATIN_WORD.finditer(text, 0, 4000):  # a query is read up to 32 terms anyway
+        word = m.group()
+        before = text[max(0, m.start() - 8) : m.start()].rstrip()
+        if word[0].isupper() and ((word.isupper() and len(word) > 1) or
+                                  (before and before[-1] not in ".!?:\"'“‘([")):
+            out.add(word.lower())
+    return out
 
 
 def _zh_query_bigrams(chars: str, out: dict[str, None]) -> None:
@@ -545,7 +565,10 @@ def _recall_steps(
         if seq in used:
             continue
         if seq not in fetched:
-            want = tuple(s for s, _ in ranked[i : i + batch] if s not in fetched)
+            # With the message after each (a question's answer): no extra round trip for it.
+            ahead = (s + k for s, _ in ranked[i : i + batch] for k in (0, 1)
+                     if ANSWER_NEXT or not k)
+            want = tuple(dict.fromkeys(s for s in ahead if s <= through_seq and s not in fetched))
             fetched.update((e.seq, e) for e in (yield _ReadAt(want)))
             if seq not in fetched:
                 continue
