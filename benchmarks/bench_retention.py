@@ -1,18 +1,19 @@
 """Retention on LoCoMo: after folding a whole conversation into a budget, is the answer still there?
 
 Issue 6, item 4. Each LoCoMo conversation is replayed message by message into a budget of
-2,000 and of 4,000 tokens; for every QA item of categories 1-4 the final context is checked
-for the gold answer:
+2,000 and of 4,000 tokens; for every QA item of categories 1-4 the context is checked for the
+gold answer at each of the conversation's last 8 ends, 12 messages apart (an item counts at an
+end once its evidence has been said), so no strategy wins or loses on where its last fold fell:
 
 * **answer-token recall**: the share of the gold answer's tokens found in the context's text,
   both normalised SQuAD-style (lowercase, punctuation and articles removed);
 * **survived**: the share of items whose evidence turns are all still in the context verbatim
   (as raw messages) or whose answer tokens are all present.
 
-Strategies, each ending with one final context:
+Strategies, each giving one context at each end:
 
 * **truncation**: the last messages that fit the budget (o200k tokens), nothing else; and
-  the same cut to the size of chatfold's final context, to compare at equal tokens;
+  the same cut to the size of chatfold's context at that end, to compare at equal tokens;
 * **seed + extractive**: the seed's code (``benchmarks/seed_reference.py``) with
   ``max_tokens`` = the budget, keep 4, chatfold's extractive summarizer (cap 400) behind it;
 * **chatfold + extractive**: ``Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget,
@@ -49,7 +50,6 @@ from typing import Any
 import _common as c
 import zh_sessions
 from chatfold import Folder, Policy
-from chatfold.cli.replay import replay
 from chatfold.messages import format_messages, message_text
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 
@@ -93,7 +93,7 @@ class Score:
     n: dict[int, int] = field(default_factory=dict)
     context_tokens: list[int] = field(default_factory=list)
     summary_tokens: list[int] = field(default_factory=list)
-    """Tokens of the summary message in each final context (0 without one)."""
+    """Tokens of the summary message in each scored context (0 without one)."""
     old_recall: float = 0.0
     """Recall summed over the items whose evidence lies in the first half of the conversation."""
     old_n: int = 0
@@ -167,7 +167,7 @@ def summary_tokens(context: Sequence[Mapping[str, Any]], ruler: Any) -> int:
 
 
 def summary_share(score: Score) -> float:
-    """The summary's share of the context's tokens, over all final contexts."""
+    """The summary's share of the context's tokens, over all scored contexts."""
     total = sum(score.context_tokens)
     return sum(score.summary_tokens) / total if total else float("nan")
 
@@ -224,8 +224,11 @@ def reference_summary(sample: Mapping[str, Any], last: int, cap: int, ruler: Any
 
 def with_reference(sample: Mapping[str, Any], messages: Sequence[c.Message], budget: int,
                    ruler: Any) -> list[c.Message]:
-    last = max(int(k.split("_")[1]) for k in sample["conversation"]
-               if re.fullmatch(r"session_\d+", k))
+    # The summaries of the sessions before the one the last message belongs to.
+    dia = next((str(m["dia_id"]) for m in reversed(messages) if "dia_id" in m), "")
+    found = re.match(r"D(\d+):", dia)
+    last = int(found.group(1)) if found else max(
+        int(k.split("_")[1]) for k in sample["conversation"] if re.fullmatch(r"session_\d+", k))
     text = reference_summary(sample, last, SUMMARY_CAP, ruler)
     summary = {"role": "system", "content": "Summary of the earlier conversation: " + text,
                "is_summary": True}
@@ -307,6 +310,8 @@ class ZhSeedTextSummarizer(c.SeedTextSummarizer):
         return str(self.inner.summarize(request))
 
 
+LOCOMO_POINTS = 8  # LoCoMo is scored at the last this many ends, LOCOMO_STEP messages apart
+LOCOMO_STEP = 12
 ZH_POINTS = 10  # the Chinese set is scored at the end of each of its last this many sessions
 
 
@@ -443,6 +448,7 @@ def main() -> None:
         [LLM] if tier else [])
     scores = {(b, s): Score() for b in budgets for s in strategies}
     n_items = 0
+    counts: dict[int, int] = {}
     for n, sample in enumerate(samples):
         messages = c.locomo_conversation(sample, dia_ids=True)
         if args.quick:
@@ -450,35 +456,46 @@ def main() -> None:
         items = qa_items(sample)
         n_items += len(items)
         judged_items = items[: args.judge_items] if args.judge_items else items
+        for it in items:
+            counts[it.category] = counts.get(it.category, 0) + 1
+        # Scored at LOCOMO_POINTS ends, LOCOMO_STEP messages apart, each with the items whose
+        # evidence has been said by then: one final context would make a strategy win or lose
+        # on where its last fold fell (a fold cycle is 40-100 messages at these budgets).
+        points = [p for p in (len(messages) - k * LOCOMO_STEP for k in range(LOCOMO_POINTS))
+                  if p > len(messages) // 2][::-1]
+        old = first_half(messages)
         for budget in budgets:
-            contexts: dict[str, list[c.Message]] = {}
-            contexts[TRUNC] = truncate(messages, budget, ruler)
             llm = c.SeedTextSummarizer(ExtractiveSummarizer(), ruler)
             seed_ref: Any = c.SeedReferenceFolder(llm, max_tokens=budget, keep=KEEP)
-            contexts[SEED] = list(replay(messages, seed_ref, counter=ruler).final_context)
             folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget, keep=KEEP))
-            contexts[CHATFOLD] = list(replay(messages, folder, counter=ruler).final_context)
             shallow = Folder(ExtractiveSummarizer(), Policy(
                 trigger_tokens=budget, keep=KEEP, target_tokens=budget // 2))
-            contexts[SHALLOW] = list(replay(messages, shallow, counter=ruler).final_context)
-            contexts[TRUNC_SAME] = truncate(
-                messages, c.context_tokens(contexts[CHATFOLD], ruler), ruler)
-            contexts[REFERENCE] = with_reference(sample, messages, budget, ruler)
-            contexts[FULL] = list(messages)
+            at = {SEED: contexts_at(messages, seed_ref, points),
+                  CHATFOLD: contexts_at(messages, folder, points),
+                  SHALLOW: contexts_at(messages, shallow, points)}
             if tier is not None:
                 folder = Folder(tier.summarizer(), Policy(trigger_tokens=budget, keep=KEEP))
-                contexts[LLM] = list(replay(messages, folder, counter=ruler).final_context)
-            old = first_half(messages)
-            for s in strategies:
-                score_context(items, contexts[s], scores[(budget, s)], ruler, old)
-                if tier is not None and s not in (SEED, TRUNC_SAME):
-                    tier.judge(judged_items, contexts[s], scores[(budget, s)])
+                at[LLM] = contexts_at(messages, folder, points)
+            for p in points:
+                prefix = messages[:p]
+                said = {str(m["dia_id"]) for m in prefix if "dia_id" in m}
+                now = [it for it in items if all(e in said for e in it.evidence)]
+                contexts: dict[str, list[c.Message]] = {k: v[p] for k, v in at.items()}
+                contexts[TRUNC] = truncate(prefix, budget, ruler)
+                contexts[TRUNC_SAME] = truncate(
+                    prefix, c.context_tokens(contexts[CHATFOLD], ruler), ruler)
+                contexts[REFERENCE] = with_reference(sample, prefix, budget, ruler)
+                contexts[FULL] = list(prefix)
+                for s in strategies:
+                    score_context(now, contexts[s], scores[(budget, s)], ruler, old)
+                    # The judge asks an LLM per item: the last end only.
+                    if tier is not None and p == len(messages) and s not in (SEED, TRUNC_SAME):
+                        tier.judge(judged_items, contexts[s], scores[(budget, s)])
         print(f"  conversation {n + 1}/{len(samples)}: {len(messages)} messages, "
               f"{len(items)} QA items", file=sys.stderr)
 
     cats = list(CATEGORIES)
     cat_heads = [f"{k} {CATEGORIES[k]}" for k in cats]
-    counts = scores[(budgets[0], TRUNC)].n
     sections = []
     for b in budgets:
         rec_rows, surv_rows = [], []
@@ -528,7 +545,9 @@ answerable from the context.
 are assigned here, following most public harnesses; LoCoMo ships only the ids. Category 5
 (adversarial) has no answer to find and is left out. Context tokens are {ruler_name} tokens.
 Each conversation is replayed message by message (speaker A as the user, B as the assistant;
-each session's first message carries its date) and only the final context is scored.
+each session's first message carries its date); the context is scored at the last
+{LOCOMO_POINTS} ends, {LOCOMO_STEP} messages apart, each time for the items whose evidence has
+been said (with one final context, a strategy would win or lose on where its last fold fell).
 
 The budget is each strategy's limit: the trigger for chatfold (which then lands between its
 target and the trigger: by default the summary cap plus 10% of the trigger, or half the

@@ -37,8 +37,9 @@ def summaries(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def test_policy_defaults_follow_the_seed() -> None:
     p = Policy()
-    assert (p.trigger_tokens, p.keep, p.summary_max_tokens) == (3000, 4, 400)
-    assert p.target == 700  # the summary's cap + a tenth of the trigger
+    assert (p.trigger_tokens, p.keep) == (3000, 4)  # the seed's
+    assert p.summary_max_tokens == 700  # 400 (the seed's) + a tenth of the trigger
+    assert p.target == 1000  # the summary's cap + a tenth of the trigger
     assert p.min_gain == 300  # a tenth of the trigger
 
 
@@ -285,7 +286,7 @@ def test_a_latest_unit_over_the_target_but_under_the_trigger_is_kept(driver: Any
     # The deep default target is a preference: a long question that fits the trigger is kept
     # and everything else folded, not an error.
     policy = Policy(trigger_tokens=3000, keep=1)
-    messages = chat(60) + [{"role": "user", "content": "long " * 900}]
+    messages = chat(60) + [{"role": "user", "content": "long " * 1300}]
     result = driver(Folder(FakeSummarizer(), policy), messages)
     assert result.folded and result.over_target and result.plan.overflow
     assert result.messages[-1] is messages[-1] and result.tokens_after <= 3000
@@ -523,9 +524,10 @@ def test_async_fold_does_not_block_the_loop() -> None:
 
 
 def test_the_default_cap_fits_a_small_budget() -> None:
-    assert Policy().summary_max_tokens == 400
-    # The seed's 400 tokens down to a 1,200-token trigger, a third of a smaller one.
+    assert Policy().summary_max_tokens == 700
+    # 400 tokens plus a tenth of the trigger, a third of a trigger of 1,200 tokens or less.
     assert Policy(trigger_tokens=1200).summary_max_tokens == 400
+    assert Policy(trigger_tokens=4000).summary_max_tokens == 800
     small = Policy(trigger_tokens=500)
     assert small.summary_max_tokens == 166 and small.target == 216
     # An explicit target keeps a third of itself for the recent window.

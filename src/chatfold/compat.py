@@ -16,6 +16,7 @@ import threading
 from typing import Any
 
 from .fold import DEFAULT_KEEP, DEFAULT_TRIGGER_TOKENS, MIN_SUMMARY_TOKENS, Folder, Policy
+from .policy import DEFAULT_SUMMARY_MAX_TOKENS
 
 __all__ = ["compress", "maybe_compress"]
 
@@ -96,10 +97,13 @@ def _compat_folder(llm: Any, max_tokens: int, keep: int) -> Folder:
 
 
 def _compat_policy(keep: int, trigger: int | None) -> Policy:
+    # The seed's summary is 200 Chinese characters (about 400 tokens) whatever the budget: the
+    # seed's API keeps that cap, where Policy's own default grows with the trigger.
     if trigger is None:
         # compress() has no budget: any trigger works since it always forces the fold.
         return Policy(trigger_tokens=10**9, target_tokens=10**9, keep=keep,
-                      on_overflow="keep")
+                      summary_max_tokens=DEFAULT_SUMMARY_MAX_TOKENS, on_overflow="keep")
     # The seed accepted any max_tokens: a tiny one still gets a target the summary fits under.
-    return Policy(trigger_tokens=max(trigger, 3 * MIN_SUMMARY_TOKENS), keep=keep,
-                  on_overflow="keep")
+    trigger = max(trigger, 3 * MIN_SUMMARY_TOKENS)
+    return Policy(trigger_tokens=trigger, keep=keep, on_overflow="keep",
+                  summary_max_tokens=min(DEFAULT_SUMMARY_MAX_TOKENS, trigger // 3))

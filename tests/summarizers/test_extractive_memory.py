@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from chatfold import SummaryRequest
+from chatfold import InvalidArgumentError, SummaryRequest
 from chatfold.summarizers.extractive import ExtractiveSummarizer
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
@@ -323,3 +324,41 @@ def test_a_clause_that_only_says_how_it_felt_is_dropped() -> None:
     assert "I ran a charity race for mental health last Saturday." in out
     assert "rewarding" not in out and "amazing" not in out
     assert "the kids loved the lake" in out
+
+
+def test_how_it_felt_without_anything_to_ask_for_is_chatter() -> None:
+    feelings = [user("Everyone was so happy and it made me feel like I belonged."),
+                user("I'm truly grateful for all the support I've got from friends and mentors."),
+                user("我们都特别开心，感动得不得了。")]
+    facts = [user("I switched banks to Monzo last May."), user("我女儿今年6岁。")]
+    out = ask([*facts, *feelings], max_tokens=30)
+    assert "Monzo" in out and "6岁" in out
+    assert "belonged" not in out and "grateful" not in out and "感动" not in out
+
+
+def test_a_chinese_question_without_a_question_mark_states_nothing() -> None:
+    out = ask([user("什么是HAL9000"), user("是谁写的科学怪人"),
+               user("我住在上海浦东，离公司多少有点远")], language="zh", max_tokens=30)
+    assert "浦东" in out
+    assert "HAL9000" not in out and "科学怪人" not in out
+
+
+def test_the_incumbent_bonus_sets_how_firmly_kept_items_hold() -> None:
+    # Carried items first claim 90% of the cap; the last tenth is contested, and the bonus
+    # decides whether a kept item of plain chatter yields to a new fact.
+    previous = ("Facts:\n- User: We played board games all evening.\n- User: We baked bread.\n"
+                "- User: We walked to the park.\n- User: We watched a film.\n"
+                "- User: We talked about music.")
+    new = [user("My flight number is BA2490.")]
+    cap = count(previous) + 3
+    request = SummaryRequest(previous, new, "en", cap)  # type: ignore[arg-type]
+    firm = ExtractiveSummarizer(count=count, incumbent_bonus=10.0).summarize(request)
+    loose = ExtractiveSummarizer(count=count, incumbent_bonus=0.0).summarize(request)
+    assert "BA2490" not in firm and "music" in firm
+    assert "BA2490" in loose and "music" not in loose and "board games" in loose
+
+
+@pytest.mark.parametrize("bad", [-1, float("nan"), "3", True])
+def test_a_bad_incumbent_bonus_is_a_typed_error(bad: object) -> None:
+    with pytest.raises(InvalidArgumentError, match="incumbent_bonus"):
+        ExtractiveSummarizer(incumbent_bonus=bad)  # type: ignore[arg-type]

@@ -52,11 +52,12 @@ Example:
 
 from __future__ import annotations
 
-from .lexicon import DEFAULT_MIN_SCORE, DEFAULT_TOOL_RESULT_CHARS
+from .lexicon import DEFAULT_INCUMBENT_BONUS, DEFAULT_MIN_SCORE, DEFAULT_TOOL_RESULT_CHARS
 from .sentences import split_sentences
 from .summarizer import ExtractiveSummarizer
 
 __all__ = [
+    "DEFAULT_INCUMBENT_BONUS",
     "DEFAULT_MIN_SCORE",
     "DEFAULT_TOOL_RESULT_CHARS",
     "ExtractiveSummarizer",

@@ -10,6 +10,12 @@ DEFAULT_MIN_SCORE = 1.2
 DEFAULT_TOOL_RESULT_CHARS = 120
 """A tool result is trimmed to about this many characters in its summary line."""
 
+DEFAULT_INCUMBENT_BONUS = 3.0
+"""Added to the score of an item the previous summary kept: a new statement takes its place only
+if it scores clearly higher (a plain statement of fact scores about 4-7), so the summary is not
+traded for the next fold's chatter. Higher freezes the summary sooner: the facts it holds stay
+longer, but fewer later facts get in (``benchmarks/bench_drift.py`` measures both)."""
+
 _FACTS, _PREFS, _DECISIONS, _TASKS = range(4)
 
 _MAX_ITEM_CHARS = 220
@@ -17,10 +23,6 @@ _MAX_ARG_CHARS = 40
 _MAX_ARGS = 6
 _MAX_ARGS_CHARS = 100
 _MAX_RESULT_KEYS = 8
-# A kept item stays unless a new one is clearly worth more: the summary is not traded for the
-# next fold's chatter. (Holding non-durable items loosely let more new facts in at the first
-# fold but lost more of them by the sixteenth: benchmarks/bench_drift.py.)
-_INCUMBENT_BONUS = 3.0
 _PREVIOUS_FLOOR = 1.5  # a previous item was kept once: it never scores like small talk
 _ORPHAN_MIN_SCORE = 1.2  # a clause left alone by a replacement must say something itself
 _MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did not fit
@@ -43,9 +45,8 @@ _NOTHING_TO_KEEP = {
 }
 _NOTES = frozenset(_NOTHING_TO_KEEP.values())
 _FULL_STOP = {"en": ".", "zh": "。"}
-_ID, _MONEY, _WHEN, _NAME, _NUM, _PREF, _DECIDE, _TASK, _INJECT, _FIRST, _SLOT, _FACT, _FOND = (
-    1 << i for i in range(13)
-)
+(_ID, _MONEY, _WHEN, _NAME, _NUM, _PREF, _DECIDE, _TASK, _INJECT, _FIRST, _SLOT, _FACT, _FOND,
+ _FEEL) = (1 << i for i in range(14))
 # _FACT: a statement of fact about the speaker or the world ("my X is Y", "I live in",
 # "我叫", "我对…过敏"). _FOND: "love", "like", "enjoy": a preference only when the speaker
 # says it of a thing ("I love hiking"), chatter otherwise ("love it!", "I'd love to").
@@ -70,6 +71,8 @@ _CAP_MAX = 3
 _ZH_WORDS: dict[int, str] = {
     _PREF: "爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口 受不了 倾向",
     _FOND: "喜欢 习惯 爱上",
+    _FEEL: "开心 高兴 快乐 幸福 感动 激动 兴奋 难过 伤心 骄傲 自豪 庆幸 感恩 温暖 好玩 有意思"
+    " 太棒 真棒 美好 难忘",
     _DECIDE: "决定 定了 就这样 就这么定 确定 选了 选定 选择 敲定 拍板 最终 就用 就订 就选"
     " 改成 改为 换成 采用 确认",
     _TASK: "帮我 帮忙 麻烦 记得 别忘 需要 要求 提醒 待办 任务 截止 尽快 请 务必 跟进 安排"
@@ -100,6 +103,10 @@ _EN_WORDS: dict[int, str] = {
     _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates"
     "|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather|i'd rather",
     _FOND: "like|likes|love|loves|enjoy|enjoys|fan of|passionate about",
+    _FEEL: "happy|glad|grateful|thankful|excited|exciting|proud|lucky|blessed|amazing|awesome"
+    "|incredible|wonderful|fantastic|special|powerful|rewarding|inspiring|inspired|beautiful"
+    "|fun|thrilled|stoked|hopeful|optimistic|overwhelmed|nervous|scared|sad|upset|feel|felt"
+    "|feeling|feelings|belonged|meaningful|memorable|unforgettable|heartwarming|uplifting",
     _DECIDE: "decide|decided|decision|go with|going with|went with|settled on|chose|chosen"
     "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|change to"
     "|changed to",

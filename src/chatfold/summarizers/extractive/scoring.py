@@ -18,6 +18,7 @@ from .lexicon import (
     _FACT,
     _FACT_WEIGHT,
     _FACTS,
+    _FEEL,
     _FILE_EXT,
     _FIRST,
     _FOND,
@@ -243,6 +244,8 @@ _HEDGE = re.compile(
     r"|也许|可能|如果|要是|或许|除非|假如|万一"
 )
 _QUESTION_FACTOR = 0.6
+_FEEL_FACTOR = 0.6
+_ANCHORS = _ID | _MONEY | _WHEN | _NAME | _NUM
 _DIGITS = re.compile(r"\d+")
 # Identifiers, amounts and dates: an item whose every such token is already in the summary
 # repeats it (the assistant confirming a booking the tool line already shows).
@@ -257,9 +260,24 @@ class _Scored(NamedTuple):
     hints_slot: bool
 
 
+# A short Chinese line asking with a question word and no closing mark ("什么是HAL9000",
+# "是谁写的科学怪人"): chat often leaves the "？" out. "我不知道他是谁。" ends like a statement.
+_ZH_ASKS = re.compile(
+    r"^(?:请问)?(?:什么|谁|哪|怎么|为什么|为啥)|是谁|是什么|什么是|为什么|多少钱|几点"
+)
+_ZH_ASK_MAX_CHARS = 20
+
+
 def _is_question(sentence: str) -> bool:
     tail = sentence.rstrip(" \"'”’」』）)")
-    return tail[-1:] in ("?", "？") or tail.rstrip("。.!！~～")[-1:] == "吗"
+    if tail[-1:] in ("?", "？") or tail.rstrip("。.!！~～")[-1:] in ("吗", "呢"):
+        return True
+    return (
+        len(tail) <= _ZH_ASK_MAX_CHARS
+        and tail[-1:] not in ("。", ".", "!", "！")
+        and _ZH_ASKS.search(tail) is not None
+        and "知道" not in tail
+    )
 
 
 # Statements of fact that open with the speaker: "my sister's name is", "our flight is"; "I
@@ -393,6 +411,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         section = _TASKS
     else:
         section = _FACTS
+    if section == _FACTS and mask & _FEEL and not mask & _ANCHORS and not n_caps:
+        # "Everyone was so happy, it made me feel I belonged": how something felt, with nothing
+        # a question could ask for (no name, number, date or id), is chatter however personal.
+        return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
 

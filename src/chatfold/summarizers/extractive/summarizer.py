@@ -6,6 +6,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
+from ..._errors import InvalidArgumentError
 from ...messages import content_text
 from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
@@ -17,7 +18,6 @@ from .lexicon import (
     _COLON,
     _DECISIONS,
     _FACTS,
-    _INCUMBENT_BONUS,
     _JACCARD_DUP,
     _JACCARD_MIN_TOKENS,
     _MAX_MISSES,
@@ -27,6 +27,7 @@ from .lexicon import (
     _TASKS,
     _TOOL_RESULT_WORD,
     _TOOL_WORD,
+    DEFAULT_INCUMBENT_BONUS,
     DEFAULT_MIN_SCORE,
     DEFAULT_TOOL_RESULT_CHARS,
 )
@@ -146,6 +147,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             cap holds exactly. Defaults to chatfold's default counter.
         min_score: New sentences scoring below this are dropped as small talk.
         tool_result_chars: A tool result is trimmed to about this many characters.
+        incumbent_bonus: How firmly an item of the previous summary holds its place against
+            new statements (see :data:`DEFAULT_INCUMBENT_BONUS`).
 
     Example:
         >>> from chatfold.summarizers.base import SummaryRequest
@@ -163,11 +166,17 @@ class ExtractiveSummarizer(BaseSummarizer):
         count: Callable[[str], int] | None = None,
         min_score: float = DEFAULT_MIN_SCORE,
         tool_result_chars: int = DEFAULT_TOOL_RESULT_CHARS,
+        incumbent_bonus: float = DEFAULT_INCUMBENT_BONUS,
     ) -> None:
         self._count = count if count is not None else default_counter().count
         self._explicit_count = count is not None
         self.min_score = min_score
         self.tool_result_chars = tool_result_chars
+        bonus = incumbent_bonus
+        if isinstance(bonus, bool) or not isinstance(bonus, int | float) or not 0 <= bonus < 1e6:
+            raise InvalidArgumentError(
+                "incumbent_bonus", f"must be a number >= 0, got {incumbent_bonus!r}")
+        self.incumbent_bonus = float(bonus)
 
     def summarize(self, request: SummaryRequest) -> str:
         """Return the new summary for ``request``: previous summary merged with new messages.
@@ -289,7 +298,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 score += _DECISION_BONUS
             if role == "summary":
                 # Kept by an earlier fold: never treated as small talk.
-                score = max(score, _PREVIOUS_FLOOR) + _INCUMBENT_BONUS
+                score = max(score, _PREVIOUS_FLOOR) + self.incumbent_bonus
             elif i in fulfilled:
                 # It fulfilled a request: what was done is worth keeping, as a fact.
                 score = max(score, self.min_score + _DONE_BONUS)
