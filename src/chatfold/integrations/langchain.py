@@ -56,9 +56,10 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra ins
 __all__ = ["ChatfoldMiddleware", "from_chatfold", "to_chatfold"]
 
 SUMMARY_MARK = "is_summary"
-RECALL_MARK = "is_recall"
 """``additional_kwargs`` key marking chatfold's summary message (LangChain does not send
 ``additional_kwargs`` of system or human messages to providers)."""
+RECALL_MARK = "is_recall"
+"""The same for chatfold's recall message (rebuilt from the log each turn, never logged)."""
 NATIVE_KEY = "langchain"
 """Key of a logged message that holds its full LangChain serialization."""
 
