@@ -43,6 +43,7 @@ Standard library only; the stores and :mod:`chatfold.session` call in here.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import heapq
 import math
@@ -521,6 +522,12 @@ def render_hits(hits: Sequence[RecallHit], header: str | None = None) -> str:
     return "\n".join(lines)
 
 
+@functools.lru_cache(maxsize=64)
+def _summary_terms(summary: str) -> frozenset[str]:
+    # A summary is the same for many turns and up to a few thousand tokens: index it once.
+    return frozenset(terms(summary))
+
+
 def _recall_steps(
     query: str,
     *,
@@ -547,7 +554,7 @@ def _recall_steps(
     base = counter.count_message({"role": "system", "content": header})
     if base + MIN_HIT_TOKENS > budget:
         return Recall(query=query, candidates=len(ranked))
-    known = set(terms(summary)) if summary else set()
+    known = _summary_terms(summary) if summary else frozenset()
     used: set[int] = set()
     days: set[str] = set()
     chosen: list[RecallHit] = []
