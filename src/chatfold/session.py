@@ -697,9 +697,10 @@ class Conversation(_BaseConversation):
         """The messages to send next, provider-safe (OpenAI format), within the budget.
 
         Inline mode folds here when over the trigger; background mode starts a fold in a
-        thread and returns at once (unless over ``hard_limit_tokens``). With
-        ``Policy(recall_tokens=...)``, the archived messages that best match ``query``
-        (default: the latest user message) follow the summary as one system message.
+        thread and returns at once (unless over ``hard_limit_tokens``). With recall on (by
+        default: ``Policy.recall_tokens`` auto, a quarter of the trigger; 0 turns it off),
+        the archived messages that best match ``query`` (default: the latest user message)
+        follow the summary as one system message.
 
         Raises:
             ContextOverflowError: pinned + latest unit exceed the target (policy permitting).
