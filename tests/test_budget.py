@@ -246,3 +246,20 @@ def test_the_context_after_each_turn_stays_under_the_trigger(
         head = COUNTER.count_message(messages[0])
         window = sum(COUNTER.count_message(m) for m in messages[-max(1, keep):])
         assert head + cap + 20 + window > 0.9 * trigger, (total, head, window, cap)
+
+
+def test_the_default_target_is_a_preference_for_the_summary_too() -> None:
+    # A latest message longer than the default target's window (a twentieth of the trigger)
+    # but far under the trigger: the summary keeps its cap; with the same target given
+    # explicitly, the latest unit squeezes the summary as before.
+    messages = [*chat(40, words=30), {"role": "user", "content": "word " * 400}]
+    policy = Policy(trigger_tokens=3000)
+    cap = policy.summary_max_tokens
+    default = plan_fold(messages, policy, COUNTER)
+    assert default.should_fold and default.summary_budget == cap
+    assert not default.summary_squeezed
+    explicit = Policy(trigger_tokens=3000, target_tokens=policy.target, summary_max_tokens=cap)
+    plan = plan_fold(messages, explicit, COUNTER)
+    assert plan.should_fold and plan.summary_squeezed and plan.summary_budget < cap
+    result = Folder(FakeSummarizer("Ada lives in Oslo."), policy).fold(messages)
+    assert result.folded and not result.summary_squeezed and result.tokens_after <= 3000

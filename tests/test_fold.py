@@ -39,7 +39,7 @@ def test_policy_defaults_follow_the_seed() -> None:
     p = Policy()
     assert (p.trigger_tokens, p.keep) == (3000, 4)  # the seed's
     assert p.summary_max_tokens == 700  # 400 (the seed's) + a tenth of the trigger
-    assert p.target == 1000  # the summary's cap + a tenth of the trigger
+    assert p.target == 850  # the summary's cap + a twentieth of the trigger
     assert p.min_gain == 300  # a tenth of the trigger
 
 
@@ -529,7 +529,7 @@ def test_the_default_cap_fits_a_small_budget() -> None:
     assert Policy(trigger_tokens=1200).summary_max_tokens == 400
     assert Policy(trigger_tokens=4000).summary_max_tokens == 800
     small = Policy(trigger_tokens=500)
-    assert small.summary_max_tokens == 166 and small.target == 216
+    assert small.summary_max_tokens == 166 and small.target == 191  # + a twentieth
     # An explicit target keeps a third of itself for the recent window.
     assert Policy(trigger_tokens=1500, target_tokens=450).summary_max_tokens == 300
     with pytest.raises(InvalidPolicyError, match="below the target"):

@@ -18,7 +18,7 @@ every axis** (fewer prompt tokens, fewer summarizer calls, fewer summarizer toke
 out), and at an equal mean context ``(L + T) / 2`` the deeper fold still makes fewer calls.
 What a deep fold gives up is verbatim recency: right after a fold the model sees only the
 summary and the recent window. chatfold's default therefore folds deep, to the summary's cap
-plus a tenth of the trigger (at least ``keep`` messages): the summary carries the rest, and
+plus a twentieth of the trigger (at least ``keep`` messages): the summary carries the rest, and
 its room is protected. ``Policy(target_tokens=...)`` is the knob: raise it to keep more recent
 messages verbatim, at the price this module computes.
 

@@ -257,6 +257,21 @@ class _BaseFolder:
                 if size == n:
                     if messages == memo_msgs:
                         return counts, total
+                elif size == n + 1:
+                    # The turn's common case, one new message: no loop, no temporary lists.
+                    m = messages[n]
+                    memo_msgs.append(m)
+                    if messages == memo_msgs:
+                        try:
+                            validate_message(m, n)
+                            c = self.counter.count_message(m)
+                        except BaseException:
+                            memo_msgs.pop()
+                            raise
+                        counts.append(c)
+                        self._memo = (memo_msgs, counts, total + c)
+                        return counts, total + c
+                    memo_msgs.pop()
                 else:
                     # Extend the memo first, then compare whole lists: no O(n) slice of the
                     # prefix is copied, only the identity loop over it remains.

@@ -255,8 +255,12 @@ def plan_fold(
             pinned = [i for i in pinned if i <= recent[0]]
             recent = sorted(recent + late)
 
+    # The default target is a preference, as for the overflow above: only a pinned head plus
+    # latest unit that leave the summary less than its floor below the *trigger* squeeze it.
+    limit = target if policy.target_tokens is not None else policy.fold_trigger
     budget, squeezed = _summary_budget(policy, target - pinned_tokens - overhead - 2,
-                                       recent_tokens, latest)
+                                       recent_tokens, latest,
+                                       limit - pinned_tokens - overhead - 2)
     old_tokens = sum(c[i] for i in old)
     previous_tokens = sum(c[i] for i in summaries)
     # A summary is no longer than the cap, nor (in practice) than what it summarizes.
@@ -270,17 +274,19 @@ def plan_fold(
     return plan("folded", old, recent, budget, overflow, squeezed)
 
 
-def _summary_budget(policy: Policy, room: int, window: int, latest: int) -> tuple[int, bool]:
+def _summary_budget(policy: Policy, room: int, window: int, latest: int,
+                    hard_room: int) -> tuple[int, bool]:
     """The summary's cap for one fold, and whether it fell below the policy's floor.
 
     ``room`` is the target less the pinned head and the summary's prefix. The summary gets its
     full cap when the window leaves room for it; a long ``keep`` window squeezes it, but never
     below ``summary_min_tokens``: the window is what exceeds the target then (``over_target``).
-    Only when the pinned head plus the latest unit leave less than the floor does the summary
-    shrink further (never below :data:`MIN_SUMMARY_TOKENS`), and the result says so.
+    Only when the pinned head plus the latest unit leave less than the floor in ``hard_room``
+    (the same as ``room`` for an explicit target; below the trigger for the default one) does
+    the summary shrink further (never below :data:`MIN_SUMMARY_TOKENS`), and the result says so.
     """
     cap, floor = policy.summary_max_tokens, policy.summary_min_tokens
     budget = min(cap, max(floor, room - window))
-    if room - latest < floor:
-        budget = min(budget, max(MIN_SUMMARY_TOKENS, room - latest))
+    if hard_room - latest < floor:
+        budget = min(budget, max(MIN_SUMMARY_TOKENS, hard_room - latest))
     return budget, budget < floor

@@ -30,9 +30,11 @@ __all__ = [
 
 DEFAULT_TRIGGER_TOKENS = 3000
 """The seed's ``max_tokens``."""
-DEFAULT_WINDOW_RATIO = 0.1
+DEFAULT_WINDOW_RATIO = 0.05
 """Unless ``target_tokens`` is given, a fold lands at the summary's cap plus this share of the
-trigger for the recent window (at least ``keep`` messages): see :func:`default_target`."""
+trigger for the recent window (at least ``keep`` messages): see :func:`default_target`.
+A twentieth of the trigger is about the ``keep`` window of ordinary chat turns at the default
+trigger (four messages of 30-40 tokens at 3,000)."""
 DEFAULT_KEEP = 4
 """The seed's ``keep``: the last K messages stay verbatim."""
 DEFAULT_SUMMARY_MAX_TOKENS = 400
@@ -78,17 +80,21 @@ def default_summary_cap(trigger_tokens: int) -> int:
 
 
 def default_target(trigger_tokens: int, summary_max_tokens: int) -> int:
-    """The target when ``target_tokens`` is None: the summary's cap plus a tenth of the
-    trigger for the recent window (never above the trigger).
+    """The target when ``target_tokens`` is None: the summary's cap plus a twentieth of the
+    trigger for the recent window (never above the trigger), so a fold lands at about the
+    summary plus the ``keep`` window.
 
     Why this deep: a fold's cost per turn falls on every axis as the fold goes deeper (see
-    :mod:`chatfold.cost`), so the default keeps only a small verbatim window beyond ``keep``
-    and lets the protected summary carry the rest. Raise ``target_tokens`` to keep more
-    recent messages verbatim at the price of more frequent folds.
+    :mod:`chatfold.cost` and :class:`Policy`), so the default keeps no verbatim window beyond
+    about ``keep`` and lets the protected summary carry the rest. The default target is a
+    preference, not a limit: a ``keep`` window or a latest message longer than it is kept
+    whole (``over_target``), and only one that leaves the summary less than its floor below
+    the *trigger* shortens the summary. Raise ``target_tokens`` to keep more recent messages
+    verbatim at the price of more frequent folds.
 
     Example:
         >>> default_target(3000, 400), default_target(8000, 400)
-        (700, 1200)
+        (550, 800)
     """
     window = max(1, int(trigger_tokens * DEFAULT_WINDOW_RATIO))
     return min(trigger_tokens, summary_max_tokens + window)
@@ -105,17 +111,38 @@ class Policy:
     head plus the latest unit can push the summary below its floor, and then
     :attr:`FoldResult.summary_squeezed` says so.
 
+    **How deep a fold goes, and what it costs.** Between two folds the context climbs from
+    where a fold lands (``L``: pinned + summary + recent window) to the trigger ``T``; with
+    ``g`` tokens added per turn and a summary of ``S`` tokens, a turn costs on average (in
+    input-token units, output tokens weighing ``w``, about 4 on hosted price lists; the
+    summarizer's instructions ``o``)::
+
+        model prompt (L + T) / 2   +   summarizer  g / (T - L) * (S + (T - L) + o + w * S)
+
+    Every term grows with ``L``: at a given peak, or at a given mean context, a deeper fold
+    makes fewer summarizer calls, sends fewer tokens and asks for fewer output tokens (the
+    expensive kind). So the default lands as deep as the guarantees allow: pinned head, the
+    summary at its cap, and the ``keep`` window (:func:`default_target`: the cap plus a
+    twentieth of the trigger). What that gives up is verbatim recency right after a fold,
+    which the summary (and recall, with ``recall_tokens``) carries instead. The knobs:
+    ``target_tokens`` (higher: more verbatim messages, more folds), ``keep`` (the verbatim
+    minimum) and ``summary_max_tokens`` (a shorter summary lands deeper and writes fewer
+    output tokens, and holds fewer facts). :func:`chatfold.cost.estimate_cost` computes the
+    trade-off for a policy. The hard guarantees do not depend on it: the context never
+    exceeds the trigger by the exact counter, nothing is dropped (every fold summarizes what
+    leaves the window), and no tool result loses its call.
+
     Example:
         >>> p = Policy(trigger_tokens=8000)
         >>> p.target, p.keep, p.summary_max_tokens, p.summary_min_tokens
-        (2000, 4, 1200, 1200)
+        (1600, 4, 1200, 1200)
     """
 
     trigger_tokens: int = DEFAULT_TRIGGER_TOKENS
     """Fold when the context's count exceeds this (minus ``recall_tokens``)."""
     target_tokens: int | None = None
     """After a fold the context is at or below this; ``None`` means :func:`default_target`
-    (the summary's cap plus a tenth of the trigger)."""
+    (the summary's cap plus a twentieth of the trigger: about the ``keep`` window)."""
     keep: int = DEFAULT_KEEP
     """Minimum number of recent (non-pinned) messages kept verbatim, widened to whole units."""
     summary_max_tokens: int = 0

@@ -469,11 +469,11 @@ Step = _Search | _ReadAt
 
 def latest_user_text(messages: Iterable[Mapping[str, Any]]) -> str:
     """Text of the last user message that is not a tool result (``""`` when none)."""
-    last = ""
-    for m in messages:
+    # From the end: a turn reads only back to its last user message, not the whole tail.
+    for m in reversed(messages if isinstance(messages, Sequence) else list(messages)):
         if m.get("role") == "user" and not is_tool_result(m):
-            last = content_text(m.get("content"))
-    return last
+            return content_text(m.get("content"))
+    return ""
 
 
 def _unit(entries: Mapping[int, Any], seq: int, excluded: set[int]) -> list[int]:

@@ -362,3 +362,13 @@ def test_the_incumbent_bonus_sets_how_firmly_kept_items_hold() -> None:
 def test_a_bad_incumbent_bonus_is_a_typed_error(bad: object) -> None:
     with pytest.raises(InvalidArgumentError, match="incumbent_bonus"):
         ExtractiveSummarizer(incumbent_bonus=bad)  # type: ignore[arg-type]
+
+
+def test_each_task_keeps_its_own_budget_unless_one_is_changed() -> None:
+    zh = ask([user("第一趟去杭州，每晚预算600元。"), user("第二趟去成都，每晚预算900元。"),
+              user("另外，成都那趟每晚预算改成1200元。")], language="zh")
+    assert "600元" in zh and "1200元" in zh and "900元" not in zh
+    en = ask([user("For the Rome trip my budget is 2000 euros."),
+              user("For the Oslo trip my budget is 3500 euros."),
+              user("Actually the Oslo budget is now 4000 euros.")])
+    assert "2000" in en and "4000" in en and "3500" not in en

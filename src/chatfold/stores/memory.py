@@ -20,6 +20,7 @@ from chatfold.stores.base import (
     check_new_state,
     check_seqs,
     decode_message,
+    encode_message,
     encode_messages,
     validate_conversation_id,
 )
@@ -28,16 +29,76 @@ from chatfold.stores.state import FoldState
 __all__ = ["MemoryStore"]
 
 
+_Packed = str | tuple[tuple[str, ...], tuple[str, ...]]
+"""A stored message: its JSON text, or (keys, values) when every key and value is a str."""
+_KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}
+"""One shared keys tuple per message shape (("role", "content"), ...): not one per entry."""
+
+
+def _pack(message: Mapping[str, Any], index: int) -> _Packed:
+    """What the log keeps of ``message``: a copy nothing outside the store can change.
+
+    The common message holds only strings, and for it a JSON round trip is exactly a copy
+    (strings are immutable): its keys and values are kept as tuples, a fifth of the cost of
+    encoding and decoding JSON on every turn. Anything else is kept as JSON text, like the
+    persistent stores keep it (and checked the same way).
+    """
+    if type(message) is dict:
+        keys = tuple(message)
+        values = tuple(message.values())
+        if all(type(k) is str for k in keys) and all(type(v) is str for v in values):
+            shared = _KEYS.get(keys)
+            if shared is None:
+                if len(_KEYS) >= 256:
+                    _KEYS.clear()
+                shared = _KEYS[keys] = keys
+            return (shared, values)
+    return encode_message(message, index)
+
+
+def _entry(seq: int, packed: _Packed, created_at: float) -> LogEntry:
+    # LogEntry is frozen: its generated __init__ sets each field through
+    # object.__setattr__, a third of reading one new entry on a turn. Same fields, set directly.
+    entry = object.__new__(LogEntry)
+    entry.__dict__.update(seq=seq, message=_unpack(packed), created_at=created_at)
+    return entry
+
+
+def _unpack(packed: _Packed) -> dict[str, Any]:
+    if isinstance(packed, str):
+        return decode_message(packed)
+    keys, values = packed
+    return dict(zip(keys, values, strict=True))
+
+
 @dataclass
 class _Conversation:
-    log: list[tuple[str, float]] = field(default_factory=list)
-    """(message JSON, created_at) per entry; entry i has seq i + 1."""
+    log: list[tuple[_Packed, float]] = field(default_factory=list)
+    """(message, created_at) per entry (see :func:`_pack`); entry i has seq i + 1."""
     state: FoldState | None = None
     postings: dict[str, list[int]] = field(default_factory=dict)
     """Search index: term -> seqs of the entries holding it, ascending."""
     lengths: list[int] = field(default_factory=list)
     """Distinct terms of entry i (seq i + 1)."""
     total_length: int = 0
+
+    def index(self) -> None:
+        """Index the entries appended since the last search (call under the store's lock).
+
+        Indexing is lazy: an append costs no term extraction (a fifth of a turn), and a
+        conversation that never searches never pays for it; the first search after some
+        appends indexes them once, from their stored JSON (what a search must see).
+        """
+        for seq in range(len(self.lengths) + 1, len(self.log) + 1):
+            found = message_terms(_unpack(self.log[seq - 1][0]))
+            self.lengths.append(len(found))
+            self.total_length += len(found)
+            for term in found:
+                self.postings.setdefault(term, []).append(seq)
+
+
+_NO_ID = object()
+"""Matches no conversation id (MemoryStore._key's cache starts with it)."""
 
 
 @dataclass
@@ -68,6 +129,7 @@ class MemoryStore(BaseStore):
     def __init__(self, *, namespace: str = DEFAULT_NAMESPACE) -> None:
         super().__init__(namespace=namespace)
         self._data = _Data()
+        self._last: tuple[object, tuple[str, str]] = (_NO_ID, (self._namespace, ""))
 
     def with_namespace(self, namespace: str) -> Self:
         """A store over the same memory, scoped to ``namespace``."""
@@ -76,14 +138,22 @@ class MemoryStore(BaseStore):
         return other
 
     def _key(self, conversation_id: str) -> tuple[str, str]:
-        self._check_open()
-        return (self._namespace, validate_conversation_id(conversation_id))
+        if self._closed:
+            self._check_open()  # raises
+        last_id, key = self._last  # one read: threads may replace it meanwhile
+        if conversation_id is last_id:  # every call of a turn names the same conversation
+            return key
+        key = (self._namespace, validate_conversation_id(conversation_id))
+        self._last = (conversation_id, key)
+        return key
 
     def append(self, conversation_id: str, messages: Sequence[Mapping[str, Any]]) -> list[int]:
         """See :meth:`chatfold.stores.base.Store.append`."""
         key = self._key(conversation_id)
-        encoded = encode_messages(messages)
-        indexed = [message_terms(m) for m in messages]
+        if type(messages) is not list and (isinstance(messages, (str, bytes, Mapping))
+                                            or not isinstance(messages, Sequence)):
+            encode_messages(messages)  # raises the shared error for a batch that is no list
+        encoded = [_pack(m, i) for i, m in enumerate(messages)]
         now = time.time()
         with self._data.lock:
             conv = self._data.conversations.get(key)
@@ -91,11 +161,6 @@ class MemoryStore(BaseStore):
                 conv = self._data.conversations[key] = _Conversation()
             first = len(conv.log) + 1
             conv.log.extend((text, now) for text in encoded)
-            for seq, found in enumerate(indexed, first):
-                conv.lengths.append(len(found))
-                conv.total_length += len(found)
-                for term in found:
-                    conv.postings.setdefault(term, []).append(seq)
         return list(range(first, first + len(encoded)))
 
     def entries(
@@ -108,10 +173,7 @@ class MemoryStore(BaseStore):
             conv = self._data.conversations.get(key)
             end = None if limit is None else after + limit
             rows = [] if conv is None else conv.log[after:end]
-        return [
-            LogEntry(seq=after + 1 + i, message=decode_message(text), created_at=at)
-            for i, (text, at) in enumerate(rows)
-        ]
+        return [_entry(seq, packed, at) for seq, (packed, at) in enumerate(rows, after + 1)]
 
     def last_seq(self, conversation_id: str) -> int:
         """See :meth:`chatfold.stores.base.Store.last_seq`."""
@@ -128,8 +190,7 @@ class MemoryStore(BaseStore):
             conv = self._data.conversations.get(key)
             log = [] if conv is None else conv.log
             rows = [(s, log[s - 1]) for s in wanted if s <= len(log)]
-        return [LogEntry(seq=s, message=decode_message(text), created_at=at)
-                for s, (text, at) in rows]
+        return [_entry(s, packed, at) for s, (packed, at) in rows]
 
     def search(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
@@ -143,6 +204,7 @@ class MemoryStore(BaseStore):
             conv = self._data.conversations.get(key)
             if conv is None:
                 return Postings(hits={t: () for t in wanted})
+            conv.index()
             for term in wanted:
                 seqs = conv.postings.get(term, [])
                 n = bisect.bisect_right(seqs, through_seq)

@@ -281,7 +281,8 @@ def _is_question(sentence: str) -> bool:
 
 
 # Statements of fact that open with the speaker: "my sister's name is", "our flight is"; "I
-# painted a lake sunrise", "we finally adopted" (what the speaker did is an event to keep;
+# painted a lake sunrise", "we finally adopted", "I ran a charity race" (regular or common
+# irregular past: what the speaker did is an event to keep;
 # feelings about a thing, "I loved it", "I agreed", are not). Tried only where the cue trie
 # found "i", "we", "my" or "our", not at every position of the text.
 _FACT_AT = re.compile(
@@ -290,7 +291,9 @@ _FACT_AT = re.compile(
     r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
     r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
     r"|realized|realised|missed|mentioned|talked|asked|answered|shared)(?![a-z]))"
-    r"[a-z]{3,}ed(?![a-z])"
+    r"(?:[a-z]{3,}ed|went|ran|took|got|made|saw|bought|met|began|left|found|gave|won|lost"
+    r"|wrote|sang|taught|built|drove|flew|swam|sent|spent|sold|held|brought|became|ate|grew"
+    r"|paid|rode|broke|chose|caught|fed|fought|led|quit|woke)(?![a-z])"
 )
 _FACT_LEADS = ("i", "we", "my", "our")
 
@@ -414,6 +417,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if section == _FACTS and mask & _FEEL and not mask & _ANCHORS and not n_caps:
         # "Everyone was so happy, it made me feel I belonged": how something felt, with nothing
         # a question could ask for (no name, number, date or id), is chatter however personal.
+        # A time keeps it: "I went to a support group yesterday and it was so powerful" is an
+        # event a temporal question asks about.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))

@@ -37,6 +37,7 @@ from .sentences import _compress, _strip_filler, _strip_vocative, split_sentence
 from .threads import (
     TokenMemo,
     acceptance_rest,
+    as_choice,
     content_tokens,
     fulfils,
     is_acceptance,
@@ -260,7 +261,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if offer is not None:
                     # The assistant's offer and the user's yes: one decision.
                     who = p.name or _ROLE_TAGS[lang]["user"]
-                    body = f"{who}{_AGREED[lang]}{_COLON[lang]}{offer}"
+                    body = f"{who}{_AGREED[lang]}{_COLON[lang]}{as_choice(offer)}"
                     rest = acceptance_rest(split[0])
                     if content_tokens(rest):
                         body += f" ({rest})"
@@ -497,8 +498,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                     continue
                 if it.role != "tool":
                     words = memo[it.body]
-                    if len(words) >= _JACCARD_MIN_TOKENS and _repeats(words, kept_words):
-                        continue  # "I totally agree the trip was fun" beside "Totally agree…"
+                    if (len(words) >= _JACCARD_MIN_TOKENS and ids <= covered
+                            and _repeats(words, kept_words)):
+                        # "I totally agree the trip was fun" beside "Totally agree…"; not
+                        # "每晚预算590元" beside "每晚预算1780元": other numbers, another fact.
+                        continue
                 else:
                     words = frozenset()
                 day = (it.section, it.date or "")

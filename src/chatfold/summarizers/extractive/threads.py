@@ -101,6 +101,39 @@ def proposal(sentences: list[str]) -> str | None:
     return None
 
 
+# How an offer is asked, at its start or end: what is left is what was chosen.
+_OFFER_HEAD = re.compile(
+    r"(?i:(?:so,?\s+|ok(?:ay)?,?\s+)?(?:shall\s+i|should\s+i|do\s+you\s+want\s+me\s+to"
+    r"|would\s+you\s+like\s+me\s+to|want\s+me\s+to|i\s+can|let\s+me|how\s+about"
+    r"|what\s+about|why\s+not|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose))\s+)"
+    r"|^(?:那)?(?:要不要|需不需要|要不|不如)(?:我)?(?:帮你|帮您|给你|给您)?"
+)
+_ZH_ASKED = re.compile(
+    r"(?:怎么样|如何|好吗|好不好|可以吗|行吗"
+    r"|[，,]\s*(?:要不要|需不需要|需要|要)我?(?:帮你|帮您|给你|给您)?(?:订|预订|预约|安排|买)?吗?)"
+    r"[?？。！!]*$"
+)
+_OFFER_TAIL = re.compile(
+    r"(?i:\s+for\s+you|,?\s+(?:then|instead))?\s*[?？.!。！]*$"
+    r"|(?:怎么样|如何|好吗|好不好|可以吗|行吗|吗|呢)?[?？.!。！]*$"
+)
+
+
+def as_choice(offer: str) -> str:
+    """The offer as what was chosen: "Shall I book the Hotel Arts for you?" → "book the Hotel
+    Arts"; "要不要帮你订香格里拉酒店？" → "订香格里拉酒店". Unchanged when the cut would leave
+    nothing to say."""
+    head = _OFFER_HEAD.match(offer)
+    if head is None and _ZH_ASKED.search(offer) is None:
+        return offer  # "Would you like a window seat?": no wording to take off
+    rest = offer[head.end():] if head else offer
+    asked = _ZH_ASKED.search(rest)
+    tail = asked if asked is not None and asked.start() > 0 else _OFFER_TAIL.search(rest)
+    if tail is not None and tail.start() > 0:
+        rest = rest[: tail.start()]
+    return rest if content_tokens(rest) else offer
+
+
 def content_tokens(text: str) -> frozenset[str]:
     """Words that say what a statement is about: Latin words of 4+ letters (stop words out,
     a plural's "s" cut) and Chinese character pairs (without function characters)."""

@@ -1,0 +1,117 @@
+"""Memory over many folds, end to end: a fact stated once, a value updated later, an accepted
+proposal and a fulfilled request are still right in the summary after a long stretch of small
+talk has been folded away, in English and in Chinese (the extractive summarizer, real Folder)."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from typing import Any
+
+import pytest
+
+from chatfold import Folder, Policy
+from chatfold.summarizers.extractive import ExtractiveSummarizer
+
+_SMALL_TALK = {
+    "en": [
+        ("user", "Haha, that's so true!"),
+        ("assistant", "Glad you think so!"),
+        ("user", "The weather was so nice today, it felt amazing."),
+        ("assistant", "That sounds lovely, enjoy the sunshine."),
+        ("user", "I'm feeling pretty good about everything lately."),
+        ("assistant", "That's great to hear!"),
+        ("user", "Anyway, what do you think about that?"),
+        ("assistant", "I think it sounds like a wonderful idea."),
+        ("user", "Totally agree, thanks for listening."),
+        ("assistant", "Any time, I'm always happy to chat."),
+        ("user", "It was such a fun evening with everyone."),
+        ("assistant", "Moments like that are really special."),
+    ],
+    "zh": [
+        ("user", "哈哈，说得太对了！"),
+        ("assistant", "很高兴你这么想！"),
+        ("user", "今天天气真好，心情特别开心。"),
+        ("assistant", "听起来很棒，好好享受阳光吧。"),
+        ("user", "最近感觉一切都还不错。"),
+        ("assistant", "太好了，真为你高兴！"),
+        ("user", "你觉得呢？"),
+        ("assistant", "我觉得这个想法很不错。"),
+        ("user", "好的，谢谢你听我说。"),
+        ("assistant", "随时都可以找我聊天。"),
+        ("user", "和大家一起的晚上真的很开心。"),
+        ("assistant", "这样的时刻真的很美好。"),
+    ],
+}
+
+# (message, what the final summary must hold, what it must not)
+_PLANTED: dict[str, list[tuple[list[dict[str, Any]], list[str], list[str]]]] = {
+    "en": [
+        ([{"role": "user", "content": "My name is Priya Raman and I live in Leeds."}],
+         ["Priya", "Leeds"], []),
+        ([{"role": "user", "content": "I'm allergic to shellfish."}], ["shellfish"], []),
+        ([{"role": "user", "content": "My budget for the trip is $3,000."}], [], []),
+        ([{"role": "assistant", "content": "Shall I book the Hotel Arts in Barcelona for you?"},
+          {"role": "user", "content": "Yes, let's go with that."}], ["Hotel Arts"], []),
+        ([{"role": "user", "content": "Please email the itinerary to priya@example.com."},
+          {"role": "assistant",
+           "content": "Done: I've emailed the itinerary to priya@example.com."}], [], []),
+        ([{"role": "user", "content": "Update: my budget for the trip is now $4,500."}],
+         ["4,500"], ["3,000"]),
+    ],
+    "zh": [
+        ([{"role": "user", "content": "我叫王芳，住在成都。"}], ["王芳", "成都"], []),
+        ([{"role": "user", "content": "我对花生过敏。"}], ["花生"], []),
+        ([{"role": "user", "content": "这次旅行的预算是3000元。"}], [], []),
+        ([{"role": "assistant", "content": "要不要帮你订西湖边的香格里拉酒店？"},
+          {"role": "user", "content": "好的，就订这家。"}], ["香格里拉"], []),
+        ([{"role": "user", "content": "帮我把行程发到wangfang@example.com。"},
+          {"role": "assistant", "content": "已经把行程发到wangfang@example.com了。"}], [], []),
+        ([{"role": "user", "content": "更新一下：这次旅行的预算改成4500元。"}],
+         ["4500"], ["3000"]),
+    ],
+}
+
+
+def _conversation(lang: str, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    talk = itertools.cycle(_SMALL_TALK[lang])
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a travel agent."}]
+    for planted, _, _ in _PLANTED[lang]:
+        for _ in range(rng.randint(30, 50)):  # small talk, user and assistant in turn
+            role, text = next(talk)
+            if messages[-1]["role"] == role:
+                role, text = next(talk)
+            messages.append({"role": role, "content": text})
+        if planted[0]["role"] == messages[-1]["role"]:
+            messages.append({"role": "assistant" if planted[0]["role"] == "user" else "user",
+                             "content": next(talk)[1]})
+        messages += planted
+    for _ in range(120):  # a long tail of small talk after the last fact
+        role, text = next(talk)
+        if messages[-1]["role"] == role:
+            role, text = next(talk)
+        messages.append({"role": role, "content": text})
+    return messages
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_facts_updates_decisions_and_done_tasks_survive_many_folds(lang: str, seed: int) -> None:
+    folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=600, keep=4))
+    context: list[dict[str, Any]] = []
+    folds = 0
+    for message in _conversation(lang, seed):
+        result = folder.fold([*context, message])
+        folds += result.folded
+        context = result.messages
+    assert folds >= 8  # the first facts were folded, then carried, many times
+    summary = next(str(m["content"]) for m in context if m.get("is_summary"))
+    for _, must, must_not in _PLANTED[lang]:
+        for text in must:
+            assert text in summary, (text, summary)
+        for text in must_not:
+            assert text not in summary, (text, summary)
+    # The request was fulfilled: it is not left among the open tasks.
+    open_tasks = summary.split("Open tasks:" if lang == "en" else "待办：")[-1]
+    assert "@example.com" not in open_tasks or open_tasks == summary
