@@ -578,7 +578,7 @@ can reach on this metric.
             if tier is not None and s not in (SEED, TRUNC_SAME):
                 headline[f"judged@{b}:{s}"] = sc.judged_share(None)
     headline["strategies"] = {"truncation": TRUNC, "truncation_same": TRUNC_SAME,
-                              "seed": SEED, "chatfold": CHATFOLD,
+                              "seed": SEED, "chatfold": CHATFOLD, "shallow": SHALLOW,
                               "reference": REFERENCE, "full": FULL, "llm": LLM}
     zh_body, zh_head = chinese_retention(budgets, args.quick, ruler)
     body += zh_body

@@ -171,8 +171,22 @@ def headline_rows(out: Path) -> list[list[str]]:
                 "(old facts: evidence in the first half)",
                 f"truncation {r('truncation')}, cut to chatfold's size "
                 f"{r('truncation_same')}; seed {r('seed')}",
-                f"chatfold + extractive {r('chatfold')}",
+                f"chatfold + extractive {r('chatfold')}; with target 50% {r('shallow')}",
                 f"LoCoMo's LLM summaries packed {r('reference')}; full history {r('full')}",
+            ])
+        for b in h["budgets"]:
+            def z(s: str, b: int = b) -> str:
+                got = h.get(f"zh_recall@{b}:{st.get(s, s)}")
+                old = h.get(f"zh_old@{b}:{st.get(s, s)}")
+                return "–" if got is None else f"{_num(got, 3)} ({_num(old, 3)})"
+            if z("chatfold") == "–":
+                continue
+            rows.append([
+                f"Retention on the Chinese sessions at {b:,} tokens: fact values kept "
+                "(old facts: the first half of the sessions so far)",
+                f"truncation {z('truncation')}; seed {z('seed')}",
+                f"chatfold + extractive {z('chatfold')}; with target 50% {z('shallow')}",
+                "scored at the end of each of the last 10 sessions",
             ])
     rc = load(out, "recall")
     if rc:

@@ -10,10 +10,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from chatfold import Folder, FoldResult
 
 from helpers import FakeSummarizer
+
+# Property tests draw the same examples on every run (CI must not pass or fail by luck) and keep
+# no example database between runs. HYPOTHESIS_PROFILE=explore draws new ones when hunting bugs.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the seed's reference implementation lives there

@@ -154,8 +154,9 @@ def check_invariants(messages: list[dict[str, Any]], pol: Policy, result: Any) -
         floor = pol.summary_min_tokens
         if result.summary_squeezed:
             # the floor went only because the pinned head plus the latest unit leave no room
+            # (the planner keeps 2 tokens of slack: a counter need not be exactly additive)
             latest = sum(COUNTER.count_message(messages[i]) for i in units[-1])
-            assert head + latest + overhead + floor > pol.target
+            assert head + latest + overhead + floor + 2 > pol.target
         else:
             assert head + window + overhead + floor > pol.target or result.plan.overflow
 

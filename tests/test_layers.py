@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "src" / "chatfold"
 
 LAYERS = {
     "_errors": 1, "_threads": 1, "_lang": 1, "messages": 1, "_export": 1, "tokens": 1, "_media": 1,
-    "_heuristic": 1, "_tiktoken": 1,
+    "_heuristic": 1, "_tiktoken": 1, "_closing": 1,
     "_registry": 1,
     "fold": 2, "plan": 2, "policy": 2, "cost": 2, "_summary": 2, "_adapter": 2, "compat": 2,
     "recall": 2,

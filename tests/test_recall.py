@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from chatfold import InvalidArgumentError, InvalidPolicyError, Policy, to_anthropic, to_openai
-from chatfold.recall import RECALL_KEY, Postings, rank, terms
+from chatfold.recall import RECALL_KEY, Postings, merge_groups, query_groups, rank, terms
 from chatfold.session import AsyncConversation, Conversation
 from chatfold.stores import MemoryStore, SQLiteStore
 
@@ -56,6 +56,37 @@ def test_terms_chinese_bigrams_and_mixed_text() -> None:
     assert terms("去杭州 trip") == ["去杭", "杭州", "trip"]
     assert terms("猫") == ["猫"]
     assert terms("GPT4很好") == ["gpt4", "很好"]
+
+
+def test_query_groups_drop_request_words_and_chinese_particles() -> None:
+    # The request and its particles name nothing worth finding; the topic's bigrams stay.
+    assert query_groups("你还记得我说的那家酒店吗？") == [("家酒",), ("酒店",)]
+    assert query_groups("之前提到的快递单号是多少来着") == [("快递",), ("递单",), ("单号",)]
+    # A character between two particles keeps a bigram, so no word character goes unsearched.
+    assert query_groups("就象个蹩") == [("象个",), ("个蹩",)]
+    # Mixed Chinese and English, digits, and a query of nothing but particles.
+    assert query_groups("Do you remember the 酒店 wifi密码?") == [
+        ("酒店",), ("wifi",), ("密码",)]
+    assert query_groups("我的") == [("我的",)]
+    assert query_groups("") == []
+
+
+def test_query_groups_search_english_inflections_as_one_term() -> None:
+    assert query_groups("When did she paint it?") == [("paint", "painted", "painting")]
+    assert query_groups("baked")[0][:3] == ("baked", "bake", "bak")
+    assert query_groups("planned")[0][1:] == ("plan", "planning")
+    assert query_groups("studied") == [("studied", "study", "studying")]
+    # Names (capitalised inside a sentence, or all capitals) are not inflected.
+    assert query_groups("When did Caroline join the LGBTQ group?") == [
+        ("caroline",), ("join", "joined", "joining"), ("lgbtq",),
+        ("group", "grouped", "grouping")]
+    # The variants of a group are scored as one term: a message holding two of them counts
+    # once, and the group's document frequency is the union's.
+    postings = Postings(docs=4, total_length=8, hits={
+        "paint": ((1, 2),), "painted": ((1, 2), (3, 2)), "sunrise": ((3, 2),)})
+    merged = merge_groups(postings, [("paint", "painted"), ("sunrise",)])
+    assert merged.hits == {"paint": [(1, 2), (3, 2)], "sunrise": ((3, 2),)}
+    assert rank(merged, through_seq=4)[0][0] == 3
 
 
 def test_rank_prefers_rare_terms_short_messages_and_respects_limits() -> None:
@@ -149,6 +180,45 @@ def test_a_recalled_tool_result_comes_with_its_call() -> None:
     to_openai(conv.context())
 
 
+def test_recall_finds_an_inflected_form_and_a_chinese_topic_among_particles() -> None:
+    conv = _conv(trigger_tokens=800, recall_tokens=200)
+    conv.append({"role": "user", "content": "Last May I painted a lake sunrise in Kyoto."})
+    conv.append({"role": "user", "content": "我们住的那家酒店叫湖畔居，房间在十二楼。"})
+    _filler(conv, 40, zh=True)
+    conv.append({"role": "user", "content": "Where did I paint the sunrise?"})
+    conv.context()
+    assert conv.last_recall.seqs[:1] == (1,)
+    conv.context(query="你还记得我们住的酒店是哪一家吗？")
+    assert conv.last_recall.hits[0].seq == 2
+
+
+def test_a_recalled_question_comes_with_its_answer() -> None:
+    conv = _conv(recall_tokens=200)
+    conv.append({"role": "user", "content": "Which airline did we book for the Oslo trip?"})
+    conv.append({"role": "assistant", "content": "Norwegian, flight DY1302."})
+    _filler(conv, 40)
+    conv.append({"role": "user", "content": "Remind me about the Oslo trip airline"})
+    conv.context()
+    (hit,) = conv.last_recall.hits
+    assert hit.seq == 1 and hit.seqs == (1, 2) and "DY1302" in hit.text
+    assert conv.last_recall.seqs == (1, 2)
+
+
+def test_a_weak_hit_is_not_worth_its_tokens() -> None:
+    conv = _conv(recall_tokens=200)
+    conv.append({"role": "user", "content":
+                 "The quokka sanctuary on Rottnest Island opens at nine on Sundays."})
+    conv.append({"role": "user", "content": "Nine people came to the barbecue with salads."})
+    _filler(conv, 40)
+    conv.append({"role": "user", "content":
+                 "Does the quokka sanctuary on Rottnest Island open at nine on Sundays?"})
+    conv.context()
+    # The second message shares only "nine": far below the first, not worth its tokens.
+    assert conv.last_recall.seqs == (1,)
+    conv.context(query="nine")  # alone, the common word is the best there is
+    assert set(conv.last_recall.seqs) == {1, 2}
+
+
 def test_chinese_conversation_gets_a_chinese_recall() -> None:
     conv = _conv(trigger_tokens=800, recall_tokens=200)
     conv.append({"role": "user", "content": "我的快递单号是SF1234567，寄到杭州西湖区。"})
@@ -175,7 +245,7 @@ def test_explicit_query_and_no_recall_when_off_or_nothing_archived() -> None:
     conv.context(query="wifi password")
     assert conv.last_recall.seqs == (1,)
     off = Conversation("c", store=conv.store, summarizer=Forgetful(),
-                       policy=Policy(trigger_tokens=600))
+                       policy=Policy(trigger_tokens=600, recall_tokens=0))
     assert not any("hunter2" in m["content"] for m in off.context(query="wifi password")[2:3])
     assert off.last_recall.message is None and off.stats().recalled == ()
 
@@ -256,6 +326,43 @@ def test_policy_checks_recall_tokens() -> None:
         Policy(recall_tokens=-1)
     with pytest.raises(InvalidPolicyError, match="trigger_tokens - recall_tokens"):
         Policy(trigger_tokens=1000, target_tokens=900, recall_tokens=200)
+
+
+def test_recall_is_on_by_default_in_a_conversation_with_a_searchable_store() -> None:
+    conv = Conversation("c", store=MemoryStore(), summarizer=Forgetful(),
+                        policy=Policy(trigger_tokens=600))
+    assert conv.policy.recall_tokens == 150  # a quarter of the trigger
+    assert conv.policy == Policy(trigger_tokens=600, recall_tokens=150)  # auto fields derived
+    conv.append({"role": "user", "content": "The wifi password is hunter2."})
+    _filler(conv, 40)
+    conv.append({"role": "user", "content": "What was the wifi password?"})
+    context = conv.context()
+    assert conv.last_recall.seqs == (1,) and "hunter2" in context[1]["content"]
+    assert sum(conv.counter.count_message(m) for m in context) <= 600
+    # Explicit 0 is off; an explicit target keeps its room; a tiny budget gets none.
+    assert Policy(recall_tokens=0).with_auto_recall(True).recall_tokens == 0
+    assert Policy(trigger_tokens=1000, target_tokens=900).with_auto_recall(True) \
+        .recall_tokens == 100
+    assert Policy(trigger_tokens=200).with_auto_recall(True).recall_tokens == 0
+    # An explicit summary cap that would not fit below the lower fold trigger: recall off.
+    assert Policy(trigger_tokens=800, summary_max_tokens=700).with_auto_recall(True) \
+        .recall_tokens == 0
+    # A bare Policy (Folder, compress) folds at the whole trigger.
+    assert Policy(trigger_tokens=600).recall_tokens is None
+    assert Policy(trigger_tokens=600).fold_trigger == 600
+
+
+def test_auto_recall_is_off_for_a_store_without_search() -> None:
+    class Plain(MemoryStore):
+        search = None  # a custom store written before recall
+
+    conv = Conversation("c", store=Plain(), summarizer=Forgetful(),
+                        policy=Policy(trigger_tokens=600))
+    assert conv.policy.recall_tokens == 0
+    conv.append({"role": "user", "content": "The code is 12."})
+    _filler(conv, 40)
+    conv.append({"role": "user", "content": "What is the code?"})
+    assert conv.context() and conv.last_recall.message is None
 
 
 def test_a_store_without_search_is_named_when_recall_is_on() -> None:

@@ -281,7 +281,7 @@ def test_a_background_fold_that_fails_in_the_store_records_the_error_and_backs_o
     conv = twin("bg", store=store, summarizer=fake, policy=POLICY, fold_mode="background")
     for m in chat(60, system=False):  # just over the trigger, under the hard limit
         conv.append(m)
-        if conv.stats().total_tokens > POLICY.trigger_tokens:
+        if conv.stats().total_tokens > conv.policy.fold_trigger:  # recall's room excluded
             break
     assert conv.stats().total_tokens <= conv.hard_limit_tokens
     conv.context()

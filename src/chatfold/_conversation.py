@@ -46,7 +46,7 @@ from .messages import (
     tool_result_ids,
     validate_message,
 )
-from .recall import Recall
+from .recall import Recall, can_search
 from .stores.state import FoldState
 from .tokens import TokenCounter
 
@@ -178,7 +178,9 @@ class _ConversationCore:
             summarizer = ExtractiveSummarizer()
         self.conversation_id = conversation_id
         self.store: _FullStore = store
-        self.policy = policy if policy is not None else Policy()
+        # recall_tokens=None (auto): a share of the trigger when the store can search.
+        self.policy = (policy if policy is not None else Policy()).with_auto_recall(
+            can_search(store))
         self.folder = Folder(summarizer, self.policy, counter=counter)
         self.counter = self.folder.counter
         self.fold_mode = fold_mode

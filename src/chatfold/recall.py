@@ -3,7 +3,8 @@
 A summary keeps the gist; the log keeps every message. Recall searches the messages a fold
 has covered (``seq <= covered_through``, pinned ones excluded) for the latest user message
 and puts the best hits right after the summary as **one** marked system message, bounded by
-``Policy.recall_tokens``.
+``Policy.recall_tokens`` (by default a quarter of the trigger in a conversation whose store can
+search: see :meth:`~chatfold.Policy.with_auto_recall`; 0 turns it off).
 
 One ranking contract for every store. A store indexes each message at append time under the
 terms of :func:`message_terms` and answers :meth:`search` with :class:`Postings`: for each
@@ -18,7 +19,17 @@ overlapping character bigrams (a lone character stays a unigram), so Chinese nee
 dictionary. A message's terms are distinct (term frequency saturates at 1: chat messages
 are short).
 
-What is placed: whole units only (a recalled tool result comes with its tool call, both
+Queries are read more closely than messages (:func:`query_groups`; the index does not change):
+the words of the request itself are dropped ("do you remember what I said", 之前, 多少, 什么),
+a Chinese bigram touching a particle or pronoun (的, 了, 吗, 我...) is not searched unless a
+character would be left out of every bigram, and an English word is searched with its
+inflections as one term (paint: painted, painting), so "When did she paint it?" finds "I
+painted that lake sunrise".
+
+What is placed: hits best first while they fit, none scoring below a fifth of the best
+(:data:`MIN_SCORE_RATIO`: a message sharing only a common word with the query is not worth its
+tokens); a hit ending with a question comes with the next message, its answer
+(:data:`ANSWER_NEXT`); whole units only (a recalled tool result comes with its tool call, both
 rendered as text inside the one message, so no tool message can be orphaned); nothing from the
 recent window (it is searched only up to ``covered_through``), no pinned message, and no
 message whose every term the summary already holds. Each hit carries its position ``[#seq]``
@@ -32,6 +43,7 @@ Standard library only; the stores and :mod:`chatfold.session` call in here.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import heapq
 import math
@@ -142,6 +154,121 @@ def terms(text: str, limit: int | None = None) -> list[str]:
     return found if limit is None else found[:limit]
 
 
+# Query side only (the index keeps every term, so these can change without re-indexing).
+_QUERY_STOP_WORDS = "remember recall said say saying mention mentioned told tell earlier ago please"
+_QUERY_STOP = frozenset(_QUERY_STOP_WORDS.split())
+"""English words of the request for recall itself ("do you remember what I said about")."""
+_ZH_STOP = re.compile(
+    "什么|怎么|为何|多少|几个|哪里|哪些|何时|记得|之前|以前|刚才|请问|一下|告诉|知道|提到|说过|说的|来着"
+    "|[的了着过吗呢吧啊呀哦嘛么是我你您他她它们这那哪谁个就都也还又很在和与]")
+"""Question and request words, particles, pronouns and adverbs: a Chinese query is cut at them,
+as a bigram spanning one names nothing worth finding."""
+MAX_VARIANTS = 6
+"""Inflected forms searched per English query word (its group scores as one term)."""
+
+
+def _variants(term: str) -> list[str]:
+    """``term`` and the inflections a message may use for it (paint: painted, painting;
+    baked: bake, baking): searched together and scored as one term, so the index needs no
+    stemmer beyond plurals. A guessed form that no message holds has no postings."""
+    if not term.isascii() or not term.isalpha() or len(term) < 3:
+        return [term]
+    out = dict.fromkeys([term])
+    if term.endswith("ied") and len(term) > 4:
+        out.update(dict.fromkeys([term[:-3] + "y", term[:-3] + "ying"]))
+    elif term.endswith(("ed", "ing")) and len(term) > 4:
+        base = term[:-2] if term.endswith("ed") else term[:-3]
+        sibling = base + ("ing" if term.endswith("ed") else "ed")
+        if len(base) > 2 and base[-1] == base[-2] and base[-1] not in "aeiouls":
+            stems = [base[:-1]]  # planned -> plan
+        elif len(base) > 2 and base[-1] not in "aeiouwy" and base[-2] in "aeiou" \
+                and base[-3] not in "aeiou":
+            stems = [base + "e", base]  # baked -> bake (and bak, never a word: no postings)
+        else:
+            stems = [base]  # painted -> paint
+        out.update(dict.fromkeys([*stems, sibling]))
+    elif term.endswith("e"):
+        out.update(dict.fromkeys([term + "d", term[:-1] + "ing"]))
+    elif term[-1] in "aiou":  # wifi, radio, menu: rarely a verb
+        pass
+    elif term.endswith("y") and term[-2] not in "aeiou":
+        out.update(dict.fromkeys([term[:-1] + "ied", term + "ing"]))
+    else:
+        out.update(dict.fromkeys([term + "ed", term + "ing"]))
+        if len(term) <= 4 and term[-2] in "aeiou" and term[-3] not in "aeiou" \
+                and term[-1] not in "aeiouwxy":
+            out.update(dict.fromkeys([term + term[-1] + "ed", term + term[-1] + "ing"]))
+    return [t for t in out if len(t) > 2 and t not in _STOP][:MAX_VARIANTS]
+
+
+def query_groups(text: str, limit: int = MAX_QUERY_TERMS) -> list[tuple[str, ...]]:
+    """The term groups a recall searches for ``text``, in order: each group is one query term
+    and its variants (see :func:`_variants`), scored as one term.
+
+    Words of the request itself are dropped (English "remember", "said"; Chinese 什么, 多少,
+    之前...), and so is a Chinese bigram touching such a word or a particle or pronoun (的, 了,
+    吗, 我...), unless a character would be left out of every bigram; if nothing is left,
+    every term of ``text`` is searched.
+
+    Example:
+        >>> query_groups("你还记得我说的那家酒店吗？")
+        [('家酒',), ('酒店',)]
+        >>> query_groups("When did she paint it?")
+        [('paint', 'painted', 'painting')]
+    """
+    norm = unicodedata.normalize("NFKC", text).casefold()
+    names = _names(text)
+    out: dict[str, None] = {}
+    for run in _WORD.findall(norm):
+        if run.isascii():
+            _words(run, out)
+            continue
+        pos = 0
+        for m in _CJK.finditer(run):
+            _words(run[pos : m.start()], out)
+            _zh_query_bigrams(m.group(), out)
+            pos = m.end()
+        _words(run[pos:], out)
+        if len(out) >= limit:
+            break
+    found = [t for t in out if t not in _QUERY_STOP][:limit] or terms(text, limit)
+    return [(t,) if t in names else tuple(_variants(t)) for t in found]
+
+
+_LATIN_WORD = re.compile(r"[A-Za-z]+")
+
+
+def _names(text: str) -> set[str]:
+    """Words capitalised inside a sentence, or all capitals (Caroline, LGBTQ): names, which
+    are not inflected (their variants would only cost look-ups)."""
+    out = set()
+    for m in _LATIN_WORD.finditer(text, 0, 4000):  # a query is read up to 32 terms anyway
+        word = m.group()
+        before = text[max(0, m.start() - 8) : m.start()].rstrip()
+        if word[0].isupper() and ((word.isupper() and len(word) > 1) or
+                                  (before and before[-1] not in ".!?:\"'“‘([")):
+            out.add(word.lower())
+    return out
+
+
+def _zh_query_bigrams(chars: str, out: dict[str, None]) -> None:
+    if len(chars) == 1:
+        out.setdefault(chars)
+        return
+    stop = [False] * len(chars)
+    for m in _ZH_STOP.finditer(chars):
+        stop[m.start() : m.end()] = [True] * (m.end() - m.start())
+    covered = [False] * len(chars)
+    for i in range(len(chars) - 1):
+        if not stop[i] and not stop[i + 1]:
+            out.setdefault(chars[i : i + 2])
+            covered[i] = covered[i + 1] = True
+    for i, (s, c) in enumerate(zip(stop, covered, strict=True)):
+        if not s and not c:  # a word character between stop words: its bigram with one
+            j = i if i + 1 < len(chars) else i - 1
+            out.setdefault(chars[j : j + 2])
+
+
 _TERM_OF: dict[str, str] = {}
 """Word -> term ("" for a dropped word): words repeat, so each is stemmed once (bounded)."""
 
@@ -212,6 +339,24 @@ def check_search_args(terms_: Sequence[str], through_seq: int, max_df: int) -> l
     if isinstance(max_df, bool) or not isinstance(max_df, int) or max_df < 1:
         raise InvalidArgumentError("max_df", f"must be an integer >= 1, got {max_df!r}")
     return list(dict.fromkeys(terms_))
+
+
+def merge_groups(postings: Postings, groups: Sequence[Sequence[str]]) -> Postings:
+    """One posting list per group of variants (the union of theirs, by seq), keyed by the
+    group's first term; a group with a common variant is common."""
+    hits: dict[str, Sequence[tuple[int, int]]] = {}
+    common = set()
+    for group in groups:
+        lists = [postings.hits.get(t, ()) for t in group]
+        if any(t in postings.common for t in group):
+            common.add(group[0])
+            continue
+        if len([x for x in lists if x]) <= 1:
+            hits[group[0]] = next((x for x in lists if x), ())
+        else:
+            hits[group[0]] = sorted({h for x in lists for h in x})
+    return Postings(docs=postings.docs, total_length=postings.total_length, hits=hits,
+                    common=frozenset(common))
 
 
 def rank(
@@ -300,6 +445,12 @@ CANDIDATES = 64
 """Ranked candidates considered per recall (read lazily, best first, until the budget is full)."""
 UNIT_WINDOW = 4
 """Entries read on each side of a hit to find the rest of its tool-call unit."""
+MIN_SCORE_RATIO = 0.2
+"""A hit scoring below this share of the best one is not placed (it would spend tokens on a
+message that shares little with the query)."""
+ANSWER_NEXT = True
+"""A hit that ends with a question comes with the message right after it (its answer, unless
+that is a tool message or already placed): a recalled question alone is half a fact."""
 
 
 @dataclass(frozen=True)
@@ -371,6 +522,12 @@ def render_hits(hits: Sequence[RecallHit], header: str | None = None) -> str:
     return "\n".join(lines)
 
 
+@functools.lru_cache(maxsize=64)
+def _summary_terms(summary: str) -> frozenset[str]:
+    # A summary is the same for many turns and up to a few thousand tokens: index it once.
+    return frozenset(terms(summary))
+
+
 def _recall_steps(
     query: str,
     *,
@@ -383,19 +540,21 @@ def _recall_steps(
     max_hits: int | None = None,
 ) -> Generator[Step, Any, Recall]:
     """The recall, written once: it yields store requests and the driver answers them."""
-    wanted = terms(query, MAX_QUERY_TERMS)
-    if budget <= 0 or through_seq <= 0 or not wanted:
+    groups = query_groups(query)
+    if budget <= 0 or through_seq <= 0 or not groups:
         return Recall(query=query)
     skip = set(excluded)
+    wanted = list(dict.fromkeys(t for g in groups for t in g))
     postings: Postings = yield _Search(wanted, through_seq)
-    ranked = rank(postings, through_seq=through_seq, exclude=skip, limit=CANDIDATES)
+    ranked = rank(merge_groups(postings, groups), through_seq=through_seq, exclude=skip,
+                  limit=CANDIDATES)
     if not ranked:
         return Recall(query=query)
     header = HEADERS[language]
     base = counter.count_message({"role": "system", "content": header})
     if base + MIN_HIT_TOKENS > budget:
         return Recall(query=query, candidates=len(ranked))
-    known = set(terms(summary)) if summary else set()
+    known = _summary_terms(summary) if summary else frozenset()
     used: set[int] = set()
     days: set[str] = set()
     chosen: list[RecallHit] = []
@@ -404,13 +563,19 @@ def _recall_steps(
     # the budget is full: the work depends on the budget, not on how many messages matched.
     fetched: dict[int, Any] = {}
     batch = max(4, left // (2 * MIN_HIT_TOKENS))
+    floor = ranked[0][1] * MIN_SCORE_RATIO
     for i, (seq, score) in enumerate(ranked):
         if left < MIN_HIT_TOKENS or (max_hits is not None and len(chosen) >= max_hits):
+            break
+        if score < floor:
             break
         if seq in used:
             continue
         if seq not in fetched:
-            want = tuple(s for s, _ in ranked[i : i + batch] if s not in fetched)
+            # With the message after each (a question's answer): no extra round trip for it.
+            ahead = (s + k for s, _ in ranked[i : i + batch] for k in (0, 1)
+                     if ANSWER_NEXT or not k)
+            want = tuple(dict.fromkeys(s for s in ahead if s <= through_seq and s not in fetched))
             fetched.update((e.seq, e) for e in (yield _ReadAt(want)))
             if seq not in fetched:
                 continue
@@ -428,6 +593,15 @@ def _recall_steps(
         own = message_terms(m)
         if not own or (known and known.issuperset(own)):
             continue  # the summary already says it
+        nxt = unit[-1] + 1
+        if ANSWER_NEXT and nxt <= through_seq and nxt not in skip and nxt not in used and \
+                content_text(entries[unit[-1]].message.get("content")).rstrip().endswith(
+                    ("?", "？")):
+            if nxt not in fetched:
+                fetched.update((e.seq, e) for e in (yield _ReadAt((nxt,))))
+            e = fetched.get(nxt)
+            if e is not None and not is_tool_result(e.message) and not tool_call_ids(e.message):
+                unit = [*unit, nxt]
         body = format_messages([entries[s].message for s in unit]).replace("\n", "\n  ")
         line = f"[#{seq}] " + body
         day = _day(fetched[seq].created_at)
@@ -454,6 +628,18 @@ def _recall_steps(
         # A counter need not be additive: drop the weakest hit until the message fits.
         chosen.remove(min(chosen, key=lambda h: h.score))
     return Recall(query=query, candidates=len(ranked))
+
+
+def can_search(store: object) -> bool:
+    """True when ``store`` has a search index recall can use (``search`` and ``entries_at``,
+    not left as :class:`~chatfold.stores.BaseStore`'s unimplemented stubs): every built-in
+    store has one; a custom store written before recall may not."""
+    from .stores.base import BaseStore  # stores import this module: import on use
+
+    return all(
+        callable(getattr(store, name, None))
+        and getattr(type(store), name, None) is not getattr(BaseStore, name)
+        for name in ("search", "entries_at"))
 
 
 def run_recall(store: Any, conversation_id: str, **kwargs: Any) -> Recall:

@@ -46,6 +46,7 @@ from .recall import (
     Recall,
     RecallTool,
     arun_recall,
+    can_search,
     check_tool_args,
     latest_user_text,
     run_recall,
@@ -86,20 +87,19 @@ class _BaseConversation(_ConversationCore):
     def _recall_args(self, query: str | None) -> dict[str, Any] | None:
         """What this context's recall searches for, or None when there is nothing to do (the
         result is then kept as is, or cleared). See :mod:`chatfold.recall`."""
-        if self.policy.recall_tokens <= 0 and query is None:
+        if not self.policy.recall_tokens and query is None:
             self._recall, self._recall_key = _NO_RECALL, None  # off: not even a query to read
             return None
         with self._lock:
             state = self._state
             text = query if query is not None else latest_user_text(self._tail_msgs)
             key = (state.version, state.covered_through, text)
-            if self.policy.recall_tokens <= 0 or state.covered_through <= 0 or not text.strip():
+            if not self.policy.recall_tokens or state.covered_through <= 0 or not text.strip():
                 self._recall, self._recall_key = Recall(query=text), None
                 return None
             if key == self._recall_key:
                 return None  # same archive, same query: the same recall
-            if not callable(getattr(self.store, "entries_at", None)) or \
-                    not callable(getattr(self.store, "search", None)):
+            if not can_search(self.store):
                 raise InvalidArgumentError(
                     "store", f"{type(self.store).__name__} has no search index (search and "
                     "entries_at); Policy.recall_tokens needs one, as every built-in store has")
@@ -116,7 +116,7 @@ class _BaseConversation(_ConversationCore):
             lang = state.language if state.language in ("zh", "en") else "en"
             return {"query": text, "through_seq": state.covered_through,
                     "excluded": state.pinned_seqs, "max_hits": n,
-                    "budget": max(self.policy.recall_tokens, 400 * n),
+                    "budget": max(self.policy.recall_tokens or 0, 400 * n),
                     "counter": self.counter, "language": lang, "summary": ""}
 
     @property
@@ -182,9 +182,10 @@ class Conversation(_BaseConversation):
         """The messages to send next, provider-safe (OpenAI format), within the budget.
 
         Inline mode folds here when over the trigger; background mode starts a fold in a
-        thread and returns at once (unless over ``hard_limit_tokens``). With
-        ``Policy(recall_tokens=...)``, the archived messages that best match ``query``
-        (default: the latest user message) follow the summary as one system message.
+        thread and returns at once (unless over ``hard_limit_tokens``). With recall on (by
+        default: ``Policy.recall_tokens`` auto, a quarter of the trigger; 0 turns it off),
+        the archived messages that best match ``query`` (default: the latest user message)
+        follow the summary as one system message.
 
         Raises:
             ContextOverflowError: pinned + latest unit exceed the target (policy permitting).

@@ -1,91 +1,27 @@
-"""A tiny OpenAI-compatible Chat Completions server on loopback, for ``chatfold chat`` tests.
-
-It answers ``POST /v1/chat/completions`` with ``"echo: <last user message>"`` (its first
-``ECHO_CHARS`` characters, so a summary stays under any cap), so a test can
-see which context the model got), records every request body, and can be told to hang, so a
-test can interrupt a client that is waiting for its reply. Real sockets, real bytes: the
-``openai`` SDK in the CLI process talks to it exactly as to a real endpoint.
+"""The model of the ``chatfold chat`` tests: a Chat Completions server on loopback
+(:class:`ChatCompletionsServer`) that answers ``"echo: <last user message>"`` (its first
+``ECHO_CHARS`` characters, so a summary stays under any cap), so a test can see which context
+the model got; it records every request and can be told to hang.
 """
 
 from __future__ import annotations
 
-import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from _chat_completions import ChatCompletionsServer, Reply
+
 ECHO_CHARS = 60
-HANG_LIMIT = 20.0
-"""A hanging reply never waits longer than this."""
 
 
-class _Handler(BaseHTTPRequestHandler):
-    server: _Server
-
-    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
-        pass
-
-    def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        body = json.loads(self.rfile.read(length) or b"{}")
-        fake = self.server.fake
-        with fake.lock:
-            fake.requests.append(body)
-        fake.received.set()
-        if not self.path.endswith("/chat/completions"):
-            self._send(404, {"error": {"message": "not found"}})
-            return
-        if fake.hang.is_set():
-            fake.release.wait(HANG_LIMIT)
-            return
-        users = [m for m in body.get("messages", []) if m.get("role") == "user"]
-        last = str(users[-1]["content"])[:ECHO_CHARS] if users else ""
-        self._send(200, {
-            "id": "chatcmpl-fake", "object": "chat.completion", "created": 1_700_000_000,
-            "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": f"echo: {last}"}}],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        })
-
-    def _send(self, status: int, payload: dict[str, Any]) -> None:
-        data = json.dumps(payload).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
+def echo_reply(body: dict[str, Any]) -> Reply:
+    """``echo: `` and the start of the latest user message."""
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    last = str(users[-1]["content"])[:ECHO_CHARS] if users else ""
+    return {"role": "assistant", "content": f"echo: {last}"}
 
 
-class _Server(ThreadingHTTPServer):
-    daemon_threads = True
-    fake: FakeOpenAI
-
-
-class FakeOpenAI:
+class FakeOpenAI(ChatCompletionsServer):
     """``with FakeOpenAI() as server:`` then point ``--base-url`` at ``server.base_url``."""
 
     def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-        self.received = threading.Event()
-        self.hang = threading.Event()
-        self.release = threading.Event()
-        self._server = _Server(("127.0.0.1", 0), _Handler)
-        self._server.fake = self
-        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
-
-    @property
-    def base_url(self) -> str:
-        host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}/v1"
-
-    def __enter__(self) -> FakeOpenAI:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.release.set()
-        self._server.shutdown()
-        self._server.server_close()
-        self._thread.join(5)
+        super().__init__(echo_reply)

@@ -214,10 +214,10 @@ def test_many_sqlite_stores_opening_fresh_files_at_once_never_find_them_locked(
 def test_sqlite_retries_a_busy_error_that_skips_the_busy_handler(fast_dir: Path) -> None:
     # SQLite answers SQLITE_BUSY at once, without waiting, where waiting could deadlock; a
     # connection whose busy handler is off stands in for those paths here, deterministically.
-    from chatfold.stores.sqlite import _connect, _retry_busy
+    from chatfold.stores._sqlite_file import connect, retry_busy
 
     path = str(fast_dir / "busy.db")
-    waiter = _connect(path, timeout=10)
+    waiter = connect(path, timeout=10)
     waiter.execute("PRAGMA busy_timeout = 0")
     holder = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     holder.execute("BEGIN EXCLUSIVE")
@@ -225,7 +225,7 @@ def test_sqlite_retries_a_busy_error_that_skips_the_busy_handler(fast_dir: Path)
         waiter.execute("BEGIN IMMEDIATE")  # what the store used to turn into an error
     release = threading.Timer(0.2, lambda: holder.execute("COMMIT"))
     release.start()
-    _retry_busy(waiter, lambda: waiter.execute("BEGIN IMMEDIATE"))
+    retry_busy(waiter, lambda: waiter.execute("BEGIN IMMEDIATE"))
     assert waiter.in_transaction
     waiter.execute("COMMIT")
     release.join()

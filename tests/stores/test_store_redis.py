@@ -14,7 +14,8 @@ import pytest
 
 from chatfold import StoreCorruptError, StoreError, StoreUnavailableError
 from chatfold.stores import FoldState, RedisStore
-from chatfold.stores.redis import MIGRATIONS, SCHEMA_VERSION, RedisKeys, _glob_escape, migrate
+from chatfold.stores._redis_schema import _glob_escape
+from chatfold.stores.redis import MIGRATIONS, SCHEMA_VERSION, RedisKeys, migrate
 
 redis = pytest.importorskip("redis")
 

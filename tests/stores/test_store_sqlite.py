@@ -164,12 +164,12 @@ def test_migrations_run_from_every_earlier_version(fast_dir: Path, version: int)
 def test_migration_failure_rolls_back_with_its_version(
     fast_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import chatfold.stores.sqlite as sqlite_module
+    import chatfold.stores._sqlite_file as sqlite_file
 
     path = fast_dir / "half.db"
     _build_at(path, 1)
     broken = (*MIGRATIONS[:1], ("CREATE TABLE chatfold_leases (x)", "THIS IS NOT SQL"))
-    monkeypatch.setattr(sqlite_module, "MIGRATIONS", broken)
+    monkeypatch.setattr(sqlite_file, "MIGRATIONS", broken)
     with pytest.raises(Exception):  # noqa: B017 - any error: what matters is the rollback
         SQLiteStore(path)
     assert _pragma(path, "user_version") == 1

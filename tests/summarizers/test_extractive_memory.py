@@ -362,3 +362,26 @@ def test_the_incumbent_bonus_sets_how_firmly_kept_items_hold() -> None:
 def test_a_bad_incumbent_bonus_is_a_typed_error(bad: object) -> None:
     with pytest.raises(InvalidArgumentError, match="incumbent_bonus"):
         ExtractiveSummarizer(incumbent_bonus=bad)  # type: ignore[arg-type]
+
+
+def test_each_task_keeps_its_own_budget_unless_one_is_changed() -> None:
+    zh = ask([user("第一趟去杭州，每晚预算600元。"), user("第二趟去成都，每晚预算900元。"),
+              user("另外，成都那趟每晚预算改成1200元。")], language="zh")
+    assert "600元" in zh and "1200元" in zh and "900元" not in zh
+    en = ask([user("For the Rome trip my budget is 2000 euros."),
+              user("For the Oslo trip my budget is 3500 euros."),
+              user("Actually the Oslo budget is now 4000 euros.")])
+    assert "2000" in en and "4000" in en and "3500" not in en
+
+
+def test_a_phone_number_in_groups_is_an_identifier() -> None:
+    from chatfold.summarizers.extractive.lexicon import _ID
+    from chatfold.summarizers.extractive.scoring import _scan
+
+    texts = ["I switched my phone number to 555-0142.", "Call me at +44 20 7946 0958.",
+             "我的手机号换成138-1234-5678了。", "We met in 2019 and 2020.", "It was 3-2 at 12 34."]
+    masks, _ = _scan(texts)
+    assert [bool(m & _ID) for m in masks] == [True, True, True, False, False]
+    out = ask([user("I switched my phone number to 555-0142."),
+               user("We had such a lovely dinner together, the food was great.")], max_tokens=14)
+    assert "555-0142" in out

@@ -372,6 +372,13 @@ def test_bad_options_are_rejected() -> None:
         OpenAISummarizer("m", base_url="http://x/v1", max_retries=-1)
 
 
+def test_an_unknown_keyword_is_a_type_error_naming_the_backend() -> None:
+    # The options arrive as **overrides: a misspelt one must fail as any unknown argument does.
+    with pytest.raises(TypeError, match=r"OpenAISummarizer\(\) got an unexpected keyword "
+                                        r"argument 'tiemout'"):
+        OpenAISummarizer("m", base_url="http://x/v1", tiemout=3)  # type: ignore[call-arg]
+
+
 def test_missing_sdk_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "openai", None)  # makes `import openai` fail
     with pytest.raises(MissingDependencyError, match=r"chatfold\[openai\]") as info:

@@ -58,6 +58,8 @@ __all__ = ["ChatfoldMiddleware", "from_chatfold", "to_chatfold"]
 SUMMARY_MARK = "is_summary"
 """``additional_kwargs`` key marking chatfold's summary message (LangChain does not send
 ``additional_kwargs`` of system or human messages to providers)."""
+RECALL_MARK = "is_recall"
+"""The same for chatfold's recall message (rebuilt from the log each turn, never logged)."""
 NATIVE_KEY = "langchain"
 """Key of a logged message that holds its full LangChain serialization."""
 
@@ -80,6 +82,11 @@ def _content(content: Any) -> str | list[dict[str, Any]]:
 
 def _is_summary(message: BaseMessage) -> bool:
     return bool(message.additional_kwargs.get(SUMMARY_MARK))
+
+
+def _is_recall(message: BaseMessage) -> bool:
+    # The recall message chatfold placed (rebuilt each turn from the log: never logged).
+    return bool(message.additional_kwargs.get(RECALL_MARK))
 
 
 def to_chatfold(message: BaseMessage, *, native: bool = False) -> dict[str, Any]:
@@ -143,11 +150,12 @@ def from_chatfold(message: Mapping[str, Any], *, summary_role: str = "system") -
     native = message.get(NATIVE_KEY)
     if isinstance(native, Mapping):
         return messages_from_dict([dict(native)])[0]
-    if message.get(SUMMARY_MARK):
+    if message.get(SUMMARY_MARK) or message.get(RECALL_MARK):
         text = message.get("content")
-        marked = {SUMMARY_MARK: True, "lc_source": "summarization"}
+        kind = SUMMARY_MARK if message.get(SUMMARY_MARK) else RECALL_MARK
+        marked = {kind: True, "lc_source": "summarization" if kind == SUMMARY_MARK else "recall"}
         # The same summary gets the same id, so an unchanged context is no state update.
-        msg_id = f"chatfold-summary-{uuid.uuid5(uuid.NAMESPACE_OID, str(text)).hex}"
+        msg_id = f"chatfold-{kind[3:]}-{uuid.uuid5(uuid.NAMESPACE_OID, str(text)).hex}"
         if summary_role == "human":
             return HumanMessage(content=text, additional_kwargs=marked, id=msg_id)
         return SystemMessage(content=text, additional_kwargs=marked, id=msg_id)
@@ -320,7 +328,7 @@ class ChatfoldMiddleware(AgentMiddleware[AgentState[Any], Any, Any]):
         a fresh thread continues the conversation), chatfold's summary excepted. Their ids
         are added to ``known``."""
         last = max((i for i, m in enumerate(messages) if m.id in known), default=-1)
-        new = [m for m in messages[last + 1:] if not _is_summary(m)]
+        new = [m for m in messages[last + 1:] if not _is_summary(m) and not _is_recall(m)]
         known.update(m.id for m in new if m.id is not None)
         return [to_chatfold(m, native=True) for m in new]
 

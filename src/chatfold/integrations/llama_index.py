@@ -87,7 +87,8 @@ def from_chatfold(message: Mapping[str, Any], summary_role: str = "system") -> C
     native = message.get(NATIVE_KEY)
     if isinstance(native, Mapping):
         return ChatMessage.model_validate(dict(native))
-    role = summary_role if message.get("is_summary") else str(message.get("role", "user"))
+    role = (summary_role if message.get("is_summary") or message.get("is_recall")
+            else str(message.get("role", "user")))
     extra: dict[str, Any] = {}
     if message.get("tool_call_id"):
         extra["tool_call_id"] = message["tool_call_id"]

@@ -141,7 +141,7 @@ def from_chatfold(message: Mapping[str, Any],
         return copy.deepcopy(stored)
     role = message.get("role")
     content = message.get("content")
-    if message.get("is_summary"):
+    if message.get("is_summary") or message.get("is_recall"):  # recall: a note like it
         return [{"role": summary_role, "content": content}]
     if role == "tool":
         return [{"type": "function_call_output", "call_id": message.get("tool_call_id"),

@@ -14,29 +14,51 @@ of ``A-Z a-z 0-9 _ . : @ -`` and do not start with ``.``.
 Every store offers the sync methods of :class:`Store` and their async twins of
 :class:`AsyncStore` (``aappend``, ``aentries``, ...). Stores built on blocking client
 libraries get the twins from :class:`BaseStore`, which runs the sync method in a worker thread.
+
+Where each part of a store lives:
+
+* ``base.py``: the contract (:class:`Store`, :class:`AsyncStore`, :class:`LogEntry`) and
+  :class:`BaseStore`; ``_records.py``: ids, messages and fold states checked and serialised.
+* ``memory.py``, ``sqlite.py``, ``postgres.py``, ``redis.py``: each backend's store class.
+* ``_sqlite_file.py``, ``_postgres_schema.py``, ``_redis_schema.py``: each backend's schema
+  and numbered migrations (the Redis store's Lua scripts: ``_redis_scripts.py``).
+* ``_sqlite_search.py``, ``_postgres_search.py``: each SQL backend's search index for recall
+  (Redis keeps its index in its append script); ``_search.py`` the parts they share.
+* ``_migrations.py``: the SQL migrations' step runner; ``_server.py``: a server store's
+  shared pool and its masked location.
 """
 
 from __future__ import annotations
 
-import json
-import re
-import threading
-from collections.abc import Callable, Iterator, Mapping, Sequence
+import copy
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, ClassVar, Generic, ParamSpec, Protocol, Self, TypeVar, runtime_checkable
+from typing import Any, ClassVar, ParamSpec, Protocol, Self, TypeVar, runtime_checkable
 
-from chatfold._errors import (
-    ChatfoldError,
-    InvalidArgumentError,
-    InvalidConversationIdError,
-    InvalidMessageError,
-    StoreCorruptError,
-    StoreError,
-)
+from chatfold._closing import Closing
+from chatfold._errors import ChatfoldError, StoreCorruptError, StoreError
 from chatfold._threads import STORE_THREADS
 from chatfold.recall import Postings
+
+# The checks and serialisation every backend shares live in _records.py, the server stores'
+# plumbing in _server.py; the names the stores imported from here are re-exported.
+from chatfold.stores._records import (
+    DamagedRecordError,
+    decode_message,
+    encode_message,
+    validate_conversation_id,
+    validate_namespace,
+)
+from chatfold.stores._records import check_entries_args as check_entries_args
+from chatfold.stores._records import check_lease_args as check_lease_args
+from chatfold.stores._records import check_new_state as check_new_state
+from chatfold.stores._records import check_seqs as check_seqs
+from chatfold.stores._records import encode_messages as encode_messages
+from chatfold.stores._records import state_from_record as state_from_record
+from chatfold.stores._server import SharedResource as SharedResource
+from chatfold.stores._server import mask_password
 from chatfold.stores.state import FoldState
 
 __all__ = [
@@ -55,11 +77,6 @@ __all__ = [
 DEFAULT_NAMESPACE = "default"
 """The namespace of a store created without one."""
 
-MAX_ID_LENGTH = 200
-"""Longest conversation id or namespace accepted."""
-
-_ID_RE = re.compile(rf"[A-Za-z0-9_:@-][A-Za-z0-9._:@-]{{0,{MAX_ID_LENGTH - 1}}}")
-
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
 
@@ -76,254 +93,17 @@ class LogEntry:
     """When it was appended, in seconds since the epoch."""
 
 
-_VALID_IDS: dict[str, None] = {}
-"""Ids already checked (bounded): a conversation's every store call checks the same id."""
-
-
-def _check_id(value: object, what: str) -> str:
-    if type(value) is str and value in _VALID_IDS:
-        return value
-    if not isinstance(value, str) or _ID_RE.fullmatch(value) is None:
-        shown = (
-            repr(value)
-            if not isinstance(value, str) or len(value) <= 60
-            else (repr(value[:60]) + "...")
-        )
-        raise InvalidConversationIdError(
-            f"invalid {what} {shown}: use 1-{MAX_ID_LENGTH} characters of A-Z a-z 0-9 _ . : @ -, "
-            "not starting with '.'"
-        )
-    if type(value) is str:
-        if len(_VALID_IDS) >= 4096:
-            _VALID_IDS.clear()
-        _VALID_IDS[value] = None
-    return value
-
-
-def validate_conversation_id(conversation_id: object) -> str:
-    """Check a conversation id and return it.
-
-    Args:
-        conversation_id: The id to check.
-
-    Returns:
-        The id, unchanged.
+def log_entries(rows: Iterable[Sequence[Any]]) -> list[LogEntry]:
+    """The entries of ``(seq, message JSON, created_at)`` rows, as the SQL stores read them.
 
     Raises:
-        InvalidConversationIdError: It is not a string of 1–200 characters of
-            ``A-Z a-z 0-9 _ . : @ -`` not starting with ``.``.
+        json.JSONDecodeError, DamagedRecordError: A stored message is not a JSON object (the
+            stores' error boundary reports it as StoreCorruptError).
     """
-    return _check_id(conversation_id, "conversation id")
-
-
-def validate_namespace(namespace: object) -> str:
-    """Check a namespace (same rules as conversation ids) and return it.
-
-    Args:
-        namespace: The namespace to check.
-
-    Returns:
-        The namespace, unchanged.
-
-    Raises:
-        InvalidConversationIdError: It breaks the conversation-id rules.
-    """
-    return _check_id(namespace, "namespace")
-
-
-def encode_message(message: object, index: int | None = None) -> str:
-    """Serialise one message for a store: compact JSON, UTF-8 text kept as is.
-
-    Args:
-        message: A mapping of JSON-serialisable values.
-        index: Position of the message in the batch, for the error.
-
-    Returns:
-        The JSON text.
-
-    Raises:
-        InvalidMessageError: It is not a mapping or not JSON-serialisable (NaN and infinities
-            included: they are not JSON).
-    """
-    if type(message) is not dict:
-        if not isinstance(message, Mapping):
-            raise InvalidMessageError(index, f"expected a mapping, got {type(message).__name__}")
-        message = dict(message)  # json serialises dicts only
-    try:
-        text = _JSON_UTF8.encode(message)
-    except (TypeError, ValueError) as exc:
-        raise InvalidMessageError(index, f"not JSON-serialisable: {exc}") from exc
-    if not text.isascii():
-        try:
-            text.encode("utf-8")
-        except UnicodeEncodeError:
-            # Lone surrogates cannot be stored as UTF-8 text; \\u escapes keep them exactly.
-            text = _JSON_ASCII.encode(message)
-    return text
-
-
-# Made once: json.dumps() with options builds a new encoder on every call (a turn's hot path).
-_JSON_UTF8 = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-_JSON_ASCII = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False)
-
-
-def encode_messages(messages: object) -> list[str]:
-    """Serialise the batch of :meth:`Store.append` with :func:`encode_message`.
-
-    Raises:
-        InvalidMessageError: ``messages`` is not a list (or tuple) of messages, or one of them
-            is not a JSON-serialisable mapping; nothing is appended.
-    """
-    if isinstance(messages, (str, bytes, Mapping)) or not isinstance(messages, Sequence):
-        raise InvalidMessageError(
-            None, f"expected a list of messages, got {type(messages).__name__}"
-        )
-    return [encode_message(m, i) for i, m in enumerate(messages)]
-
-
-class DamagedRecordError(ValueError):
-    """A stored value parsed, but is not what chatfold writes. :meth:`BaseStore._translate`
-    turns it into :class:`~chatfold.StoreCorruptError` naming the store."""
-
-
-def decode_message(text: str) -> dict[str, Any]:
-    """Parse what :func:`encode_message` wrote.
-
-    Args:
-        text: JSON text of one message.
-
-    Returns:
-        The message.
-
-    Raises:
-        json.JSONDecodeError: The text is not JSON (stores translate it to StoreCorruptError).
-        DamagedRecordError: It is JSON but not an object (likewise).
-    """
-    value = json.loads(text)
-    if not isinstance(value, dict):
-        kind = type(value).__name__
-        raise DamagedRecordError(f"a stored message is a JSON {kind}, not an object")
-    return value
-
-
-_URL_PASSWORD_RE = re.compile(r"(://[^:/?#@\s]*:)[^@\s]*@")
-_KEYWORD_PASSWORD_RE = re.compile(r"(password\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]+)", re.IGNORECASE)
-
-
-def mask_password(location: str) -> str:
-    """Hide the password of a connection URL or libpq conninfo string, for error messages.
-
-    Args:
-        location: ``scheme://user:password@host/...``, ``host=... password=...``, or a path.
-
-    Returns:
-        The same text with every password replaced by ``***``.
-    """
-    masked = _URL_PASSWORD_RE.sub(r"\1***@", location)
-    return _KEYWORD_PASSWORD_RE.sub(r"\1***", masked)
-
-
-_STATE_TYPES: dict[str, tuple[type, ...]] = {
-    "summary": (str,),
-    "covered_through": (int,),
-    "version": (int,),
-    "language": (str, type(None)),
-    "pinned_seqs": (tuple,),
-    "folds": (int,),
-    "summarizer_calls": (int,),
-    "last_fold_seconds": (int, float, type(None)),
-}
-
-
-def state_from_record(version: int, text: str) -> FoldState:
-    """Rebuild a stored fold state from its version column and ``FoldState.to_json()`` text.
-
-    The version column is what the compare-and-set checks, so it wins over the JSON's copy.
-
-    Raises:
-        json.JSONDecodeError: The text is not JSON (stores translate it to StoreCorruptError).
-        DamagedRecordError: It is JSON but not a fold state (likewise).
-    """
-    try:
-        state = FoldState.from_json(text)
-    except (AttributeError, TypeError) as exc:  # not an object, or a list where a number goes
-        raise DamagedRecordError(f"the stored fold state is not a chatfold state ({exc})") from exc
-    for name, types in _STATE_TYPES.items():
-        value: Any = getattr(state, name)
-        wrong = not isinstance(value, types) or isinstance(value, bool)
-        if not wrong and name == "pinned_seqs":
-            wrong = not all(_is_int(x) for x in value)
-        if wrong:
-            raise DamagedRecordError(
-                f"the stored fold state's {name} is {value!r}, not a {types[0].__name__}"
-            )
-    return state if state.version == version else replace(state, version=version)
-
-
-def check_entries_args(after: int, limit: int | None) -> None:
-    """Validate the ``after`` and ``limit`` arguments of :meth:`Store.entries`.
-
-    Raises:
-        InvalidArgumentError: ``after`` or ``limit`` is negative or not an integer.
-    """
-    if not _is_int(after) or after < 0:
-        raise InvalidArgumentError("after", f"must be an integer >= 0, got {after!r}")
-    if limit is not None and (not _is_int(limit) or limit < 0):
-        raise InvalidArgumentError("limit", f"must be an integer >= 0 or None, got {limit!r}")
-
-
-def _is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def check_seqs(seqs: Sequence[int]) -> list[int]:
-    """Validate the ``seqs`` of :meth:`Store.entries_at`; return them distinct and ascending.
-
-    Raises:
-        InvalidArgumentError: A seq is not a positive integer.
-    """
-    for s in seqs:
-        if not _is_int(s) or s < 1:
-            raise InvalidArgumentError("seqs", f"must be positive integers, got {s!r}")
-    return sorted(set(seqs))
-
-
-def check_new_state(state: FoldState, expected_version: int) -> None:
-    """Validate the arguments of :meth:`Store.save_state` before any I/O.
-
-    Raises:
-        InvalidArgumentError: ``expected_version`` is negative or ``state.version`` is not
-            ``expected_version + 1``.
-    """
-    if not _is_int(expected_version) or expected_version < 0:
-        raise InvalidArgumentError(
-            "expected_version", f"must be an integer >= 0, got {expected_version!r}"
-        )
-    if not isinstance(state, FoldState):
-        raise InvalidArgumentError("state", f"must be a FoldState, got {type(state).__name__}")
-    if state.version != expected_version + 1:
-        raise InvalidArgumentError(
-            "state.version",
-            f"must be expected_version + 1 = {expected_version + 1}, got {state.version}",
-        )
-
-
-def check_lease_args(owner: str, ttl_seconds: float | None = None) -> None:
-    """Validate a lease owner and time-to-live.
-
-    Raises:
-        InvalidArgumentError: The owner is not a non-empty string or the ttl is not a
-            positive number.
-    """
-    if not isinstance(owner, str) or not owner:
-        raise InvalidArgumentError("owner", f"must be a non-empty string, got {owner!r}")
-    if ttl_seconds is not None and (
-        not isinstance(ttl_seconds, (int, float)) or isinstance(ttl_seconds, bool)
-        or not 0 < ttl_seconds < float("inf")
-    ):
-        raise InvalidArgumentError(
-            "ttl_seconds", f"must be a positive number of seconds, got {ttl_seconds!r}"
-        )
+    return [
+        LogEntry(seq=int(seq), message=decode_message(text), created_at=float(at))
+        for seq, text, at in rows
+    ]
 
 
 @runtime_checkable
@@ -464,8 +244,9 @@ class Store(Protocol):
     def with_namespace(self, namespace: str) -> Self:
         """A store object on the same database, file or server, scoped to ``namespace``.
 
-        It shares this store's connection pool where the backend has one (the pool closes
-        with the last store using it), and must be closed on its own.
+        It shares this store's connection pool where the backend has one (PostgreSQL,
+        Redis: no new connection, so a multi-tenant server can make one per request; the pool
+        closes with the last store using it), and must be closed on its own.
         """
         ...
 
@@ -535,42 +316,7 @@ class AsyncStore(Protocol):
     ) -> None: ...
 
 
-class SharedResource(Generic[_T]):
-    """A connection pool or client shared by the store objects of :meth:`Store.with_namespace`.
-
-    Each store holds one reference; the resource closes when the last one is released.
-    """
-
-    def __init__(self, resource: _T, close: Callable[[_T], None]) -> None:
-        self.resource = resource
-        self._close = close
-        self._refs = 1
-        self._lock = threading.Lock()
-
-    def acquire(self) -> Self:
-        """Take one more reference.
-
-        Raises:
-            StoreError: The resource is already closed.
-        """
-        with self._lock:
-            if self._refs == 0:
-                raise StoreError("this store is closed; create a new one")
-            self._refs += 1
-        return self
-
-    def release(self) -> None:
-        """Drop one reference; close the resource with the last one."""
-        with self._lock:
-            if self._refs == 0:
-                return
-            self._refs -= 1
-            last = self._refs == 0
-        if last:
-            self._close(self.resource)
-
-
-class BaseStore:
+class BaseStore(Closing):
     """Shared plumbing of the built-in stores: namespace, closing, context managers, and the
     async twins, which run the sync method in a thread of chatfold's bounded store pool (not
     asyncio's default executor, so hung summarizer threads or the application's own blocking
@@ -596,6 +342,14 @@ class BaseStore:
     def namespace(self) -> str:
         """The namespace this store object reads and writes."""
         return self._namespace
+
+    def _scoped_copy(self, namespace: str) -> Self:
+        """A shallow copy of this open store object scoped to ``namespace``, for
+        :meth:`with_namespace` (the backend then takes its own reference to what it shares)."""
+        self._check_open()
+        other = copy.copy(self)
+        BaseStore.__init__(other, namespace=namespace)
+        return other
 
     def _store_error(self, exc: Exception) -> StoreError | None:
         """The chatfold error for a driver exception (``None``: not the driver's)."""
@@ -628,17 +382,6 @@ class BaseStore:
     def close(self) -> None:
         """Mark the store closed; subclasses release their resources too."""
         self._closed = True
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     # -- async twins -----------------------------------------------------------------------
 
@@ -753,14 +496,3 @@ class BaseStore:
     async def aclose(self) -> None:
         """Async twin of :meth:`Store.close`."""
         await self._run(self.close)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

@@ -16,15 +16,12 @@ of the ``search_path`` (``schema=`` selects one). Needs the ``postgres`` extra.
 
 from __future__ import annotations
 
-import copy
 import json
-import math
 import os
-import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
@@ -32,27 +29,31 @@ from chatfold._errors import (
     ConversationNotFoundError,
     FoldConflictError,
     InvalidArgumentError,
-    MissingDependencyError,
     StoreCorruptError,
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.recall import Postings, check_search_args, message_terms, scope_token
-from chatfold.stores.base import (
-    DEFAULT_NAMESPACE,
-    BaseStore,
-    LogEntry,
-    SharedResource,
+from chatfold.recall import Postings, check_search_args
+from chatfold.stores._postgres_schema import (
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    connection_kwargs,
+    create_schema,
+    import_psycopg,
+    migrate,
+)
+from chatfold.stores._postgres_search import delete_index, index_rows, search
+from chatfold.stores._records import (
     check_entries_args,
     check_lease_args,
     check_new_state,
     check_seqs,
-    decode_message,
     encode_messages,
-    mask_password,
     state_from_record,
     validate_conversation_id,
 )
+from chatfold.stores._server import SharedResource, mask_password
+from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry, log_entries
 from chatfold.stores.state import FoldState
 
 if TYPE_CHECKING:
@@ -75,131 +76,6 @@ DEFAULT_CONNECT_TIMEOUT = 5.0
 
 DEFAULT_POOL_TIMEOUT = 30.0
 """Seconds an operation waits for a free pooled connection."""
-
-MIGRATION_LOCK_KEY = 0x63686664_6D696772
-"""``pg_advisory_xact_lock`` key held while migrating ("chfdmigr")."""
-
-
-
-def _index_rows(
-    conn: psycopg.Connection[Any], ns: str, cid: str,
-    rows: Sequence[tuple[int, Mapping[str, Any]]],
-) -> None:
-    """Index log entries ``(seq, message)`` for search (inside the caller's transaction).
-
-    Each entry's terms, prefixed with the conversation's scope token, are stored as lexemes
-    exactly (``array_to_tsvector``: no parser, no stemming, so Chinese bigrams stay whole) in
-    a ``tsvector`` column with a GIN index.
-    """
-    scope = scope_token(ns, cid)
-    docs = []
-    total = 0
-    for seq, message in rows:
-        found = message_terms(message)
-        total += len(found)
-        if found:
-            docs.append((ns, cid, seq, len(found), [scope + t for t in found]))
-    if docs:
-        with conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO chatfold_search (namespace, conversation_id, seq, length, terms) "
-                "VALUES (%s, %s, %s, %s, array_to_tsvector(%s::text[]))",
-                docs,
-            )
-    conn.execute(
-        "INSERT INTO chatfold_search_stats (namespace, id, docs, length) "
-        "VALUES (%s, %s, %s, %s) ON CONFLICT (namespace, id) DO UPDATE "
-        "SET docs = chatfold_search_stats.docs + EXCLUDED.docs, "
-        "length = chatfold_search_stats.length + EXCLUDED.length",
-        (ns, cid, len(rows), total),
-    )
-
-
-def _backfill_search(conn: psycopg.Connection[Any]) -> None:
-    """Index every entry already stored (migration 3), a conversation at a time."""
-    conversations = conn.execute("SELECT namespace, id FROM chatfold_conversations").fetchall()
-    for ns, cid in conversations:
-        rows = conn.execute(
-            "SELECT seq, message FROM chatfold_entries WHERE namespace = %s "
-            "AND conversation_id = %s ORDER BY seq",
-            (ns, cid),
-        ).fetchall()
-        _index_rows(conn, ns, cid, [(int(seq), decode_message(text)) for seq, text in rows])
-
-
-MIGRATIONS: tuple[tuple[str | Callable[[psycopg.Connection[Any]], None], ...], ...] = (
-    # 1: the log, its per-conversation counter, and the fold state.
-    (
-        """CREATE TABLE chatfold_conversations (
-            namespace text NOT NULL,
-            id text NOT NULL,
-            created_at double precision NOT NULL,
-            last_seq bigint NOT NULL DEFAULT 0,
-            PRIMARY KEY (namespace, id)
-        )""",
-        """CREATE TABLE chatfold_entries (
-            namespace text NOT NULL,
-            conversation_id text NOT NULL,
-            seq bigint NOT NULL,
-            message text NOT NULL,
-            created_at double precision NOT NULL,
-            PRIMARY KEY (namespace, conversation_id, seq)
-        )""",
-        """CREATE TABLE chatfold_states (
-            namespace text NOT NULL,
-            id text NOT NULL,
-            version bigint NOT NULL,
-            state text NOT NULL,
-            PRIMARY KEY (namespace, id)
-        )""",
-    ),
-    # 2: fold leases, so two servers do not pay for the same summary.
-    (
-        """CREATE TABLE chatfold_leases (
-            namespace text NOT NULL,
-            id text NOT NULL,
-            owner text NOT NULL,
-            expires_at timestamptz NOT NULL,
-            PRIMARY KEY (namespace, id)
-        )""",
-    ),
-    # 3: the search index for recall, filled from the entries already stored.
-    (
-        """CREATE TABLE chatfold_search (
-            namespace text NOT NULL,
-            conversation_id text NOT NULL,
-            seq bigint NOT NULL,
-            length integer NOT NULL,
-            terms tsvector NOT NULL,
-            PRIMARY KEY (namespace, conversation_id, seq)
-        )""",
-        # fastupdate off: a search never scans a long pending list (appends are small).
-        "CREATE INDEX chatfold_search_terms ON chatfold_search USING gin (terms) "
-        "WITH (fastupdate = off)",
-        """CREATE TABLE chatfold_search_stats (
-            namespace text NOT NULL,
-            id text NOT NULL,
-            docs bigint NOT NULL,
-            length bigint NOT NULL,
-            PRIMARY KEY (namespace, id)
-        )""",
-        _backfill_search,
-    ),
-)
-"""``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
-
-SCHEMA_VERSION = len(MIGRATIONS)
-
-_SCHEMA_RE = re.compile(r"[a-z_][a-z0-9_]{0,62}")
-
-
-def _import() -> tuple[Any, Any]:
-    try:
-        import psycopg
-        import psycopg_pool
-    except ImportError as exc:
-        raise MissingDependencyError("PostgresStore", "postgres") from exc
-    return psycopg, psycopg_pool
 
 
 def translate_error(exc: BaseException, location: str) -> StoreError | None:
@@ -239,85 +115,8 @@ def translate_error(exc: BaseException, location: str) -> StoreError | None:
     return StoreError(f"PostgreSQL store {location} failed: {text}")
 
 
-def _current_version(conn: psycopg.Connection[Any]) -> int | None:
-    """The schema version, or None when there is no ``chatfold_meta`` table yet."""
-    psycopg, _ = _import()
-    try:
-        with conn.transaction():
-            row = conn.execute(
-                "SELECT value FROM chatfold_meta WHERE key = 'schema_version'"
-            ).fetchone()
-    except psycopg.errors.UndefinedTable:
-        return None
-    return 0 if row is None else int(row[0])
-
-
-def migrate(conn: psycopg.Connection[Any], target: int = SCHEMA_VERSION) -> None:
-    """Bring the database of ``conn`` to schema version ``target``, one migration at a time.
-
-    Each migration runs in its own transaction with its version bump, under an advisory lock.
-
-    Args:
-        conn: An autocommit connection (its ``search_path`` picks the schema).
-        target: The version to reach (tests use lower ones to build old databases).
-
-    Raises:
-        StoreCorruptError: The database holds a newer chatfold schema.
-    """
-    if _current_version(conn) == target:
-        return  # the common case, without taking the lock
-    while True:
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS chatfold_meta "
-                "(key text PRIMARY KEY, value text NOT NULL)"
-            )
-            row = conn.execute(
-                "SELECT value FROM chatfold_meta WHERE key = 'schema_version'"
-            ).fetchone()
-            version = 0 if row is None else int(row[0])
-            if version > SCHEMA_VERSION:
-                raise StoreCorruptError(
-                    f"PostgreSQL schema version {version} is newer than this chatfold's "
-                    f"{SCHEMA_VERSION}: upgrade chatfold"
-                )
-            if version >= target:
-                return
-            for statement in MIGRATIONS[version]:
-                if callable(statement):
-                    statement(conn)
-                else:
-                    conn.execute(statement)
-            conn.execute(
-                "INSERT INTO chatfold_meta (key, value) VALUES ('schema_version', %s) "
-                "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
-                (str(version + 1),),
-            )
-
-
 def _close_pool(pool: psycopg_pool.ConnectionPool[Any]) -> None:
     pool.close()
-
-
-def connection_kwargs(connect_timeout: float, schema: str | None) -> dict[str, Any]:
-    """Keyword arguments for ``psycopg.connect`` used by the store's connections.
-
-    Raises:
-        InvalidArgumentError: ``schema`` is not a lowercase SQL identifier.
-    """
-    kwargs: dict[str, Any] = {
-        "autocommit": True,
-        # libpq takes whole seconds and treats 1 as 2.
-        "connect_timeout": max(1, math.ceil(connect_timeout)),
-    }
-    if schema is not None:
-        if _SCHEMA_RE.fullmatch(schema) is None:
-            raise InvalidArgumentError(
-                "schema", f"must be a lowercase SQL identifier, got {schema!r}"
-            )
-        kwargs["options"] = f"-c search_path={schema}"
-    return kwargs
 
 
 class PostgresStore(BaseStore):
@@ -368,24 +167,16 @@ class PostgresStore(BaseStore):
         self._pool: SharedResource[psycopg_pool.ConnectionPool[Any]] | None = None
         self._pool_lock = threading.Lock()
         self._pid = os.getpid()
-        psycopg, _ = _import()
+        psycopg, _ = import_psycopg()
         with self._translate():
             with psycopg.connect(conninfo, **self._kwargs) as conn:
                 if schema is not None:
-                    self._create_schema(conn, schema)
+                    create_schema(conn, schema)
                 migrate(conn)
             self._pool = SharedResource(self._open_pool(), _close_pool)
 
-    @staticmethod
-    def _create_schema(conn: psycopg.Connection[Any], schema: str) -> None:
-        from psycopg import sql
-
-        with conn.transaction():
-            conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
-            conn.execute(sql.SQL("CREATE SCHEMA IF NOT EXISTS {}").format(sql.Identifier(schema)))
-
     def _open_pool(self) -> psycopg_pool.ConnectionPool[Any]:
-        _, pool_lib = _import()
+        _, pool_lib = import_psycopg()
         pool: psycopg_pool.ConnectionPool[Any] = pool_lib.ConnectionPool(
             self._conninfo,
             min_size=1,
@@ -406,16 +197,10 @@ class PostgresStore(BaseStore):
         return f"PostgresStore({self._location!r}, namespace={self._namespace!r})"
 
     def with_namespace(self, namespace: str) -> Self:
-        """A store on the same database and connection pool, scoped to ``namespace``.
-
-        Cheap (no new connection): a multi-tenant server can make one per request. Close each;
-        the pool closes with the last one.
-        """
-        self._check_open()
+        """See :meth:`chatfold.stores.base.Store.with_namespace` (same database and pool)."""
+        other = self._scoped_copy(namespace)
         if self._pool is None:  # pragma: no cover - only if __init__ failed half-way
             raise StoreError(f"{self!r} is not open")
-        other = copy.copy(self)
-        BaseStore.__init__(other, namespace=namespace)
         other._pool = self._pool.acquire()
         return other
 
@@ -469,7 +254,7 @@ class PostgresStore(BaseStore):
                         "VALUES (%s, %s, %s, %s, %s)",
                         [(ns, cid, s, text, now) for s, text in zip(seqs, encoded, strict=True)],
                     )
-                _index_rows(conn, ns, cid, list(zip(seqs, messages, strict=True)))
+                index_rows(conn, ns, cid, list(zip(seqs, messages, strict=True)))
         return seqs
 
     def entries(
@@ -485,10 +270,7 @@ class PostgresStore(BaseStore):
                 "ORDER BY seq LIMIT %s",
                 (self._namespace, cid, after, limit),
             ).fetchall()
-            return [
-                LogEntry(seq=int(seq), message=decode_message(text), created_at=float(at))
-                for seq, text, at in rows
-            ]
+            return log_entries(rows)
 
     def last_seq(self, conversation_id: str) -> int:
         """See :meth:`chatfold.stores.base.Store.last_seq`."""
@@ -512,10 +294,7 @@ class PostgresStore(BaseStore):
                 "AND conversation_id = %s AND seq = ANY(%s::bigint[]) ORDER BY seq",
                 (self._namespace, cid, wanted),
             ).fetchall()
-            return [
-                LogEntry(seq=int(seq), message=decode_message(text), created_at=float(at))
-                for seq, text, at in rows
-            ]
+            return log_entries(rows)
 
     def search(
         self, conversation_id: str, terms: Sequence[str], *, through_seq: int, max_df: int
@@ -523,39 +302,9 @@ class PostgresStore(BaseStore):
         """See :meth:`chatfold.stores.base.Store.search`."""
         cid = validate_conversation_id(conversation_id)
         wanted = check_search_args(terms, through_seq, max_df)
-        ns = self._namespace
-        scope = scope_token(ns, cid)
-        hits: dict[str, tuple[tuple[int, int], ...]] = {}
-        common: set[str] = set()
         with self._translate(), self._connection() as conn:
-            row = conn.execute(
-                "SELECT docs, length FROM chatfold_search_stats WHERE namespace = %s AND id = %s",
-                (ns, cid),
-            ).fetchone()
-            if row is None:
-                return Postings(hits={t: () for t in wanted})
-            # One round trip: each term's entries through the GIN index (a term is letters
-            # and digits only, so quoting it makes a one-lexeme tsquery), max_df + 1 at most,
-            # unordered so that the heap scan of a common term stops there (sorted below).
-            queries = [f"'{scope}{t}'" for t in wanted]
-            found = conn.execute(
-                "SELECT q.term, s.seq, s.length FROM unnest(%s::text[], %s::text[]) "
-                "AS q(term, query) CROSS JOIN LATERAL (SELECT seq, length FROM chatfold_search "
-                "WHERE terms @@ q.query::tsquery "
-                "AND namespace = %s AND conversation_id = %s AND seq <= %s "
-                "LIMIT %s) AS s",
-                (wanted, queries, ns, cid, through_seq, max_df + 1),
-            ).fetchall()
-        by_term: dict[str, list[tuple[int, int]]] = {t: [] for t in wanted}
-        for term, seq, length in found:
-            by_term[str(term)].append((int(seq), int(length)))
-        for term, got in by_term.items():
-            if len(got) > max_df:
-                common.add(term)
-            else:
-                hits[term] = tuple(sorted(got))
-        return Postings(docs=int(row[0]), total_length=int(row[1]), hits=hits,
-                        common=frozenset(common))
+            return search(conn, self._namespace, cid, wanted, through_seq=through_seq,
+                          max_df=max_df)
 
     def exists(self, conversation_id: str) -> bool:
         """See :meth:`chatfold.stores.base.Store.exists`."""
@@ -592,13 +341,7 @@ class PostgresStore(BaseStore):
                 (ns, cid),
             )
             conn.execute("DELETE FROM chatfold_states WHERE namespace = %s AND id = %s", (ns, cid))
-            conn.execute(
-                "DELETE FROM chatfold_search WHERE namespace = %s AND conversation_id = %s",
-                (ns, cid),
-            )
-            conn.execute(
-                "DELETE FROM chatfold_search_stats WHERE namespace = %s AND id = %s", (ns, cid)
-            )
+            delete_index(conn, ns, cid)
             conn.execute("DELETE FROM chatfold_leases WHERE namespace = %s AND id = %s", (ns, cid))
 
     def load_state(self, conversation_id: str) -> FoldState:

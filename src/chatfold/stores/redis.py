@@ -1,7 +1,7 @@
 """Redis store (``redis-py``): low-latency conversations shared by several processes and machines.
 
 Key layout (schema version 3), all keys of a namespace sharing the hash tag ``{namespace}`` so
-the Lua scripts below stay legal on Redis Cluster::
+the Lua scripts (``_redis_scripts.py``) stay legal on Redis Cluster::
 
     chatfold:{ns}:schema              string  layout version
     chatfold:{ns}:conversations       set     ids of the namespace's conversations
@@ -25,17 +25,17 @@ pattern matching user-chosen names. Commands are never retried by the client: a 
 append whose first attempt reached the server would duplicate messages.
 
 The server must not evict keys (``maxmemory-policy noeviction``, the default), or it may drop
-messages. Needs the ``redis`` extra.
+messages. Needs the ``redis`` extra. The key names and the layout's migrations are in
+``_redis_schema.py``.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Self
 
 from chatfold._errors import (
     ConversationNotFoundError,
@@ -46,25 +46,20 @@ from chatfold._errors import (
     StoreUnavailableError,
 )
 from chatfold.recall import Postings, check_search_args, message_terms
-from chatfold.stores.base import (
-    DEFAULT_NAMESPACE,
-    BaseStore,
-    LogEntry,
-    SharedResource,
+from chatfold.stores import _redis_scripts as scripts
+from chatfold.stores._records import (
     check_entries_args,
     check_lease_args,
     check_new_state,
     check_seqs,
     encode_messages,
-    mask_password,
     state_from_record,
     validate_conversation_id,
-    validate_namespace,
 )
+from chatfold.stores._redis_schema import MIGRATIONS, SCHEMA_VERSION, RedisKeys, migrate
+from chatfold.stores._server import SharedResource, mask_password
+from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry
 from chatfold.stores.state import FoldState
-
-if TYPE_CHECKING:
-    import redis
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT",
@@ -84,263 +79,6 @@ DEFAULT_CONNECT_TIMEOUT = 5.0
 
 DEFAULT_SOCKET_TIMEOUT = 30.0
 """Seconds to wait for a reply."""
-
-_APPEND = """
-local n = redis.call('LLEN', KEYS[2])
-redis.call('SADD', KEYS[1], ARGV[1])
-local count = tonumber(ARGV[3])
-for i = 4, 3 + count, 1000 do
-  redis.call('RPUSH', KEYS[2], unpack(ARGV, i, math.min(i + 999, 3 + count)))
-end
-local pos = 4 + count
-local total = 0
-for j = 1, count do
-  local seq = n + j
-  local k = tonumber(ARGV[pos])
-  pos = pos + 1
-  redis.call('SETRANGE', KEYS[3], (seq - 1) * 5, string.format('%05d', math.min(k, 99999)))
-  local tag = string.format('%010d', seq)
-  for t = pos, pos + k - 1 do
-    redis.call('APPEND', ARGV[2] .. ARGV[t], tag)
-  end
-  for t = pos, pos + k - 1, 1000 do
-    redis.call('SADD', KEYS[4], unpack(ARGV, t, math.min(t + 999, pos + k - 1)))
-  end
-  pos = pos + k
-  total = total + k
-end
-redis.call('HINCRBY', KEYS[5], 'docs', count)
-redis.call('HINCRBY', KEYS[5], 'length', total)
-return n + count
-"""
-"""KEYS: index, log, doclen, termset, search stats. ARGV: id, posting-key prefix, n, the n
-entries, then per entry its term count k and k terms. Returns the log's new length (the last
-seq). The entries and their index entries are written by one script, so concurrent writers
-can never leave the index out of step with the log. LLEN comes first: a log key of the wrong
-type fails the script before it writes anything."""
-
-_SEARCH = """
-local out = {redis.call('HGET', KEYS[2], 'docs') or '0',
-             redis.call('HGET', KEYS[2], 'length') or '0'}
-local through = tonumber(ARGV[2])
-local maxdf = tonumber(ARGV[3])
-for i = 4, #ARGV do
-  local key = ARGV[1] .. ARGV[i]
-  local lo, hi = 0, redis.call('STRLEN', key) / 10
-  while lo < hi do
-    local mid = math.floor((lo + hi) / 2)
-    if tonumber(redis.call('GETRANGE', key, mid * 10, mid * 10 + 9)) <= through then
-      lo = mid + 1
-    else
-      hi = mid
-    end
-  end
-  if lo > maxdf then
-    out[#out + 1] = 'c'
-    out[#out + 1] = ''
-  else
-    local seqs = ''
-    local lens = {}
-    if lo > 0 then
-      seqs = redis.call('GETRANGE', key, 0, lo * 10 - 1)
-      for j = 0, lo - 1 do
-        local seq = tonumber(string.sub(seqs, j * 10 + 1, j * 10 + 10))
-        lens[#lens + 1] = redis.call('GETRANGE', KEYS[1], (seq - 1) * 5, seq * 5 - 1)
-      end
-    end
-    out[#out + 1] = seqs
-    out[#out + 1] = table.concat(lens)
-  end
-end
-return out
-"""
-"""KEYS: doclen, search stats. ARGV: posting-key prefix, through_seq, max_df, terms...
-Returns docs, length, then per term: its seqs <= through_seq (10 digits each) and their
-lengths (5 digits each), or 'c' and '' for a term held by more than max_df of them. A binary
-search finds the cut, so a common term costs O(log df), not a read of its list."""
-
-_SAVE_STATE = """
-if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then return -2 end
-local actual = tonumber(redis.call('HGET', KEYS[2], 'version') or '0')
-if actual ~= tonumber(ARGV[2]) then return actual end
-redis.call('HSET', KEYS[2], 'version', ARGV[3], 'state', ARGV[4])
-return -1
-"""
-"""KEYS: index, state. ARGV: id, expected, new version, state JSON.
-Returns -1 saved, -2 no such conversation, else the actual version (conflict)."""
-
-_ACQUIRE = """
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-  return 1
-end
-return 0
-"""
-"""KEYS: lease. ARGV: owner, ttl ms. Returns 1 when held by owner afterwards."""
-
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-_DELETE = """
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[4])
-redis.call('SREM', KEYS[1], ARGV[1])
-local terms = redis.call('SMEMBERS', KEYS[6])
-for i = 1, #terms, 1000 do
-  local batch = {}
-  for j = i, math.min(i + 999, #terms) do batch[#batch + 1] = ARGV[2] .. terms[j] end
-  redis.call('DEL', unpack(batch))
-end
-redis.call('DEL', KEYS[5], KEYS[6], KEYS[7])
-return 0
-"""
-"""KEYS: index, log, state, lease, doclen, termset, search stats. ARGV: id, posting prefix."""
-
-
-def _glob_escape(text: str) -> str:
-    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
-
-
-class RedisKeys:
-    """The keys of one namespace (see the module docstring)."""
-
-    def __init__(self, namespace: str) -> None:
-        self.prefix = f"chatfold:{{{validate_namespace(namespace)}}}:"
-        self.schema = self.prefix + "schema"
-        self.index = self.prefix + "conversations"
-
-    def log(self, conversation_id: str) -> str:
-        """The list of log entries."""
-        return self.prefix + "log:" + conversation_id
-
-    def state(self, conversation_id: str) -> str:
-        """The fold-state hash."""
-        return self.prefix + "state:" + conversation_id
-
-    def lease(self, conversation_id: str) -> str:
-        """The fold-lease string."""
-        return self.prefix + "lease:" + conversation_id
-
-    def doclen(self, conversation_id: str) -> str:
-        """Search index: each entry's length, 5 digits at offset (seq - 1) * 5."""
-        return self.prefix + "doclen:" + conversation_id
-
-    def termset(self, conversation_id: str) -> str:
-        """Search index: the set of terms the conversation's entries hold."""
-        return self.prefix + "terms:" + conversation_id
-
-    def search_stats(self, conversation_id: str) -> str:
-        """Search index: hash of docs (entries indexed) and length (their terms)."""
-        return self.prefix + "search:" + conversation_id
-
-    def postings(self, conversation_id: str) -> str:
-        """Search index: prefix of the per-term keys, strings of 10-digit seqs, ascending.
-        (A term is letters and digits only, so ``<id>:<term>`` cannot be misread.)"""
-        return self.prefix + "post:" + conversation_id + ":"
-
-    def log_pattern(self) -> str:
-        """SCAN pattern of every log key of the namespace, glob characters escaped."""
-        return _glob_escape(self.prefix + "log:") + "*"
-
-
-def _migrate_to_1(pipe: Any, keys: RedisKeys) -> None:
-    """1: log lists and state hashes; conversations were listed with SCAN."""
-    pipe.multi()
-
-
-def _migrate_to_2(pipe: Any, keys: RedisKeys) -> None:
-    """2: an index set of conversation ids (no SCAN over a shared keyspace), fold leases."""
-    start = len(keys.prefix + "log:")
-    ids = [key[start:] for key in pipe.scan_iter(match=keys.log_pattern(), count=1000)]
-    pipe.multi()
-    if ids:
-        pipe.sadd(keys.index, *ids)
-
-
-def _migrate_to_3(pipe: Any, keys: RedisKeys) -> None:
-    """3: a search index per conversation, filled from the logs already stored."""
-    ids = sorted(pipe.smembers(keys.index))
-    if ids:
-        pipe.watch(*(keys.log(cid) for cid in ids))  # a concurrent append restarts the backfill
-    work = []
-    for cid in ids:
-        postings: dict[str, list[str]] = {}
-        lengths: list[str] = []
-        for seq, item in enumerate(pipe.lrange(keys.log(cid), 0, -1), 1):
-            try:
-                found = message_terms(json.loads(item)["m"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise StoreCorruptError(
-                    f"Redis key {keys.log(cid)}: entry {seq} is not a chatfold entry ({exc})"
-                ) from exc
-            lengths.append(f"{min(len(found), 99999):05d}")
-            for term in found:
-                postings.setdefault(term, []).append(f"{seq:010d}")
-        work.append((cid, postings, lengths))
-    pipe.multi()
-    for cid, postings, lengths in work:
-        prefix = keys.postings(cid)
-        for term, seqs in postings.items():
-            pipe.append(prefix + term, "".join(seqs))
-        if postings:
-            pipe.sadd(keys.termset(cid), *postings)
-        pipe.set(keys.doclen(cid), "".join(lengths))
-        total = sum(int(n) for n in lengths)
-        pipe.hset(keys.search_stats(cid), mapping={"docs": len(lengths), "length": total})
-
-
-MIGRATIONS: tuple[Callable[[Any, RedisKeys], None], ...] = (
-    _migrate_to_1, _migrate_to_2, _migrate_to_3,
-)
-"""``MIGRATIONS[i]`` takes a namespace from layout version ``i`` to ``i + 1``. Each reads what it
-needs, then calls ``pipe.multi()`` and queues its writes; the runner adds the version bump."""
-
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-def migrate(client: redis.Redis, namespace: str, target: int = SCHEMA_VERSION) -> None:
-    """Bring ``namespace`` to layout version ``target``, one migration at a time.
-
-    Each migration's writes and its version bump run in one ``MULTI``/``EXEC`` transaction that
-    ``WATCH``es the version key, so concurrent openers apply each migration once.
-
-    Args:
-        client: A ``redis.Redis`` with ``decode_responses=True``.
-        namespace: The namespace to migrate.
-        target: The version to reach (tests use lower ones to build old layouts).
-
-    Raises:
-        StoreCorruptError: The namespace has a newer layout, or a version key that is not one.
-    """
-    import redis as redis_lib
-
-    keys = RedisKeys(namespace)
-    while True:
-        pipe: Any
-        with client.pipeline(transaction=True) as pipe:
-            try:
-                pipe.watch(keys.schema)
-                raw = pipe.get(keys.schema)
-                try:
-                    version = 0 if raw is None else int(raw)
-                except ValueError:
-                    raise StoreCorruptError(
-                        f"Redis key {keys.schema} holds {raw!r}, not a layout version"
-                    ) from None
-                if version > SCHEMA_VERSION:
-                    raise StoreCorruptError(
-                        f"Redis namespace {namespace!r} has layout version {version}, newer than "
-                        f"this chatfold's {SCHEMA_VERSION}: upgrade chatfold"
-                    )
-                if version >= target:
-                    return
-                MIGRATIONS[version](pipe, keys)
-                pipe.set(keys.schema, str(version + 1))
-                pipe.execute()
-            except redis_lib.WatchError:
-                continue
 
 
 def _close_client(client: Any) -> None:
@@ -436,12 +174,12 @@ class RedisStore(BaseStore):
             with self._translate():
                 self._client.ping()
                 migrate(self._client, self._namespace)
-                self._append = self._client.register_script(_APPEND)
-                self._save_state = self._client.register_script(_SAVE_STATE)
-                self._acquire = self._client.register_script(_ACQUIRE)
-                self._release = self._client.register_script(_RELEASE)
-                self._delete = self._client.register_script(_DELETE)
-                self._search = self._client.register_script(_SEARCH)
+                self._append = self._client.register_script(scripts.APPEND)
+                self._save_state = self._client.register_script(scripts.SAVE_STATE)
+                self._acquire = self._client.register_script(scripts.ACQUIRE)
+                self._release = self._client.register_script(scripts.RELEASE)
+                self._delete = self._client.register_script(scripts.DELETE)
+                self._search = self._client.register_script(scripts.SEARCH)
         except BaseException:
             self._client.close()
             raise
@@ -451,14 +189,9 @@ class RedisStore(BaseStore):
         return f"RedisStore({self._location!r}, namespace={self._namespace!r})"
 
     def with_namespace(self, namespace: str) -> Self:
-        """A store on the same server and connection pool, scoped to ``namespace``.
-
-        Cheap (no new connection): a multi-tenant server can make one per request. Close each;
-        the connections close with the last one.
-        """
-        self._check_open()
-        other = copy.copy(self)
-        BaseStore.__init__(other, namespace=namespace)
+        """See :meth:`chatfold.stores.base.Store.with_namespace` (same server and connections;
+        the namespace's layout is migrated first)."""
+        other = self._scoped_copy(namespace)
         other._keys = RedisKeys(namespace)
         with self._translate():
             migrate(self._client, namespace)

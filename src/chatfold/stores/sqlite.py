@@ -23,14 +23,12 @@ from __future__ import annotations
 
 import json
 import os
-import random
 import sqlite3
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from typing import Any, ClassVar, Literal, Self, TypeVar
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar, Self
 
 from chatfold._errors import (
     ConversationNotFoundError,
@@ -40,20 +38,31 @@ from chatfold._errors import (
     StoreError,
     StoreUnavailableError,
 )
-from chatfold.recall import Postings, check_search_args, message_terms, scope_token
-from chatfold.stores.base import (
-    DEFAULT_NAMESPACE,
-    BaseStore,
-    LogEntry,
+from chatfold.recall import Postings, check_search_args
+from chatfold.stores._records import (
     check_entries_args,
     check_lease_args,
     check_new_state,
     check_seqs,
-    decode_message,
     encode_messages,
     state_from_record,
     validate_conversation_id,
 )
+from chatfold.stores._sqlite_file import (
+    APPLICATION_ID,
+    DEFAULT_BUSY_TIMEOUT,
+    DEFAULT_SYNCHRONOUS,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    Synchronous,
+    connect,
+    migrate,
+    retry_busy,
+    use_wal,
+    write_transaction,
+)
+from chatfold.stores._sqlite_search import delete_index, index_rows, search
+from chatfold.stores.base import DEFAULT_NAMESPACE, BaseStore, LogEntry, log_entries
 from chatfold.stores.state import FoldState
 
 __all__ = [
@@ -65,146 +74,6 @@ __all__ = [
     "Synchronous",
     "migrate",
 ]
-
-APPLICATION_ID = 0x43484644
-"""``PRAGMA application_id`` of a chatfold file ("CHFD")."""
-
-DEFAULT_BUSY_TIMEOUT = 30.0
-"""Seconds a write waits for another writer's lock before failing."""
-
-Synchronous = Literal["FULL", "NORMAL", "OFF"]
-"""SQLite's ``PRAGMA synchronous`` for the store's connections (see :class:`SQLiteStore`)."""
-
-DEFAULT_SYNCHRONOUS: Synchronous = "FULL"
-"""Every acknowledged append survives a power loss (one ``fsync`` of the WAL per commit)."""
-
-
-_SEQ_BITS = 32
-"""A search row's id is ``conversation number << 32 | seq``: one conversation's entries are one
-contiguous id range, so a search reads its own rows only, up to ``through_seq``, with no join."""
-
-
-def _index_rows(
-    conn: sqlite3.Connection, ns: str, cid: str, rows: Sequence[tuple[int, Mapping[str, Any]]]
-) -> None:
-    """Index log entries ``(seq, message)`` for search (inside the caller's transaction).
-
-    Each entry's terms, prefixed with the conversation's scope token, go to an external-content
-    FTS5 table (``ascii`` tokenizer: every non-ASCII character is part of a token, so Chinese
-    bigrams stay whole) whose content is ``chatfold_search_text``; the narrow
-    ``chatfold_search_lengths`` holds each entry's length for BM25.
-    """
-    scope = scope_token(ns, cid)
-    texts = []
-    lengths = []
-    total = 0
-    for seq, message in rows:
-        found = message_terms(message)
-        total += len(found)
-        if found:
-            texts.append((seq, " ".join(scope + t for t in found)))
-            lengths.append((seq, len(found)))
-    conn.execute(
-        "INSERT INTO chatfold_search_convs (namespace, id, docs, length) VALUES (?, ?, ?, ?) "
-        "ON CONFLICT (namespace, id) DO UPDATE SET docs = docs + excluded.docs, "
-        "length = length + excluded.length",
-        (ns, cid, len(rows), total),
-    )
-    if not texts:
-        return
-    (number,) = conn.execute(
-        "SELECT no FROM chatfold_search_convs WHERE namespace = ? AND id = ?", (ns, cid)
-    ).fetchone()
-    base = number << _SEQ_BITS
-    conn.executemany(
-        "INSERT INTO chatfold_search_text (id, terms) VALUES (?, ?)",
-        [(base + seq, text) for seq, text in texts],
-    )
-    conn.executemany(
-        "INSERT INTO chatfold_fts (rowid, terms) VALUES (?, ?)",
-        [(base + seq, text) for seq, text in texts],
-    )
-    conn.executemany(
-        "INSERT INTO chatfold_search_lengths (id, length) VALUES (?, ?)",
-        [(base + seq, n) for seq, n in lengths],
-    )
-
-
-def _backfill_search(conn: sqlite3.Connection) -> None:
-    """Index every entry already in the file (migration 3), a conversation at a time."""
-    conversations = conn.execute("SELECT namespace, id FROM chatfold_conversations").fetchall()
-    for ns, cid in conversations:
-        rows = conn.execute(
-            "SELECT seq, message FROM chatfold_entries WHERE namespace = ? "
-            "AND conversation_id = ? ORDER BY seq",
-            (ns, cid),
-        ).fetchall()
-        _index_rows(conn, ns, cid, [(seq, decode_message(text)) for seq, text in rows])
-
-
-MIGRATIONS: tuple[tuple[str | Callable[[sqlite3.Connection], None], ...], ...] = (
-    # 1: the log, its per-conversation counter, and the fold state.
-    (
-        """CREATE TABLE chatfold_conversations (
-            namespace TEXT NOT NULL,
-            id TEXT NOT NULL,
-            created_at REAL NOT NULL,
-            last_seq INTEGER NOT NULL DEFAULT 0,
-            PRIMARY KEY (namespace, id)
-        ) WITHOUT ROWID""",
-        """CREATE TABLE chatfold_entries (
-            namespace TEXT NOT NULL,
-            conversation_id TEXT NOT NULL,
-            seq INTEGER NOT NULL,
-            message TEXT NOT NULL,
-            created_at REAL NOT NULL,
-            UNIQUE (namespace, conversation_id, seq)
-        )""",
-        """CREATE TABLE chatfold_states (
-            namespace TEXT NOT NULL,
-            id TEXT NOT NULL,
-            version INTEGER NOT NULL,
-            state TEXT NOT NULL,
-            PRIMARY KEY (namespace, id)
-        ) WITHOUT ROWID""",
-    ),
-    # 2: fold leases, so two processes do not pay for the same summary.
-    (
-        """CREATE TABLE chatfold_leases (
-            namespace TEXT NOT NULL,
-            id TEXT NOT NULL,
-            owner TEXT NOT NULL,
-            expires_at REAL NOT NULL,
-            PRIMARY KEY (namespace, id)
-        ) WITHOUT ROWID""",
-    ),
-    # 3: lease tokens, so no process trusts another's wall clock (expires_at: informational).
-    (
-        "ALTER TABLE chatfold_leases ADD COLUMN token TEXT NOT NULL DEFAULT ''",
-        "ALTER TABLE chatfold_leases ADD COLUMN ttl REAL NOT NULL DEFAULT 0",
-    ),
-    # 4: the search index for recall, filled from the entries already stored.
-    (
-        """CREATE TABLE chatfold_search_convs (
-            no INTEGER PRIMARY KEY,
-            namespace TEXT NOT NULL,
-            id TEXT NOT NULL,
-            docs INTEGER NOT NULL,
-            length INTEGER NOT NULL,
-            UNIQUE (namespace, id)
-        )""",
-        "CREATE TABLE chatfold_search_text (id INTEGER PRIMARY KEY, terms TEXT NOT NULL)",
-        """CREATE VIRTUAL TABLE chatfold_fts USING fts5(
-            terms, content='chatfold_search_text', content_rowid='id',
-            tokenize='ascii', detail='none'
-        )""",
-        "CREATE TABLE chatfold_search_lengths (id INTEGER PRIMARY KEY, length INTEGER NOT NULL)",
-        _backfill_search,
-    ),
-)
-"""``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``."""
-
-SCHEMA_VERSION = len(MIGRATIONS)
 
 _CORRUPT_CODES = {sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB}
 _UNAVAILABLE_CODES = {
@@ -276,123 +145,6 @@ def translate_error(exc: BaseException, path: str) -> StoreError | None:
     return StoreError(f"SQLite store {path} failed: {text}")
 
 
-def _version(conn: sqlite3.Connection) -> tuple[int, int]:
-    app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-    version = conn.execute("PRAGMA user_version").fetchone()[0]
-    return int(app_id), int(version)
-
-
-_T = TypeVar("_T")
-
-
-class _Connection(sqlite3.Connection):
-    """A connection that knows its busy timeout, for :func:`_retry_busy`."""
-
-    busy_timeout: float = DEFAULT_BUSY_TIMEOUT
-
-
-def _connect(path: str, timeout: float, synchronous: Synchronous = DEFAULT_SYNCHRONOUS
-             ) -> _Connection:
-    # The busy timeout is set when the connection opens, before its first statement.
-    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False,
-                           factory=_Connection)
-    conn.busy_timeout = timeout
-    # Per connection (not stored in the file); takes no lock. The value is one of ours.
-    conn.execute(f"PRAGMA synchronous = {synchronous}")
-    return conn
-
-
-def _retry_busy(conn: sqlite3.Connection, fn: Callable[[], _T]) -> _T:
-    """Run ``fn``, retrying while SQLite reports the file busy, up to the busy timeout.
-
-    The busy handler covers most waits, but SQLite returns SQLITE_BUSY at once where waiting
-    could deadlock: switching a fresh file to WAL while another connection opens it, WAL
-    recovery, ``BEGIN IMMEDIATE`` racing a journal-mode change. Under load (several processes
-    opening one new file at once) those are common, and only safe to retry before anything
-    was written, which is where this is used.
-    """
-    deadline = time.monotonic() + getattr(conn, "busy_timeout", DEFAULT_BUSY_TIMEOUT)
-    delay = 0.002
-    while True:
-        try:
-            return fn()
-        except sqlite3.OperationalError as exc:
-            code = getattr(exc, "sqlite_errorcode", 0) & 0xFF
-            if code not in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) or (
-                time.monotonic() + delay > deadline
-            ):
-                raise
-        time.sleep(delay * random.uniform(0.5, 1.0))  # jitter: contenders do not retry in step
-        delay = min(delay * 2, 0.1)
-
-
-@contextmanager
-def _write_transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    _retry_busy(conn, lambda: conn.execute("BEGIN IMMEDIATE"))
-    try:
-        yield
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-    try:
-        conn.execute("COMMIT")
-    except BaseException:
-        if conn.in_transaction:
-            conn.execute("ROLLBACK")
-        raise
-
-
-def _use_wal(conn: sqlite3.Connection) -> None:
-    if conn.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-        conn.execute("PRAGMA journal_mode=WAL").fetchone()
-
-
-def migrate(conn: sqlite3.Connection, path: str, target: int = SCHEMA_VERSION) -> None:
-    """Bring the database of ``conn`` to schema version ``target``, one migration at a time.
-
-    Each migration runs in its own ``BEGIN IMMEDIATE`` transaction together with its
-    ``user_version`` bump, and re-reads the version inside the lock, so processes opening the
-    same file at once apply each migration exactly once.
-
-    Args:
-        conn: An autocommit (``isolation_level=None``) connection.
-        path: The file, for error messages.
-        target: The version to reach (tests use lower ones to build old files).
-
-    Raises:
-        StoreCorruptError: The file is a foreign SQLite database, or from a newer chatfold.
-    """
-    if _retry_busy(conn, lambda: _version(conn)) == (APPLICATION_ID, target):
-        return  # the common case, without waiting for the write lock
-    while True:
-        with _write_transaction(conn):
-            app_id, version = _version(conn)
-            if app_id != APPLICATION_ID:
-                objects = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-                if app_id != 0 or version != 0 or objects:
-                    raise StoreCorruptError(
-                        f"SQLite file {path} is not a chatfold store (application_id {app_id}, "
-                        f"{objects} schema objects): use a new file"
-                    )
-            if version > SCHEMA_VERSION:
-                raise StoreCorruptError(
-                    f"SQLite store {path} has schema version {version}, newer than this "
-                    f"chatfold's {SCHEMA_VERSION}: upgrade chatfold"
-                )
-            if version >= target:
-                return
-            for statement in MIGRATIONS[version]:
-                if callable(statement):
-                    statement(conn)
-                else:
-                    conn.execute(statement)
-            # PRAGMA takes no parameters; both values are integers of ours.
-            if version == 0:
-                conn.execute(f"PRAGMA application_id = {APPLICATION_ID:d}")
-            conn.execute(f"PRAGMA user_version = {version + 1:d}")
-
-
 class SQLiteStore(BaseStore):
     """Conversations in one SQLite file; several threads and processes may share it.
 
@@ -456,7 +208,7 @@ class SQLiteStore(BaseStore):
         try:
             with self._translate():
                 conn = self._conn()
-                _retry_busy(conn, lambda: _use_wal(conn))
+                retry_busy(conn, lambda: use_wal(conn))
                 migrate(conn, self._path)
         except BaseException:
             self.close()
@@ -491,7 +243,7 @@ class SQLiteStore(BaseStore):
         thread = threading.current_thread()
         conn = self._conns.get(thread)
         if conn is None:
-            conn = _connect(self._path, self._timeout, self._synchronous)
+            conn = connect(self._path, self._timeout, self._synchronous)
             with self._lock:
                 for dead in [t for t in self._conns if not t.is_alive()]:
                     self._conns.pop(dead).close()
@@ -513,7 +265,7 @@ class SQLiteStore(BaseStore):
         ns = self._namespace
         with self._translate():
             conn = self._conn()
-            with _write_transaction(conn):
+            with write_transaction(conn):
                 now = time.time()
                 conn.execute(
                     "INSERT INTO chatfold_conversations (namespace, id, created_at, last_seq) "
@@ -537,7 +289,7 @@ class SQLiteStore(BaseStore):
                         "WHERE namespace = ? AND id = ?",
                         (seqs[-1], ns, cid),
                     )
-                    _index_rows(conn, ns, cid, list(zip(seqs, messages, strict=True)))
+                    index_rows(conn, ns, cid, list(zip(seqs, messages, strict=True)))
         return seqs
 
     def entries(
@@ -557,10 +309,7 @@ class SQLiteStore(BaseStore):
                 )
                 .fetchall()
             )
-            return [
-                LogEntry(seq=seq, message=decode_message(text), created_at=at)
-                for seq, text, at in rows
-            ]
+            return log_entries(rows)
 
     def last_seq(self, conversation_id: str) -> int:
         """See :meth:`chatfold.stores.base.Store.last_seq`."""
@@ -591,8 +340,7 @@ class SQLiteStore(BaseStore):
                     "ORDER BY seq",
                     (self._namespace, cid, *chunk),
                 ).fetchall()
-                out += [LogEntry(seq=seq, message=decode_message(text), created_at=at)
-                        for seq, text, at in rows]
+                out += log_entries(rows)
         return out
 
     def search(
@@ -601,59 +349,9 @@ class SQLiteStore(BaseStore):
         """See :meth:`chatfold.stores.base.Store.search`."""
         cid = validate_conversation_id(conversation_id)
         wanted = check_search_args(terms, through_seq, max_df)
-        ns = self._namespace
-        scope = scope_token(ns, cid)
-        hits: dict[str, tuple[tuple[int, int], ...]] = {}
-        common: set[str] = set()
         with self._translate():
-            conn = self._conn()
-            row = conn.execute(
-                "SELECT no, docs, length FROM chatfold_search_convs WHERE namespace = ? AND id = ?",
-                (ns, cid),
-            ).fetchone()
-            if row is None:
-                return Postings(hits={t: () for t in wanted})
-            lo = int(row[0]) << _SEQ_BITS
-            hi = lo + min(through_seq, (1 << _SEQ_BITS) - 1)
-            if not wanted:
-                return Postings(docs=int(row[1]), total_length=int(row[2]))
-            matches = [f'"{scope}{t}"' for t in wanted]
-            # Two statements for the whole query. First each term's count, in C and bounded:
-            # a common term costs max_df + 1 steps at most...
-            one = (
-                "SELECT count(*) FROM (SELECT rowid FROM chatfold_fts WHERE chatfold_fts "
-                "MATCH ? AND rowid BETWEEN ? AND ? LIMIT ?)"
-            )
-            counts = conn.execute(
-                " UNION ALL ".join(f"SELECT {i}, * FROM ({one})" for i in range(len(wanted))),
-                [v for m in matches for v in (m, lo, hi, max_df + 1)],
-            ).fetchall()
-            listed = []
-            for i, n in counts:
-                if n > max_df:
-                    common.add(wanted[i])
-                else:
-                    hits[wanted[i]] = ()
-                    if n:
-                        listed.append(i)
-            # ...then the entries (and lengths) of the terms that are not too common.
-            if listed:
-                rows = conn.execute(
-                    " UNION ALL ".join(
-                        f"SELECT {i}, chatfold_fts.rowid, l.length FROM chatfold_fts CROSS JOIN "
-                        "chatfold_search_lengths l ON l.id = chatfold_fts.rowid WHERE "
-                        "chatfold_fts MATCH ? AND chatfold_fts.rowid BETWEEN ? AND ?"
-                        for i in listed
-                    ),
-                    [v for i in listed for v in (matches[i], lo, hi)],
-                ).fetchall()
-                found: dict[int, list[tuple[int, int]]] = {i: [] for i in listed}
-                for i, rowid, length in rows:
-                    found[i].append((int(rowid) - lo, int(length)))
-                for i, got in found.items():
-                    hits[wanted[i]] = tuple(sorted(got))
-        return Postings(docs=int(row[1]), total_length=int(row[2]), hits=hits,
-                        common=frozenset(common))
+            return search(self._conn(), self._namespace, cid, wanted, through_seq=through_seq,
+                          max_df=max_df)
 
     def exists(self, conversation_id: str) -> bool:
         """See :meth:`chatfold.stores.base.Store.exists`."""
@@ -688,26 +386,12 @@ class SQLiteStore(BaseStore):
         ns = self._namespace
         with self._translate():
             conn = self._conn()
-            with _write_transaction(conn):
+            with write_transaction(conn):
                 conn.execute(
                     "DELETE FROM chatfold_entries WHERE namespace = ? AND conversation_id = ?",
                     (ns, cid),
                 )
-                row = conn.execute(
-                    "SELECT no FROM chatfold_search_convs WHERE namespace = ? AND id = ?",
-                    (ns, cid),
-                ).fetchone()
-                if row is not None:
-                    lo = int(row[0]) << _SEQ_BITS
-                    span = (lo, lo + (1 << _SEQ_BITS) - 1)
-                    conn.execute(
-                        "INSERT INTO chatfold_fts (chatfold_fts, rowid, terms) SELECT 'delete', "
-                        "id, terms FROM chatfold_search_text WHERE id BETWEEN ? AND ?",
-                        span,
-                    )
-                    for table in ("chatfold_search_text", "chatfold_search_lengths"):
-                        conn.execute(f"DELETE FROM {table} WHERE id BETWEEN ? AND ?", span)
-                    conn.execute("DELETE FROM chatfold_search_convs WHERE no = ?", (row[0],))
+                delete_index(conn, ns, cid)
                 for table in ("chatfold_states", "chatfold_leases", "chatfold_conversations"):
                     conn.execute(f"DELETE FROM {table} WHERE namespace = ? AND id = ?", (ns, cid))
 
@@ -734,7 +418,7 @@ class SQLiteStore(BaseStore):
         ns = self._namespace
         with self._translate():
             conn = self._conn()
-            with _write_transaction(conn):
+            with write_transaction(conn):
                 found = conn.execute(
                     "SELECT 1 FROM chatfold_conversations WHERE namespace = ? AND id = ?",
                     (ns, cid),
@@ -762,7 +446,7 @@ class SQLiteStore(BaseStore):
         with self._translate():
             conn = self._conn()
             key = (self._file, ns, cid)
-            with _write_transaction(conn):
+            with write_transaction(conn):
                 row = conn.execute(
                     "SELECT owner, token, ttl FROM chatfold_leases WHERE namespace = ? AND id = ?",
                     (ns, cid),
@@ -787,7 +471,7 @@ class SQLiteStore(BaseStore):
         check_lease_args(owner)
         with self._translate():
             conn = self._conn()
-            with _write_transaction(conn):
+            with write_transaction(conn):
                 conn.execute(
                     "DELETE FROM chatfold_leases WHERE namespace = ? AND id = ? AND owner = ?",
                     (self._namespace, cid, owner),

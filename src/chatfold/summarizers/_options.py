@@ -13,6 +13,7 @@ from ._http import DEFAULT_MAX_RETRIES, DEFAULT_RETRY_BACKOFF, DEFAULT_TIMEOUT
 
 __all__ = ["UNSET", "RemoteOptions", "RemoteOverrides"]
 
+
 class _Unset(enum.Enum):
     UNSET = "UNSET"
 

@@ -18,9 +18,9 @@ import importlib
 import os
 import threading
 from collections.abc import Mapping
-from types import TracebackType
 from typing import Any, ClassVar, Generic, Protocol, Self, TypeVar, cast
 
+from .._closing import Closing
 from .._errors import MissingDependencyError
 from ._answer import output_budget
 from ._http import ErrorRule, HTTPFailures, RetryPolicy, display_host
@@ -77,7 +77,7 @@ SyncClientT = TypeVar("SyncClientT", bound=_SyncClient)
 AsyncClientT = TypeVar("AsyncClientT", bound=_AsyncClient)
 
 
-class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
+class RemoteSummarizer(BaseSummarizer, Closing, Generic[SyncClientT, AsyncClientT]):
     """The client lifecycle and the drivers every SDK backend shares (not public API).
 
     A backend validates and resolves its own options, then calls this ``__init__`` with the
@@ -134,11 +134,18 @@ class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
     def __repr__(self) -> str:
         return f"{type(self).__name__}(model={self.model!r}, base_url={self.base_url!r})"
 
-    @staticmethod
-    def _resolve(options: RemoteOptions | None, default_temperature: float | None,
+    @classmethod
+    def _resolve(cls, options: RemoteOptions | None, default_temperature: float | None,
                  given: RemoteOverrides) -> RemoteOptions:
         """``options`` with the keyword arguments given beside them applied, and the
-        backend's default temperature where neither set one."""
+        backend's default temperature where neither set one.
+
+        Raises:
+            TypeError: A keyword argument is not an option (as for any unknown argument).
+        """
+        for name in given:
+            if name not in RemoteOverrides.__annotations__:
+                raise TypeError(f"{cls.__name__}() got an unexpected keyword argument {name!r}")
         resolved = (options or RemoteOptions()).replace(**given)
         if resolved.temperature is UNSET:
             resolved = dataclasses.replace(resolved, temperature=default_temperature)
@@ -291,17 +298,6 @@ class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
         if client is not None and self._given_client is None:
             client.close()
 
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
-
     # -- async ---------------------------------------------------------------------------
 
     def _async_client_for_loop(self) -> AsyncClientT:
@@ -340,14 +336,3 @@ class RemoteSummarizer(BaseSummarizer, Generic[SyncClientT, AsyncClientT]):
         if client is not None and self._given_async_client is None:
             await client.close()
         self.close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

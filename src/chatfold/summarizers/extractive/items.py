@@ -11,6 +11,16 @@ from .lexicon import _DECISIONS, _FACTS, _MAX_ITEM_CHARS, _NEAR_DUP_BUCKET, _NOT
 from .sentences import _HAS_WORD, _SPACES, _dedup_key, _trim, split_sentences
 from .slots import _slots, _without_clauses
 
+# Attributes a person states once per task (each trip's budget, each job's deadline); a new value
+# replaces the old only when the statement says it changes. A name, a home, a phone number are
+# the person's own: the newest one is the one that holds.
+_PER_TASK = frozenset({"budget", "deadline", "headcount", "destination"})
+_UPDATE = re.compile(
+    r"改成|改为|改到|换成|变成|变为|更新|调整|调到|提高到|增加到|降到|减少到|加到|延到|推迟|提前到"
+    r"|现在|其实|不是.{0,12}而是|不再|(?i:\b(?:now|actually|instead|update[ds]?|changed?|raised?"
+    r"|lowered?|increased?|reduced?|moved|no longer|any ?more|new|revised|extended|pushed)\b)"
+)
+
 # ---------------------------------------------------------------------------------------------
 # items
 
@@ -174,6 +184,11 @@ def _merge(items: list[_Item]) -> list[_Item]:
         for slot, clause, _ in it.slots:
             held = by_slot.get(slot)
             if held is None or held[0].dropped or held == (it, clause):
+                by_slot[slot] = (it, clause)
+                continue
+            if slot[0] == "attr" and slot[2] in _PER_TASK and not _UPDATE.search(it.body):
+                # A budget or a date with no word of change is the next task's, not a new value
+                # of the last one's (one trip's hotel budget, then the next trip's): both stay.
                 by_slot[slot] = (it, clause)
                 continue
             older = held[0]

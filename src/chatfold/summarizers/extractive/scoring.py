@@ -148,6 +148,13 @@ def _cn_number(src: str, m: re.Match[str]) -> bool:
 
 
 _Check = Callable[[str, "re.Match[str]"], bool]
+_PHONE = re.compile(
+    r"(?<![0-9A-Za-z.,])\+?[0-9]{2,4}(?:[ -][0-9]{2,4}){1,3}(?![0-9A-Za-z]|[.,][0-9])"
+)
+
+
+def _seven_digits(src: str, m: re.Match[str]) -> bool:
+    return sum(ch.isdigit() for ch in m.group()) >= 7
 
 
 def _no_check(src: str, m: re.Match[str]) -> bool:
@@ -207,6 +214,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     ),
     (_ID, re.compile(r"v[0-9][0-9]*(?:\.[0-9]+)*(?![a-z0-9])"), True, _version, ""),
     (_ID, re.compile(r"#[0-9]{3,}"), False, None, "#"),
+    # A phone number written in groups: "555-0142", "+44 20 7946 0958", "138-1234-5678".
+    (_ID, _PHONE, False, _seven_digits, ""),
     (_MONEY, re.compile(r"[¥￥$€£] ?[0-9]"), False, None, "¥￥$€£"),
     (_MONEY, re.compile(r"(?:usd|rmb|cny|eur|gbp|hkd|jpy) ?[0-9]"), True, _word_start, ""),
     (
@@ -281,7 +290,8 @@ def _is_question(sentence: str) -> bool:
 
 
 # Statements of fact that open with the speaker: "my sister's name is", "our flight is"; "I
-# painted a lake sunrise", "we finally adopted" (what the speaker did is an event to keep;
+# painted a lake sunrise", "we finally adopted", "I ran a charity race" (regular or common
+# irregular past: what the speaker did is an event to keep;
 # feelings about a thing, "I loved it", "I agreed", are not). Tried only where the cue trie
 # found "i", "we", "my" or "our", not at every position of the text.
 _FACT_AT = re.compile(
@@ -290,7 +300,9 @@ _FACT_AT = re.compile(
     r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
     r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
     r"|realized|realised|missed|mentioned|talked|asked|answered|shared)(?![a-z]))"
-    r"[a-z]{3,}ed(?![a-z])"
+    r"(?:[a-z]{3,}ed|went|ran|took|got|made|saw|bought|met|began|left|found|gave|won|lost"
+    r"|wrote|sang|taught|built|drove|flew|swam|sent|spent|sold|held|brought|became|ate|grew"
+    r"|paid|rode|broke|chose|caught|fed|fought|led|quit|woke)(?![a-z])"
 )
 _FACT_LEADS = ("i", "we", "my", "our")
 

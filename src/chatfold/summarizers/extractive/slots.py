@@ -122,7 +122,7 @@ def _subject(prefix: str, role: str) -> tuple[str, str] | None:
             return str(persons[-1]), ""
         if _ZH_NAME.fullmatch(rest):
             return rest, ""
-        return "user", rest[-4:]
+        return "user", rest[-2:]  # "酒店预算", "机票预算": the word right before it
     names = [str(w) for w in _CAP_WORD.findall(prefix) if w not in _SUBJECT_STOP_EN]
     if names:
         return names[-1].casefold(), ""

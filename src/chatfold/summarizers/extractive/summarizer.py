@@ -498,8 +498,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                     continue
                 if it.role != "tool":
                     words = memo[it.body]
-                    if len(words) >= _JACCARD_MIN_TOKENS and _repeats(words, kept_words):
-                        continue  # "I totally agree the trip was fun" beside "Totally agree…"
+                    if (len(words) >= _JACCARD_MIN_TOKENS and ids <= covered
+                            and _repeats(words, kept_words)):
+                        # "I totally agree the trip was fun" beside "Totally agree…"; not
+                        # "每晚预算590元" beside "每晚预算1780元": other numbers, another fact.
+                        continue
                 else:
                     words = frozenset()
                 day = (it.section, it.date or "")

@@ -108,7 +108,11 @@ _OFFER_HEAD = re.compile(
     r"|what\s+about|why\s+not|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose))\s+)"
     r"|^(?:那)?(?:要不要|需不需要|要不|不如)(?:我)?(?:帮你|帮您|给你|给您)?"
 )
-_ZH_ASKED = re.compile(r"(?:怎么样|如何|好吗|好不好|可以吗|行吗)[?？。！!]*$")
+_ZH_ASKED = re.compile(
+    r"(?:怎么样|如何|好吗|好不好|可以吗|行吗"
+    r"|[，,]\s*(?:要不要|需不需要|需要|要)我?(?:帮你|帮您|给你|给您)?(?:订|预订|预约|安排|买)?吗?)"
+    r"[?？。！!]*$"
+)
 _OFFER_TAIL = re.compile(
     r"(?i:\s+for\s+you|,?\s+(?:then|instead))?\s*[?？.!。！]*$"
     r"|(?:怎么样|如何|好吗|好不好|可以吗|行吗|吗|呢)?[?？.!。！]*$"
@@ -123,7 +127,8 @@ def as_choice(offer: str) -> str:
     if head is None and _ZH_ASKED.search(offer) is None:
         return offer  # "Would you like a window seat?": no wording to take off
     rest = offer[head.end():] if head else offer
-    tail = _OFFER_TAIL.search(rest)
+    asked = _ZH_ASKED.search(rest)
+    tail = asked if asked is not None and asked.start() > 0 else _OFFER_TAIL.search(rest)
     if tail is not None and tail.start() > 0:
         rest = rest[: tail.start()]
     return rest if content_tokens(rest) else offer
