@@ -42,6 +42,8 @@ import seed_reference as seed
 
 FLOOR = "floor: count the new message, add, compare"
 """Not an implementation: the least any turn must do, measured beside them."""
+RECALL_ROW = "chatfold `Conversation` + MemoryStore, auto recall"
+"""The same with ``recall_tokens=None`` (a search of the archive on every new user message)."""
 HIGH = 10**9
 """A trigger no history here reaches: every turn is under the trigger."""
 
@@ -136,13 +138,16 @@ def dropin_runner(trigger: int) -> Runner:
     return run
 
 
-def conversation_runner(trigger: int, store_kind: str) -> Runner:
+def conversation_runner(trigger: int, store_kind: str, recall: bool = False) -> Runner:
+    """A stored conversation; recall off unless ``recall`` (then the policy's auto share):
+    the fold's hot path is what the other rows measure, recall's search is a feature on top."""
     def run(base: list[c.Message], new: list[c.Message]) -> list[float]:
         with tempfile.TemporaryDirectory() as tmp:
             store: Any = (MemoryStore() if store_kind == "memory"
                           else SQLiteStore(str(Path(tmp) / "bench.db")))
             conv = Conversation("bench", store=store, summarizer=InstantSummarizer(),
-                                policy=Policy(trigger_tokens=trigger, keep=4),
+                                policy=Policy(trigger_tokens=trigger, keep=4,
+                                              recall_tokens=None if recall else 0),
                                 system=base[0]["content"])
             conv.append(base[1:])
             conv.context()  # load and count the history once, untimed
@@ -220,6 +225,7 @@ def main() -> None:
         "chatfold `Folder.fold`": folder_runner(3000),
         "chatfold `Conversation` + MemoryStore": conversation_runner(3000, "memory"),
         "chatfold `Conversation` + SQLiteStore": conversation_runner(3000, "sqlite"),
+        RECALL_ROW: conversation_runner(3000, "memory", recall=True),
         FLOOR: floor_runner(3000),
     }
     print("folded history:", file=sys.stderr)
@@ -301,7 +307,10 @@ def main() -> None:
         "Here the history of n messages was folded once before timing; each timed turn "
         "appends to a context of a summary plus a recent window, folding again (instantly) "
         "when it crosses the trigger. The store still holds every message, but a turn reads "
-        "only what is new.",
+        "only what is new. The `Conversation` rows run with recall off "
+        "(`recall_tokens=0`); the auto-recall row is the default policy on a store that can "
+        "search, where every new user message is a new query: its extra time is recall's "
+        "search and ranking of the archive, not the fold.",
         "",
         verdict(t_folded, "with a folded history"),
         "",
