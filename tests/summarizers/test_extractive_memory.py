@@ -372,3 +372,16 @@ def test_each_task_keeps_its_own_budget_unless_one_is_changed() -> None:
               user("For the Oslo trip my budget is 3500 euros."),
               user("Actually the Oslo budget is now 4000 euros.")])
     assert "2000" in en and "4000" in en and "3500" not in en
+
+
+def test_a_phone_number_in_groups_is_an_identifier() -> None:
+    from chatfold.summarizers.extractive.lexicon import _ID
+    from chatfold.summarizers.extractive.scoring import _scan
+
+    texts = ["I switched my phone number to 555-0142.", "Call me at +44 20 7946 0958.",
+             "我的手机号换成138-1234-5678了。", "We met in 2019 and 2020.", "It was 3-2 at 12 34."]
+    masks, _ = _scan(texts)
+    assert [bool(m & _ID) for m in masks] == [True, True, True, False, False]
+    out = ask([user("I switched my phone number to 555-0142."),
+               user("We had such a lovely dinner together, the food was great.")], max_tokens=14)
+    assert "555-0142" in out

@@ -148,6 +148,13 @@ def _cn_number(src: str, m: re.Match[str]) -> bool:
 
 
 _Check = Callable[[str, "re.Match[str]"], bool]
+_PHONE = re.compile(
+    r"(?<![0-9A-Za-z.,])\+?[0-9]{2,4}(?:[ -][0-9]{2,4}){1,3}(?![0-9A-Za-z]|[.,][0-9])"
+)
+
+
+def _seven_digits(src: str, m: re.Match[str]) -> bool:
+    return sum(ch.isdigit() for ch in m.group()) >= 7
 
 
 def _no_check(src: str, m: re.Match[str]) -> bool:
@@ -207,6 +214,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     ),
     (_ID, re.compile(r"v[0-9][0-9]*(?:\.[0-9]+)*(?![a-z0-9])"), True, _version, ""),
     (_ID, re.compile(r"#[0-9]{3,}"), False, None, "#"),
+    # A phone number written in groups: "555-0142", "+44 20 7946 0958", "138-1234-5678".
+    (_ID, _PHONE, False, _seven_digits, ""),
     (_MONEY, re.compile(r"[¥￥$€£] ?[0-9]"), False, None, "¥￥$€£"),
     (_MONEY, re.compile(r"(?:usd|rmb|cny|eur|gbp|hkd|jpy) ?[0-9]"), True, _word_start, ""),
     (
