@@ -59,8 +59,8 @@ def maybe_compress(
     input list itself.
 
     Unlike the seed, it counts tokens by script (English is not over-counted 2.4x), folds down
-    to the default target (the summary's cap plus a tenth of ``max_tokens``) so the next turns
-    do not fold again, and skips a fold that could not free enough. A conversation whose
+    to the default target (the summary's cap plus a twentieth of ``max_tokens``) so the next
+    turns do not fold again, and skips a fold that could not free enough. A conversation whose
     pinned head plus latest message exceed the budget is returned folded as far as possible,
     with a warning (the seed never raised).
 
