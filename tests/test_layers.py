@@ -18,7 +18,7 @@ LAYERS = {
     "_heuristic": 1, "_tiktoken": 1, "_closing": 1,
     "_registry": 1,
     "fold": 2, "plan": 2, "policy": 2, "cost": 2, "_summary": 2, "_adapter": 2, "compat": 2,
-    "recall": 2,
+    "recall": 2, "_terms": 2,
     "summarizers": 3,
     "session": 4, "_conversation": 4, "stores": 4,
     "_demo": 5, "cli": 5, "__init__": 5,

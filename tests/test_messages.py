@@ -138,7 +138,8 @@ def test_to_anthropic_builds_a_valid_request() -> None:
     "module",
     ["chatfold", "chatfold.fold", "chatfold.messages", "chatfold._export", "chatfold._lang",
      "chatfold._registry", "chatfold.summarizers.base", "chatfold.summarizers.prompts",
-     "chatfold.session", "chatfold.tokens", "chatfold.policy"],
+     "chatfold.session", "chatfold.tokens", "chatfold.policy", "chatfold._terms",
+     "chatfold.recall"],
 )
 def test_docstring_examples_run(module: str) -> None:
     mod = importlib.import_module(module)
