@@ -20,7 +20,6 @@ import time
 import uuid
 from collections.abc import Generator, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from itertools import chain
 from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from ._errors import (
@@ -75,6 +74,11 @@ DEFAULT_RETRY_SECONDS = 30.0
 """After a failed background fold, wait this long before trying again."""
 
 _T = TypeVar("_T")
+
+# Only a fold writes the summary (it lives in the fold state, not the log): a stored one
+# would be a second summary in every later context.
+_SUMMARY_APPENDED = ("is a summary message (is_summary): a conversation keeps its own "
+                     "summary; append the raw messages instead")
 
 
 class _Call:
@@ -222,6 +226,8 @@ class _ConversationCore:
         self._through: int | None = None  # refold replays the log up to this seq
         self._recall = Recall()
         self._recall_key: tuple[int, int, str] | None = None
+        self._load_state_call = _Call.of(self.store, "load_state", "aload_state",
+                                         (conversation_id,), {})
 
     # -- the view ------------------------------------------------------------------------------
 
@@ -229,6 +235,14 @@ class _ConversationCore:
                 pinned: Sequence[LogEntry] | None) -> None:
         """Bring the cached view up to date with the store's state and new entries."""
         with self._lock:
+            if pinned is None and self._loaded and state.version == self._state.version:
+                # The common turn: the same fold state, only new entries to add.
+                self._state = state
+                for e in new_entries:
+                    if e.seq > self._last_seq:
+                        self._add_entry(e)  # raises for an entry the view refuses (below)
+                        self._last_seq = e.seq
+                return
             first = not self._loaded
             if not first and state.version < self._state.version:
                 # Read before a fold another thread has already absorbed: versions only grow.
@@ -249,7 +263,7 @@ class _ConversationCore:
             for e in fresh:
                 # An entry the view refuses raises here, and the read position stays before
                 # it: every later call raises again rather than silently skipping it.
-                self._extend_tail((e,))
+                self._add_entry(e)
                 self._last_seq = e.seq
 
     def _rebuild(self) -> None:
@@ -270,33 +284,30 @@ class _ConversationCore:
 
     def _extend_tail(self, entries: Sequence[LogEntry]) -> None:
         for e in entries:
-            m = e.message
-            if is_tool_result(m) and m.get("role") != "function":
-                missing = [i for i in tool_result_ids(m) if i not in self._call_ids]
-                if missing:
-                    raise InvalidMessageError(
-                        None, f"log entry {e.seq} of {self.conversation_id!r} answers tool call "
-                        f"{missing[0]!r}, which is not in the context; append a tool call and "
-                        "its results together"
-                    )
-            self._call_ids.update(tool_call_ids(m))
-            self._tail.append(e)
-            self._tail_msgs.append(m)
-            self._tail_export.extend(to_openai_message(m))
-            self._tail_tokens += self.counter.count_message(m)
+            self._add_entry(e)
+
+    def _add_entry(self, e: LogEntry) -> None:
+        m = e.message
+        if is_tool_result(m) and m.get("role") != "function":
+            missing = [i for i in tool_result_ids(m) if i not in self._call_ids]
+            if missing:
+                raise InvalidMessageError(
+                    None, f"log entry {e.seq} of {self.conversation_id!r} answers tool call "
+                    f"{missing[0]!r}, which is not in the context; append a tool call and "
+                    "its results together"
+                )
+        self._call_ids.update(tool_call_ids(m))
+        self._tail.append(e)
+        self._tail_msgs.append(m)
+        self._tail_export.extend(to_openai_message(m))
+        self._tail_tokens += self.counter.count_message(m)
 
     def _total(self) -> int:
         """Tokens of the whole context, kept up to date part by part."""
         return self._system_tokens + self._head_tokens + self._tail_tokens
 
-    def _fetch_after(self, state: FoldState) -> int:
-        return self._last_seq if self._loaded else state.covered_through
-
     def _fetch_limit(self, after: int) -> int | None:
         return None if self._through is None else max(0, self._through - after)
-
-    def _needs_pinned(self, state: FoldState) -> bool:
-        return self._pinned_seqs != state.pinned_seqs
 
     def _view(self) -> tuple[list[Any], list[int | None]]:
         """The raw context (with the ``is_summary`` marker) and each message's log seq."""
@@ -314,8 +325,8 @@ class _ConversationCore:
         with self._lock:
             recall = self._recall.message
             placed = to_openai_message(recall) if recall is not None else []
-            return list(map(dict, chain(self._system_export, self._head_export, placed,
-                                        self._tail_export)))
+            return list(map(dict.copy, [*self._system_export, *self._head_export, *placed,
+                                        *self._tail_export]))
 
     def _tokens(self, messages: Sequence[Any]) -> int:
         return sum(self.counter.count_message(m) for m in messages)
@@ -393,7 +404,12 @@ class _ConversationCore:
             dump = getattr(m, "model_dump", None)
             return dump(exclude_none=True) if callable(dump) and not isinstance(m, Mapping) else m
 
-        if (type(message) is dict or isinstance(message, Mapping)
+        if type(message) is dict:  # one plain message, the common turn: no generic walk
+            validate_message(message, 0)
+            if is_summary(message):
+                raise InvalidMessageError(0, _SUMMARY_APPENDED)
+            return [message.copy()]
+        if (isinstance(message, Mapping)
                 or callable(getattr(message, "model_dump", None))):
             items = [plain(message)]
         elif isinstance(message, Iterable) and not isinstance(message, (str, bytes, bytearray)):
@@ -409,9 +425,7 @@ class _ConversationCore:
             if is_summary(m):
                 # Only a fold writes the summary (it lives in the fold state, not the log):
                 # a stored one would be a second summary in every later context.
-                raise InvalidMessageError(
-                    i, "is a summary message (is_summary): a conversation keeps its own "
-                    "summary; append the raw messages instead")
+                raise InvalidMessageError(i, _SUMMARY_APPENDED)
             out.append(dict(m))
         return out
 
@@ -429,11 +443,14 @@ class _ConversationCore:
 
     def _refresh_steps(self) -> _Steps[None]:
         """Catch up with the store: fold state, new entries, pinned entries when they changed."""
-        state = yield self._store_call("load_state")
-        after = self._fetch_after(state)
-        new = yield self._store_call("entries", after=after, limit=self._fetch_limit(after))
+        # The two reads of every turn, without the generic packing of _store_call: the
+        # load_state call never changes (a _Call is never mutated), so one serves every turn.
+        state = yield self._load_state_call
+        after = self._last_seq if self._loaded else state.covered_through
+        new = yield _Call.of(self.store, "entries", "aentries", (self.conversation_id,),
+                             {"after": after, "limit": self._fetch_limit(after)})
         pinned = None
-        if self._needs_pinned(state):
+        if self._pinned_seqs != state.pinned_seqs:
             pinned = []
             if state.pinned_seqs:
                 wanted = set(state.pinned_seqs)
@@ -447,7 +464,7 @@ class _ConversationCore:
         if any(map(is_tool_result, batch)):
             yield from self._refresh_steps()  # what a tool result may answer: the stored tail
             self._check_pairing(batch)
-        seqs = yield self._store_call("append", batch)
+        seqs = yield _Call.of(self.store, "append", "aappend", (self.conversation_id, batch), {})
         return list(seqs)
 
     def _check_pairing(self, batch: Sequence[Mapping[str, Any]]) -> None:

@@ -151,17 +151,17 @@ class Conversation(_BaseConversation):
 
     def _run(self, steps: _Steps[_T]) -> _T:
         """Drive a protocol generator, running each call it yields."""
-        reply: Any = None
-        error: BaseException | None = None
-        while True:
-            try:
-                call = steps.send(reply) if error is None else steps.throw(error)
-            except StopIteration as stop:
-                return stop.value  # type: ignore[no-any-return]
-            try:
-                reply, error = call.run(), None
-            except BaseException as exc:  # thrown in: the protocol decides (and releases)
-                reply, error = None, exc
+        try:
+            call = steps.send(None)
+            while True:
+                try:
+                    reply = call.run()
+                except BaseException as exc:  # thrown in: the protocol decides (and releases)
+                    call = steps.throw(exc)
+                else:
+                    call = steps.send(reply)
+        except StopIteration as stop:  # the protocol returned
+            return stop.value  # type: ignore[no-any-return]
 
     def _locked(self, steps: _Steps[_T]) -> _T:
         with self._fold_lock:
@@ -294,17 +294,17 @@ class AsyncConversation(_BaseConversation):
 
     async def _arun(self, steps: _Steps[_T]) -> _T:
         """Drive a protocol generator, awaiting each call it yields."""
-        reply: Any = None
-        error: BaseException | None = None
-        while True:
-            try:
-                call = steps.send(reply) if error is None else steps.throw(error)
-            except StopIteration as stop:
-                return stop.value  # type: ignore[no-any-return]
-            try:
-                reply, error = await call.arun(), None
-            except BaseException as exc:  # thrown in: the protocol decides (and releases)
-                reply, error = None, exc
+        try:
+            call = steps.send(None)
+            while True:
+                try:
+                    reply = await call.arun()
+                except BaseException as exc:  # thrown in: the protocol decides (and releases)
+                    call = steps.throw(exc)
+                else:
+                    call = steps.send(reply)
+        except StopIteration as stop:  # the protocol returned
+            return stop.value  # type: ignore[no-any-return]
 
     async def _alocked(self, steps: _Steps[_T]) -> _T:
         if self._afold_lock is None:

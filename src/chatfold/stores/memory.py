@@ -168,7 +168,8 @@ class MemoryStore(BaseStore):
     ) -> list[LogEntry]:
         """See :meth:`chatfold.stores.base.Store.entries`."""
         key = self._key(conversation_id)
-        check_entries_args(after, limit)
+        if type(after) is not int or after < 0 or limit is not None:  # else nothing to check
+            check_entries_args(after, limit)
         with self._data.lock:
             conv = self._data.conversations.get(key)
             end = None if limit is None else after + limit
