@@ -81,6 +81,10 @@ _SUMMARY_APPENDED = ("is a summary message (is_summary): a conversation keeps it
                      "summary; append the raw messages instead")
 
 
+_NO_KWARGS: dict[str, Any] = {}
+"""A call's keyword arguments when it has none (only ever read: unpacked with ``**``)."""
+
+
 class _Call:
     """One I/O step of a conversation's protocol: a method with a sync and an async name.
 
@@ -91,18 +95,14 @@ class _Call:
 
     __slots__ = ("aname", "args", "kwargs", "name", "target")
 
-    def __init__(self, target: Any, name: str, aname: str, *args: Any, **kwargs: Any) -> None:
-        self.target, self.name, self.aname = target, name, aname
-        self.args, self.kwargs = args, kwargs
-
-    @classmethod
-    def of(cls, target: Any, name: str, aname: str, args: tuple[Any, ...],
-           kwargs: dict[str, Any]) -> _Call:
-        """The same, from packed arguments (the per-turn store calls: no repacking)."""
-        call = cls.__new__(cls)
-        call.target, call.name, call.aname, call.args, call.kwargs = (
-            target, name, aname, args, kwargs)
-        return call
+    def __init__(self, target: Any, name: str, aname: str, args: tuple[Any, ...] = (),
+                 kwargs: dict[str, Any] = _NO_KWARGS) -> None:
+        # Packed arguments (not *args, **kwargs): a turn builds a few of these, no repacking.
+        self.target = target
+        self.name = name
+        self.aname = aname
+        self.args = args
+        self.kwargs = kwargs
 
     def run(self) -> Any:
         return getattr(self.target, self.name)(*self.args, **self.kwargs)
@@ -226,8 +226,8 @@ class _ConversationCore:
         self._through: int | None = None  # refold replays the log up to this seq
         self._recall = Recall()
         self._recall_key: tuple[int, int, str] | None = None
-        self._load_state_call = _Call.of(self.store, "load_state", "aload_state",
-                                         (conversation_id,), {})
+        self._load_state_call = _Call(self.store, "load_state", "aload_state",
+                                      (conversation_id,))
 
     # -- the view ------------------------------------------------------------------------------
 
@@ -439,7 +439,7 @@ class _ConversationCore:
     # exception, thrown in) back; the twins' drivers run or await the calls.
 
     def _store_call(self, name: str, *args: Any, **kwargs: Any) -> _Call:
-        return _Call.of(self.store, name, "a" + name, (self.conversation_id, *args), kwargs)
+        return _Call(self.store, name, "a" + name, (self.conversation_id, *args), kwargs)
 
     def _refresh_steps(self) -> _Steps[None]:
         """Catch up with the store: fold state, new entries, pinned entries when they changed."""
@@ -447,8 +447,8 @@ class _ConversationCore:
         # load_state call never changes (a _Call is never mutated), so one serves every turn.
         state = yield self._load_state_call
         after = self._last_seq if self._loaded else state.covered_through
-        new = yield _Call.of(self.store, "entries", "aentries", (self.conversation_id,),
-                             {"after": after, "limit": self._fetch_limit(after)})
+        new = yield _Call(self.store, "entries", "aentries", (self.conversation_id,),
+                      {"after": after, "limit": self._fetch_limit(after)})
         pinned = None
         if self._pinned_seqs != state.pinned_seqs:
             pinned = []
@@ -464,7 +464,7 @@ class _ConversationCore:
         if any(map(is_tool_result, batch)):
             yield from self._refresh_steps()  # what a tool result may answer: the stored tail
             self._check_pairing(batch)
-        seqs = yield _Call.of(self.store, "append", "aappend", (self.conversation_id, batch), {})
+        seqs = yield _Call(self.store, "append", "aappend", (self.conversation_id, batch))
         return list(seqs)
 
     def _check_pairing(self, batch: Sequence[Mapping[str, Any]]) -> None:
@@ -510,8 +510,8 @@ class _ConversationCore:
             return self._unfolded("fold_in_progress")
         try:
             result: FoldResult = yield _Call(
-                self.folder, "fold", "afold", msgs, force=force,
-                metadata={"conversation_id": self.conversation_id})
+                self.folder, "fold", "afold", (msgs,),
+                {"force": force, "metadata": {"conversation_id": self.conversation_id}})
             self._fold_note(result)
             if result.folded and result.plan is not None:
                 state = self._next_state(result.plan, seqs, result)
@@ -558,7 +558,7 @@ class _ConversationCore:
     def _refold_steps(self) -> _Steps[FoldResult]:
         """Replay the log entry by entry, folding whenever the trigger is crossed, so that each
         summarizer call sees about one trigger's worth of messages, as the original folds did."""
-        done = yield _Call(self, "_locked", "_alocked", self._refold_reset_steps())
+        done = yield _Call(self, "_locked", "_alocked", (self._refold_reset_steps(),))
         if done is not None:
             return done  # type: ignore[no-any-return]
         last = yield self._store_call("last_seq")

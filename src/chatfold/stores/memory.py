@@ -33,6 +33,7 @@ _Packed = str | tuple[tuple[str, ...], tuple[str, ...]]
 """A stored message: its JSON text, or (keys, values) when every key and value is a str."""
 _KEYS: dict[tuple[str, ...], tuple[str, ...]] = {}
 """One shared keys tuple per message shape (("role", "content"), ...): not one per entry."""
+_STR = {str}
 
 
 def _pack(message: Mapping[str, Any], index: int) -> _Packed:
@@ -44,15 +45,16 @@ def _pack(message: Mapping[str, Any], index: int) -> _Packed:
     persistent stores keep it (and checked the same way).
     """
     if type(message) is dict:
-        keys = tuple(message)
         values = tuple(message.values())
-        if all(type(k) is str for k in keys) and all(type(v) is str for v in values):
-            shared = _KEYS.get(keys)
-            if shared is None:
+        if set(map(type, values)) == _STR:  # exactly str, no subclass
+            keys = tuple(message)
+            shared = _KEYS.get(keys)  # a known shape's keys are all str already
+            if shared is None and set(map(type, keys)) == _STR:
                 if len(_KEYS) >= 256:
                     _KEYS.clear()
                 shared = _KEYS[keys] = keys
-            return (shared, values)
+            if shared is not None:
+                return (shared, values)
     return encode_message(message, index)
 
 
@@ -67,8 +69,8 @@ def _entry(seq: int, packed: _Packed, created_at: float) -> LogEntry:
 def _unpack(packed: _Packed) -> dict[str, Any]:
     if isinstance(packed, str):
         return decode_message(packed)
-    keys, values = packed
-    return dict(zip(keys, values, strict=True))
+    keys, values = packed  # of equal length: both read from one dict by _pack
+    return dict(zip(keys, values, strict=False))
 
 
 @dataclass
@@ -160,7 +162,7 @@ class MemoryStore(BaseStore):
             if conv is None:
                 conv = self._data.conversations[key] = _Conversation()
             first = len(conv.log) + 1
-            conv.log.extend((text, now) for text in encoded)
+            conv.log += [(packed, now) for packed in encoded]
         return list(range(first, first + len(encoded)))
 
     def entries(
