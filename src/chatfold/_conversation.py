@@ -288,15 +288,18 @@ class _ConversationCore:
 
     def _add_entry(self, e: LogEntry) -> None:
         m = e.message
-        if is_tool_result(m) and m.get("role") != "function":
-            missing = [i for i in tool_result_ids(m) if i not in self._call_ids]
-            if missing:
-                raise InvalidMessageError(
-                    None, f"log entry {e.seq} of {self.conversation_id!r} answers tool call "
-                    f"{missing[0]!r}, which is not in the context; append a tool call and "
-                    "its results together"
-                )
-        self._call_ids.update(tool_call_ids(m))
+        # Text content and no tool_calls: neither a tool call nor a result (the common turn).
+        if (type(m.get("content")) is not str or "tool_calls" in m
+                or m.get("role") in ("tool", "function")):
+            if is_tool_result(m) and m.get("role") != "function":
+                missing = [i for i in tool_result_ids(m) if i not in self._call_ids]
+                if missing:
+                    raise InvalidMessageError(
+                        None, f"log entry {e.seq} of {self.conversation_id!r} answers tool "
+                        f"call {missing[0]!r}, which is not in the context; append a tool call "
+                        "and its results together"
+                    )
+            self._call_ids.update(tool_call_ids(m))
         self._tail.append(e)
         self._tail_msgs.append(m)
         self._tail_export.extend(to_openai_message(m))
@@ -305,9 +308,6 @@ class _ConversationCore:
     def _total(self) -> int:
         """Tokens of the whole context, kept up to date part by part."""
         return self._system_tokens + self._head_tokens + self._tail_tokens
-
-    def _fetch_limit(self, after: int) -> int | None:
-        return None if self._through is None else max(0, self._through - after)
 
     def _view(self) -> tuple[list[Any], list[int | None]]:
         """The raw context (with the ``is_summary`` marker) and each message's log seq."""
@@ -447,8 +447,9 @@ class _ConversationCore:
         # load_state call never changes (a _Call is never mutated), so one serves every turn.
         state = yield self._load_state_call
         after = self._last_seq if self._loaded else state.covered_through
+        limit = None if self._through is None else max(0, self._through - after)
         new = yield _Call(self.store, "entries", "aentries", (self.conversation_id,),
-                      {"after": after, "limit": self._fetch_limit(after)})
+                          {"after": after, "limit": limit})
         pinned = None
         if self._pinned_seqs != state.pinned_seqs:
             pinned = []

@@ -67,9 +67,11 @@ def _entry(seq: int, packed: _Packed, created_at: float) -> LogEntry:
 
 
 def _unpack(packed: _Packed) -> dict[str, Any]:
-    if isinstance(packed, str):
+    if isinstance(packed, str):  # JSON text
         return decode_message(packed)
     keys, values = packed  # of equal length: both read from one dict by _pack
+    if len(keys) == 2:  # role and content, most messages: a literal is a third of dict(zip())
+        return {keys[0]: values[0], keys[1]: values[1]}
     return dict(zip(keys, values, strict=False))
 
 
