@@ -226,8 +226,6 @@ class _ConversationCore:
         self._through: int | None = None  # refold replays the log up to this seq
         self._recall = Recall()
         self._recall_key: tuple[int, int, str] | None = None
-        self._load_state_call = _Call(self.store, "load_state", "aload_state",
-                                      (conversation_id,))
 
     # -- the view ------------------------------------------------------------------------------
 
@@ -443,13 +441,17 @@ class _ConversationCore:
 
     def _refresh_steps(self) -> _Steps[None]:
         """Catch up with the store: fold state, new entries, pinned entries when they changed."""
-        # The two reads of every turn, without the generic packing of _store_call: the
-        # load_state call never changes (a _Call is never mutated), so one serves every turn.
-        state = yield self._load_state_call
-        after = self._last_seq if self._loaded else state.covered_through
-        limit = None if self._through is None else max(0, self._through - after)
-        new = yield _Call(self.store, "entries", "aentries", (self.conversation_id,),
-                          {"after": after, "limit": limit})
+        if self._loaded:
+            # A turn's two reads as one step (the twins' _read: the fold state, then the
+            # entries after the view's end): where to read from is known before the state.
+            after = self._last_seq
+            limit = None if self._through is None else max(0, self._through - after)
+            state, new = yield _Call(self, "_read", "_aread", (after, limit))
+        else:  # first load: the state says where the view starts
+            state = yield self._store_call("load_state")
+            after = state.covered_through
+            limit = None if self._through is None else max(0, self._through - after)
+            new = yield self._store_call("entries", after=after, limit=limit)
         pinned = None
         if self._pinned_seqs != state.pinned_seqs:
             pinned = []

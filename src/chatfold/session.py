@@ -32,7 +32,7 @@ import asyncio
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ._conversation import (
     DEFAULT_LEASE_SECONDS,
@@ -53,6 +53,10 @@ from .recall import (
     tool_schemas,
     tool_text,
 )
+
+if TYPE_CHECKING:
+    from .stores.base import LogEntry
+    from .stores.state import FoldState
 
 __all__ = [
     "DEFAULT_LEASE_SECONDS",
@@ -162,6 +166,11 @@ class Conversation(_BaseConversation):
                     call = steps.send(reply)
         except StopIteration as stop:  # the protocol returned
             return stop.value  # type: ignore[no-any-return]
+
+    def _read(self, after: int, limit: int | None) -> tuple[FoldState, list[LogEntry]]:
+        """The fold state, then the log entries after ``after``: a turn's reads, one step."""
+        return (self.store.load_state(self.conversation_id),
+                self.store.entries(self.conversation_id, after=after, limit=limit))
 
     def _locked(self, steps: _Steps[_T]) -> _T:
         with self._fold_lock:
@@ -305,6 +314,11 @@ class AsyncConversation(_BaseConversation):
                     call = steps.send(reply)
         except StopIteration as stop:  # the protocol returned
             return stop.value  # type: ignore[no-any-return]
+
+    async def _aread(self, after: int, limit: int | None) -> tuple[FoldState, list[LogEntry]]:
+        """Async :meth:`Conversation._read`."""
+        return (await self.store.aload_state(self.conversation_id),
+                await self.store.aentries(self.conversation_id, after=after, limit=limit))
 
     async def _alocked(self, steps: _Steps[_T]) -> _T:
         if self._afold_lock is None:
