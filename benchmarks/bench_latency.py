@@ -144,7 +144,7 @@ def time_turns(store: Any, history: int, turns: int, counted: list[float] | None
     With ``counted``, the floor of each turn (counting a new message alone: another message,
     whose text was never counted, since counts are cached by text) is timed in the same loop."""
     conv = Conversation("turns", store=store, summarizer=InstantSummarizer(),
-                        policy=Policy(trigger_tokens=3000, keep=4),
+                        policy=Policy(trigger_tokens=3000, keep=4, recall_tokens=0),
                         system="You are a helpful assistant.")
     conv.append([c.synthetic_message(i) for i in range(history)])
     conv.context()
@@ -204,9 +204,11 @@ def turn_sections(quick: bool) -> tuple[str, dict[str, Any]]:
 ### The hot path: `Conversation` + `MemoryStore`, folded history, a new message object per turn
 
 A conversation of {history:,} messages, folded (trigger 3,000, keep 4, an instant
-summarizer); each turn appends a new message (a new object with a new text) and gets the
-context; median over {repeats} × {turns} turns. The floor of a turn is counting one new
-message (a text never counted, so the count cache cannot answer), timed in the same loop.
+summarizer, recall off: the fold's own path; auto recall adds a search per new user message,
+measured in the overhead and recall sections); each turn appends a new message (a new object
+with a new text) and gets the context; median over {repeats} × {turns} turns. The floor of a
+turn is counting one new message (a text never counted, so the count cache cannot answer),
+timed in the same loop.
 
 {c.table(["", "µs/turn", "× the floor"], [
     ["`Conversation` + `MemoryStore` turn", hot_us, hot_us / floor_us],
@@ -276,10 +278,11 @@ def main() -> None:
     p95_bg = c.percentile([w * 1e3 for w in background.waits], 95)
     body = f"""
 {n_turns} turns; the summarizer takes {delay} s per call; policy: trigger {trigger:,}, target
-{policy.target:,}, keep 4 (heuristic counter); messages: {source}. A turn appends the user's
-message and gets the context (timed), then the model's answer takes a simulated {think} s before
-it is appended. "Blocked turns" waited for a fold (at least {BLOCKED:.0%} of a summarizer
-call, {delay * BLOCKED * 1e3:.0f} ms). Context tokens are the
+{policy.target:,}, keep 4 (heuristic counter), recall on as by default (a quarter of the
+trigger: each new user message is searched for in the archive); messages: {source}. A turn
+appends the user's message and gets the context (timed), then the model's answer takes a
+simulated {think} s before it is appended. "Blocked turns" waited for a fold (at least
+{BLOCKED:.0%} of a summarizer call, {delay * BLOCKED * 1e3:.0f} ms). Context tokens are the
 context handed to the model at each turn (the background mode lets it run over the trigger, up
 to the hard limit of {hard_limit:,}, while a fold is in flight).
 
