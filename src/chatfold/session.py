@@ -160,10 +160,14 @@ class Conversation(_BaseConversation):
             while True:
                 try:
                     reply = call.run()
-                except BaseException as exc:  # thrown in: the protocol decides (and releases)
-                    call = steps.throw(exc)
+                except BaseException as exc:
+                    error = exc
                 else:
                     call = steps.send(reply)
+                    continue
+                # Thrown in outside the handler (no chained context): the protocol decides
+                # (and releases).
+                call = steps.throw(error)
         except StopIteration as stop:  # the protocol returned
             return stop.value  # type: ignore[no-any-return]
 
@@ -308,10 +312,14 @@ class AsyncConversation(_BaseConversation):
             while True:
                 try:
                     reply = await call.arun()
-                except BaseException as exc:  # thrown in: the protocol decides (and releases)
-                    call = steps.throw(exc)
+                except BaseException as exc:
+                    error = exc
                 else:
                     call = steps.send(reply)
+                    continue
+                # Thrown in outside the handler (no chained context): the protocol decides
+                # (and releases).
+                call = steps.throw(error)
         except StopIteration as stop:  # the protocol returned
             return stop.value  # type: ignore[no-any-return]
 

@@ -116,8 +116,9 @@ class _Data:
 class MemoryStore(BaseStore):
     """Conversations in this process's memory, lost when it exits.
 
-    Messages are kept as JSON text, so what comes back is exactly what a persistent store would
-    return, and mutating a message after appending it changes nothing in the log.
+    Messages are kept as JSON text, or as tuples of their keys and values when all are strings
+    (see :func:`_pack`), so what comes back is exactly what a persistent store would return, and
+    mutating a message after appending it changes nothing in the log.
 
     Args:
         namespace: Tenant scope; see :mod:`chatfold.stores.base`.
