@@ -210,13 +210,6 @@ def main() -> None:
     def repeats(n: int) -> int:
         return 2 if args.quick else 5 if n <= 1_000 else 3 if n <= 10_000 else 2
 
-    def folded_turns(n: int) -> int:
-        # A folded turn costs microseconds whatever n is: time two whole fold cycles (a fold
-        # every ~70 turns here, the context growing from 6 to ~76 messages) at every size, so
-        # the median covers the whole sawtooth of context sizes, not only the small contexts
-        # just after the first fold (what 20-50 turns saw).
-        return 10 if args.quick else 140
-
     under = {
         "seed `maybe_compress` (reference)": seed_runner(HIGH),
         "chatfold `Folder.fold`": folder_runner(HIGH),
@@ -236,7 +229,7 @@ def main() -> None:
         FLOOR: floor_runner(3000),
     }
     print("folded history:", file=sys.stderr)
-    t_folded = measure(folded, sizes, folded_turns, repeats)
+    t_folded = measure(folded, sizes, turns, repeats)
 
     seed_name = "seed `maybe_compress` (reference)"
     big, small = sizes[-1], sizes[0]
@@ -279,8 +272,7 @@ def main() -> None:
         "instant, so this is the library's own work. Median µs per turn over "
         "R repeats × T turns ("
         + ", ".join(f"{repeats(n)} × {turns(n)} at n={n:,}" for n in sizes)
-        + f" under the trigger; {folded_turns(sizes[0])} turns a repeat on a folded history, "
-        "two whole fold cycles), each repeat on a fresh conversation of n synthetic messages "
+        + "), each repeat on a fresh conversation of n synthetic messages "
         "(about 24 words each, a third with a short Chinese clause). Every timed turn appends "
         "a new message object whose text was never counted before in the process, so no "
         "count cache (by object or by text) answers for it. "
