@@ -16,7 +16,7 @@ import threading
 from typing import Any
 
 from .fold import DEFAULT_KEEP, DEFAULT_TRIGGER_TOKENS, MIN_SUMMARY_TOKENS, Folder, Policy
-from .policy import DEFAULT_SUMMARY_MAX_TOKENS
+from .policy import DEFAULT_SUMMARY_MAX_TOKENS, default_summary_cap
 
 __all__ = ["compress", "maybe_compress"]
 
@@ -106,4 +106,4 @@ def _compat_policy(keep: int, trigger: int | None) -> Policy:
     # The seed accepted any max_tokens: a tiny one still gets a target the summary fits under.
     trigger = max(trigger, 3 * MIN_SUMMARY_TOKENS)
     return Policy(trigger_tokens=trigger, keep=keep, on_overflow="keep",
-                  summary_max_tokens=min(DEFAULT_SUMMARY_MAX_TOKENS, trigger // 3))
+                  summary_max_tokens=min(DEFAULT_SUMMARY_MAX_TOKENS, default_summary_cap(trigger)))
