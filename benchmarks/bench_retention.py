@@ -315,6 +315,13 @@ LOCOMO_STEP = 12
 ZH_POINTS = 10  # the Chinese set is scored at the end of each of its last this many sessions
 
 
+def chatfold_folders(budget: int) -> tuple[Folder, Folder]:
+    """chatfold with its defaults, and the same with a shallower fold (``SHALLOW``)."""
+    return (Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget, keep=KEEP)),
+            Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget, keep=KEEP,
+                                                  target_tokens=budget // 2)))
+
+
 def contexts_at(messages: Sequence[c.Message], folder: Any, points: Sequence[int]
                 ) -> dict[int, list[c.Message]]:
     """The folder's context after message ``p - 1`` for each ``p`` in ``points``: one replay,
@@ -358,9 +365,7 @@ def chinese_retention(budgets: Sequence[int], quick: bool, ruler: Any
         for budget in budgets:
             llm = ZhSeedTextSummarizer(ExtractiveSummarizer(), ruler)
             seed_ref: Any = c.SeedReferenceFolder(llm, max_tokens=budget, keep=KEEP)
-            folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget, keep=KEEP))
-            shallow = Folder(ExtractiveSummarizer(), Policy(
-                trigger_tokens=budget, keep=KEEP, target_tokens=budget // 2))
+            folder, shallow = chatfold_folders(budget)
             at = {SEED: contexts_at(messages, seed_ref, points),
                   CHATFOLD: contexts_at(messages, folder, points),
                   SHALLOW: contexts_at(messages, shallow, points)}
@@ -467,9 +472,7 @@ def main() -> None:
         for budget in budgets:
             llm = c.SeedTextSummarizer(ExtractiveSummarizer(), ruler)
             seed_ref: Any = c.SeedReferenceFolder(llm, max_tokens=budget, keep=KEEP)
-            folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget, keep=KEEP))
-            shallow = Folder(ExtractiveSummarizer(), Policy(
-                trigger_tokens=budget, keep=KEEP, target_tokens=budget // 2))
+            folder, shallow = chatfold_folders(budget)
             at = {SEED: contexts_at(messages, seed_ref, points),
                   CHATFOLD: contexts_at(messages, folder, points),
                   SHALLOW: contexts_at(messages, shallow, points)}
