@@ -199,14 +199,18 @@ class PeerResult:
 
 
 def replay(runner: Any, messages: Sequence[dict[str, Any]], count: Callable[[str], int],
-           adapters: Any) -> tuple[list[int], int, list[dict[str, Any]]]:
+           adapters: Any, at: dict[int, list[dict[str, Any]]] | None = None
+           ) -> tuple[list[int], int, list[dict[str, Any]]]:
     """Feed ``messages``; return the model-turn context sizes, how many of those contexts a
-    provider would reject, and the last context."""
+    provider would reject, and the last context. ``at`` maps message counts to fill with the
+    context after that many messages."""
     sizes: list[int] = []
     rejected = 0
     context: list[dict[str, Any]] = []
-    for m in messages:
+    for i, m in enumerate(messages):
         context = runner.step(m)
+        if at is not None and i + 1 in at:
+            at[i + 1] = list(context)
         if runner.model_turns_only and not runner.last_step_was_model_turn:
             continue
         sizes.append(adapters.context_tokens(context, count))
@@ -294,15 +298,24 @@ class _Worker:
         plain = [{key: v for key, v in m.items() if key != "dia_id"} for m in msgs]
         by_text = {str(m["content"]): str(m["dia_id"]) for m in msgs if "dia_id" in m}
         score = retention.Score()
+        # Scored at the same ends as bench_retention (the last 8, 12 messages apart), each for
+        # the items said by then: one final context per conversation would make a memory win
+        # or lose on where its last fold fell.
+        points = [p for p in (len(msgs) - k * retention.LOCOMO_STEP
+                              for k in range(retention.LOCOMO_POINTS)) if p > len(msgs) // 2]
+        at: dict[int, list[dict[str, Any]]] = {p: [] for p in points}
         with self.make(name, trigger) as runner:
-            sizes, _, final = replay(runner, plain, self.counter.count, self.adapters)
+            sizes, _, final = replay(runner, plain, self.counter.count, self.adapters, at)
             s = runner.summarizer
             out = {"calls": runner.calls, "input_tokens": s.input_tokens,
                    "output_tokens": s.output_tokens, "peak": max(sizes), "mean": c.mean(sizes),
                    "messages": len(msgs),
                    "dropped": dropped_unseen(plain, final, s.all_prompts)}
-        retention.score_context(retention.qa_items(sample), with_dia_ids(final, by_text),
-                                score, self.counter)
+        items = retention.qa_items(sample)
+        for p, context in sorted(at.items()):
+            said = {str(m["dia_id"]) for m in msgs[:p] if "dia_id" in m}
+            now = [it for it in items if all(e in said for e in it.evidence)]
+            retention.score_context(now, with_dia_ids(context, by_text), score, self.counter)
         out["score"] = score
         return out
 
@@ -607,14 +620,17 @@ trigger {TRIGGER:,}; at the trigger where its **mean** context equals {target.sp
 (tuned by bisection with interpolation, at most {steps} triggers, within 1%); and at the
 largest trigger whose **peak** does not exceed chatfold's ({cf.peak if cf else 0:,}). "Dropped
 unseen" counts messages that left the context without any summarizer call ever reading them.
-Summarizer tokens are {counter_name} tokens of every prompt sent and every reply.
+Recall and survival are scored at each conversation's last 8 ends, 12 messages apart, each for
+the questions whose evidence was said by then (one final context per conversation made a memory
+win or lose on where its last fold fell). Summarizer tokens are {counter_name} tokens of every
+prompt sent and every reply.
 
 {c.table(heads, rows, digits=3)}
 
 {observations(results, order)}
 
-Recall by category (final context; at the shared trigger for chatfold, at equal mean context
-for each peer):
+Recall by category (at the last 8 ends of each conversation, 12 messages apart, as in
+`bench_retention`; at the shared trigger for chatfold, at equal mean context for each peer):
 
 {c.table(["memory", "compared at", *cat_heads], cat_rows, digits=3)}
 

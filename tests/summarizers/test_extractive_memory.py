@@ -385,3 +385,77 @@ def test_a_phone_number_in_groups_is_an_identifier() -> None:
     out = ask([user("I switched my phone number to 555-0142."),
                user("We had such a lovely dinner together, the food was great.")], max_tokens=14)
     assert "555-0142" in out
+
+
+# ---------------------------------------------------------------------------------------------
+# corrected quantities, either-or choices, sentences that say nothing
+
+
+def test_a_corrected_quantity_rewrites_the_request_it_corrects_en() -> None:
+    out = ask([user("Please order 17 postcards for the wedding guests."),
+               assistant("Sure, noted."),
+               user("Scratch that, make it 25 postcards instead of 17.")])
+    assert section(out, "Open tasks") == ["User: Please order 25 postcards for the wedding guests."]
+    assert "17" not in out  # the correction said nothing else: it is absorbed
+
+
+def test_a_corrected_quantity_rewrites_the_request_it_corrects_zh() -> None:
+    out = ask([user("帮我订20份年会的伴手礼。"), user("不好意思，伴手礼改成35份。"),
+               user("帮我订两间房，住三晚。"), user("改成住四晚吧。")], language="zh")
+    assert "用户：帮我订35份年会的伴手礼。" in section(out, "待办")
+    assert "用户：帮我订两间房，住四晚。" in section(out, "待办")
+    assert "20份" not in out and "三晚" not in out
+
+
+def test_a_corrected_quantity_carried_from_the_previous_summary() -> None:
+    previous = "Open tasks:\n- User: Book a table for 4 people at 7pm."
+    out = ask([user("Change it to 6 people please.")], previous=previous)
+    assert "User: Book a table for 6 people at 7pm." in section(out, "Open tasks")
+
+
+def test_only_a_correction_rewrites_a_number() -> None:
+    # Another run, another count, a different thing: none of them corrects the first.
+    out = ask([user("I ran 3 miles last week."), user("Actually I ran 5 miles today."),
+               user("I have 2 dogs."), user("Change the cake order to 3 cakes."),
+               user("Please buy 4 apples."), user("Make it 6 bananas.")])
+    assert "3 miles" in out and "5 miles" in out
+    assert "4 apples" in out and "6 bananas" in out
+
+
+def test_a_correction_keeps_what_else_it_says() -> None:
+    out = ask([user("We need 30 chairs for the party."),
+               user("Sorry, make it 45 chairs, and the party moves to the garden.")])
+    assert "We need 45 chairs for the party." in out
+    assert "garden" in out
+
+
+def test_an_either_or_answer_is_recorded_as_the_choice() -> None:
+    out = ask([user("I need a new dining table."),
+               assistant("Would you like the walnut dining table or the oak one?"),
+               user("The walnut one, definitely.")])
+    assert section(out, "Decisions") == [
+        "User chose: walnut dining table (the walnut dining table or the oak one)"]
+    zh = ask([user("帮我订周五晚上的餐厅。"), assistant("你想要靠窗的位置还是包间？"),
+              user("包间吧。")], language="zh")
+    assert section(zh, "决定") == ["用户选择：包间（靠窗的位置还是包间）"]
+
+
+@pytest.mark.parametrize("reply", ["Neither, I'll think about it.", "What's the difference?",
+                                   "Both look nice, I can't decide between them really."])
+def test_a_reply_that_picks_no_option_is_no_choice(reply: str) -> None:
+    out = ask([assistant("Would you like the walnut table or the oak one?"), user(reply)])
+    assert not section(out, "Decisions")
+
+
+def test_only_what_sets_an_option_apart_picks_it() -> None:
+    out = ask([assistant("Should I book it for 2 nights or 3 nights?"), user("3 nights.")])
+    assert section(out, "Decisions") == ["User chose: 3 nights (book it for 2 nights or 3 nights)"]
+
+
+def test_a_sentence_of_pronouns_and_light_verbs_is_chatter() -> None:
+    chatter = [user("We got this!"), user("I'll keep ya posted."), user("Same here!")]
+    facts = [user("I made this bowl in my pottery class."), user("I'm vegan.")]
+    out = ask(chatter + facts, max_tokens=30)
+    assert "bowl" in out and "vegan" in out
+    for line in ("We got this", "keep ya posted", "Same here"):
+        assert line not in out

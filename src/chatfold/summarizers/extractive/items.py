@@ -58,6 +58,8 @@ class _Item:
     dropped: bool = False
     date: str | None = None
     """ISO day the statement was made, when the conversation carries dates."""
+    replaces: bool = False
+    """It filled a slot an older statement held (that statement's clause was removed)."""
 
     @property
     def text(self) -> str:
@@ -197,6 +199,7 @@ def _merge(items: list[_Item]) -> list[_Item]:
                 it.removed.add(clause)
                 continue
             older.removed.add(held[1])  # a newer statement fills the same slot
+            it.replaces = True
             it.score = max(it.score, older.score)  # and is as important as the one it replaces
             by_slot[slot] = (it, clause)
     kept = []

@@ -249,8 +249,10 @@ _TASK_OWN = re.compile(
 )
 # "Maybe I'll go with you", "如果要选的话": a hedged choice is no decision.
 _HEDGE = re.compile(
-    r"(?i:\b(?:maybe|might|perhaps|if|whether|could|would|unless|in case)\b)"
-    r"|也许|可能|如果|要是|或许|除非|假如|万一"
+    r"(?i:\b(?:maybe|might|perhaps|if|whether|could|would|unless|in case|undecided|not sure"
+    r"|(?:can't|cannot|can not|couldn't|haven't|hasn't|didn't|not yet|still|yet to) (?:decide"
+    r"|decided|choose|chosen|pick|picked|agree|agreed))\b)"
+    r"|也许|可能|如果|要是|或许|除非|假如|万一|还没(?:想好|决定|定)|没决定|拿不定|不确定|决定不了"
 )
 _QUESTION_FACTOR = 0.6
 _FEEL_FACTOR = 0.6
@@ -429,7 +431,32 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # A time keeps it: "I went to a support group yesterday and it was so powerful" is an
         # event a temporal question asks about.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
+    if section == _FACTS and not mask & _ANCHORS and not n_caps and _says_nothing(text):
+        # "We got this!", "I'll keep ya posted.", "Same here!": pronouns and light verbs only.
+        return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, False)
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
+
+
+_LIGHT_WORDS_TEXT = (
+    "i i'm i'll i've i'd me my mine we we're we'll we've us our you you're you'll ya your he "
+    "she they them it it's its this that that's these those here there so too also just "
+    "really totally very such got get gets getting did do does done doing have has had having "
+    "was is are am be been being will can could would should may might must shall yes yeah "
+    "yep no not nope true right same go going gone went come came made make keep kept posted "
+    "post a an the of to at in on up out back for with and but or all what how wow oh ah aw "
+    "haha lol ok okay thanks thank cool nice great good awesome amazing indeed sure exactly "
+    "agree agreed one way well know see let let's"
+)
+_LIGHT_WORDS = frozenset(_LIGHT_WORDS_TEXT.split())
+_LATIN_WORDS = re.compile(r"[a-z][a-z']*")
+
+
+def _says_nothing(text: str) -> bool:
+    """True for an English sentence made only of pronouns, light verbs and interjections."""
+    if not text.isascii() or len(text) > 60:
+        return False
+    words = _LATIN_WORDS.findall(text.lower().replace("’", "'"))
+    return bool(words) and all(w in _LIGHT_WORDS for w in words)
 
 

@@ -31,13 +31,16 @@ from .lexicon import (
     DEFAULT_MIN_SCORE,
     DEFAULT_TOOL_RESULT_CHARS,
 )
+from .quantities import correct_quantities
 from .render import _as_sentence, _discount_repeats, _fit, _render
 from .scoring import _ID_TOKEN, _score_all
 from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
 from .threads import (
     TokenMemo,
     acceptance_rest,
+    alternatives,
     as_choice,
+    chosen_option,
     content_tokens,
     fulfils,
     is_acceptance,
@@ -46,6 +49,7 @@ from .threads import (
 from .tools import _is_tool_block, _render_args, _render_result, _result_text, _ToolLine
 
 _AGREED = {"en": " agreed", "zh": "同意"}
+_CHOSE = {"en": " chose", "zh": "选择"}
 _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as a decision
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
 _MIN_CANDIDATES = 160  # new statements built into items: at least this many, or half the cap
@@ -78,6 +82,17 @@ def _repeats(words: frozenset[str], kept: Mapping[str, list[frozenset[str]]]) ->
             if both >= _JACCARD_DUP * (len(words) + len(other) - both):
                 return True
     return False
+
+
+def _choice(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
+    """(the option chosen, the question's core, whether the reply said only that) when
+    ``reply`` picks one option of the assistant's last either-or question, else None."""
+    for sentence in reversed(asked):
+        found = alternatives(sentence)
+        if found is not None:
+            picked = chosen_option(reply, found[1])
+            return None if picked is None else (picked[0], found[0], picked[1])
+    return None
 
 
 class _Piece(NamedTuple):
@@ -195,7 +210,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             budget = min(budget, request.target_tokens)
         memo = TokenMemo()
         items = self._collect(request, lang, max(budget, 0), memo)
-        kept = _merge(items)
+        kept = correct_quantities(_merge(items))
         # The fold's own counter, when it sends one, makes the cap exact.
         count = request.count if request.count is not None and not self._explicit_count \
             else self._count
@@ -268,6 +283,19 @@ class ExtractiveSummarizer(BaseSummarizer):
                     rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
                                      "decision"))
                     split = split[1:]
+            elif p.role == "user" and split and last_assistant and p.msg == last_msg + 1:
+                picked = _choice(last_assistant, split[0])
+                if picked is not None:
+                    # "Window or aisle?" then "Aisle, please.": the user's choice, one decision.
+                    option, core, alone = picked
+                    who = p.name or _ROLE_TAGS[lang]["user"]
+                    body = f"{who}{_CHOSE[lang]}{_COLON[lang]}{option}"
+                    if core != option:
+                        body += f" ({core})" if lang == "en" else f"（{core}）"
+                    rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
+                                     "decision"))
+                    if alone:
+                        split = split[1:]
             if p.role == "assistant":
                 last_assistant = split
             elif p.role == "user":

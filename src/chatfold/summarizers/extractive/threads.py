@@ -54,17 +54,14 @@ _QUESTIONISH = re.compile(
 )
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9'-]{3,}")
 _HAN = re.compile(r"[\u4e00-\u9fff]{2,}")
-_STOP = frozenset(
-    [
-        "about", "after", "again", "also", "been", "before", "being", "could", "does", "doing",
-        "done", "from", "have", "having", "here", "into", "just", "like", "make", "more", "most",
-        "much", "need", "needs", "only", "over", "please", "same", "some", "such", "than", "that",
-        "their", "them", "then", "there", "these", "they", "this", "those", "very", "want", "what",
-        "when", "where", "which", "while", "will", "with", "would", "your", "you're", "yours",
-        "remind", "check", "find", "tell", "book", "order", "send", "show", "give", "help",
-        "thanks", "thank", "sure", "okay", "anything", "something", "else", "other", "another"
-    ]
+_STOP_TEXT = (
+    "about after again also been before being could does doing done from have having here "
+    "into just like make more most much need needs only over please same some such than that "
+    "their them then there these they this those very want what when where which while will "
+    "with would your you're yours remind check find tell book order send show give help "
+    "thanks thank sure okay anything something else other another"
 )
+_STOP = frozenset(_STOP_TEXT.split())
 _ZH_STOP_CHARS = frozenset("我你您的了是在和吗呢吧啊一个这那也就都要请帮下")
 
 
@@ -173,3 +170,75 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     if _PROMISE.search(later) and not _DONE.search(later):
         return False
     return bool(_DONE.search(later)) or bool(_QUESTIONISH.search(request))
+
+
+# An either-or question: "Would you like the walnut table or the oak one?", "靠窗还是包间？".
+_ALT_HEAD = re.compile(
+    r"(?i:(?:so,?\s+|ok(?:ay)?,?\s+)?(?:(?:would|do|will)\s+you\s+(?:like|want|prefer|rather)"
+    r"(?:\s+to)?|(?:should|shall)\s+(?:i|we)|(?:which|what)\s+(?:do|would)\s+you\s+prefer[:,]?"
+    r"|(?:do\s+you\s+)?prefer|is\s+it|are\s+you\s+(?:going\s+with|thinking))\s+)"
+    r"|^(?:那)?(?:你|您)?(?:是)?(?:想要|想|要|希望|打算|倾向于?|更喜欢|喜欢|选|订)?"
+)
+_ALT_SPLIT_EN = re.compile(r"(?i)\s*,?\s+or\s+|,\s+(?=[^,]+,?\s+or\s+)")
+_ALT_TAIL = re.compile(r"(?i)(?:\s+(?:then|instead|for\s+you))?[\s?？.。!！]*$|呢?[?？。！!]*$")
+_ALT_LEAD = re.compile(r"(?i)^(?:the|a|an|to)\s+")
+_NEITHER = re.compile(r"(?i:\b(?:neither|none|not|no|don't|nor|both)\b)|都不|都行|都可以|随便|不")
+_MAX_CHOICE_LATIN = 60
+_MAX_CHOICE_HAN = 20
+
+
+def alternatives(sentence: str) -> tuple[str, list[str]] | None:
+    """The options of an either-or question, with the question's core (its asking words taken
+    off): "Would you like the walnut table or the oak one?" → ("the walnut table or the oak
+    one", ["the walnut table", "the oak one"]); None when it offers no choice."""
+    if not sentence.rstrip().endswith(("?", "？")):
+        return None
+    core = sentence[_ALT_HEAD.match(sentence).end():]  # type: ignore[union-attr]
+    tail = _ALT_TAIL.search(core)
+    if tail is not None:
+        core = core[: tail.start()]
+    parts = [p.strip(" ,，") for p in
+             (core.split("还是") if "还是" in core else _ALT_SPLIT_EN.split(core))]
+    if len(parts) < 2 or len(parts) > 4 or not all(parts) or max(map(len, parts)) > 60:
+        return None
+    return core, parts
+
+
+def _words(text: str) -> set[str]:
+    low = text.lower()
+    return {w for w in re.findall(r"[a-z0-9]+", low) if w not in _ALT_STOP} | set(
+        content_tokens(text))
+
+
+_ALT_STOP_TEXT = (
+    "the a an one to of for with on in at it that this i we you"
+)
+_ALT_STOP = frozenset(_ALT_STOP_TEXT.split())
+
+
+def chosen_option(reply: str, options: list[str]) -> tuple[str, bool] | None:
+    """The option a short reply picks ("The walnut one, definitely." → "the walnut table"),
+    and whether the reply says nothing else; None when it picks none, or more than one."""
+    if len(reply) > (_MAX_CHOICE_LATIN if reply.isascii() else _MAX_CHOICE_HAN):
+        return None
+    if reply.rstrip().endswith(("?", "？")) or _NEITHER.search(reply):
+        return None
+    said = _words(reply)
+    words = [_words(o) for o in options]
+    # Only what sets an option apart counts: "3 nights" picks "3 nights", not "2 nights".
+    own = [w - set().union(*(x for j, x in enumerate(words) if j != i))
+           for i, w in enumerate(words)]
+    hits = [o for o, w in zip(options, own, strict=True)
+            if w & said or (not o.isascii() and o in reply)]
+    if len(hits) != 1:
+        return None
+    option = _ALT_LEAD.sub("", hits[0])
+    covered = set().union(*(_words(o) for o in options)) | _CHOICE_WORDS
+    return option, said <= covered
+
+
+_CHOICE_WORDS_TEXT = (
+    "definitely please probably guess think let's go with take one yes yeah sure ok okay "
+    "would like prefer rather want works work fine good great sounds"
+)
+_CHOICE_WORDS = frozenset(_CHOICE_WORDS_TEXT.split())
