@@ -459,3 +459,49 @@ def test_a_sentence_of_pronouns_and_light_verbs_is_chatter() -> None:
     assert "bowl" in out and "vegan" in out
     for line in ("We got this", "keep ya posted", "Same here"):
         assert line not in out
+
+
+def test_a_request_the_user_calls_off_leaves_the_open_tasks() -> None:
+    out = ask([user("Please book a dinner for two at Nobu on Friday."),
+               assistant("Sure, I will book it."),
+               user("Actually, cancel the dinner at Nobu, we are staying in.")])
+    assert not section(out, "Open tasks")
+    assert "cancel the dinner at Nobu" in out
+    zh = ask([user("帮我订周五晚上两个人的海底捞。"), assistant("好的。"),
+              user("算了，海底捞不订了，我们在家吃。")], language="zh")
+    assert not section(zh, "待办") and "海底捞不订了" in zh
+    # Calling off something else leaves the request open.
+    other = ask([user("Please book a dinner for two at Nobu on Friday."),
+                 user("Cancel my gym membership too.")])
+    assert "User: Please book a dinner for two at Nobu on Friday." in section(other,
+                                                                             "Open tasks")
+
+
+def test_a_reminder_set_closes_the_request() -> None:
+    out = ask([user("Remind me to call the dentist tomorrow."),
+               assistant("Reminder set: call the dentist tomorrow at 9am.")])
+    assert not section(out, "Open tasks") and "9am" in out
+
+
+def test_a_new_value_named_another_way_replaces_the_old() -> None:
+    out = ask([user("My phone number is 555-123-4567."), user("My new number is 555-987-6543.")])
+    assert "555-987-6543" in out and "555-123-4567" not in out
+    out = ask([user("The project deadline is March 3."),
+               user("The deadline got pushed to March 17.")])
+    assert "March 17" in out and "March 3." not in out
+
+
+def test_a_preference_for_the_same_kind_of_thing_changes_only_when_it_says_so() -> None:
+    out = ask([user("I prefer aisle seats."), user("Actually I prefer window seats now.")])
+    assert "window seats" in out and "aisle" not in out
+    both = ask([user("I like Italian food."), user("I also like Chinese food.")])
+    assert "Italian" in both and "Chinese" in both
+
+
+def test_an_accepted_recommendation_is_one_decision() -> None:
+    out = ask([assistant("I recommend the Tokyo itinerary with 5 days in Kyoto."),
+               user("Sounds great, go with that.")])
+    assert out.count("Kyoto") == 1
+    assert section(out, "Decisions") == ["User agreed: the Tokyo itinerary with 5 days in Kyoto"]
+    zh = ask([assistant("我建议选方案B，成本更低。"), user("行，就按方案B。")], language="zh")
+    assert section(zh, "决定") == ["用户同意：方案B，成本更低"]

@@ -109,6 +109,11 @@ _COUNT_ZH = re.compile(
 )
 
 
+_ATTR_QUALIFIERS = frozenset({"new", "current", "updated", "latest", "actual", "real", "correct",
+                              "old", "previous", "present", "新", "现在", "最新"})
+_PHONE_WORDS = frozenset({"number", "cell number", "mobile number", "contact number"})
+
+
 def _subject(prefix: str, role: str) -> tuple[str, str] | None:
     """Who a statement is about and what qualifies its attribute ("hotel" in "hotel budget"),
     from the text before the attribute keyword; None when it is not about a person we track."""
@@ -209,7 +214,13 @@ def _generic_slot(
         noun = str(groups["noun"])
         noun = noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
         return ("count", who[0], noun), prefix
-    return ("attr", who[0], "is:" + " ".join(str(groups["attr"]).split())), prefix
+    attr = " ".join(w for w in str(groups["attr"]).split() if w not in _ATTR_QUALIFIERS)
+    named = _ATTR_EN.search(attr) if attr.isascii() else _ATTR_ZH.search(attr)
+    if named is not None or attr in _PHONE_WORDS:
+        # "my new number is…", "my current email is…": the attribute a named slot keeps.
+        kind = "phone" if named is None else named.lastgroup or ""
+        return ("attr", who[0], kind, who[1]), prefix
+    return ("attr", who[0], "is:" + (attr or str(groups["attr"]))), prefix
 
 
 def _slots(
@@ -236,6 +247,12 @@ def _slots(
             if me and slot[1] == "user":
                 slot = (slot[0], me, *slot[2:])
             found.append((slot, i // 2, hit[1]))
+            words = slot[2].split() if slot[0] == "pref" else ()
+            if len(words) >= 2 and words[-1].isascii():
+                # "aisle seats" / "window seats": the same kind of thing, which a newer
+                # preference replaces when it says it changed ("…now", "actually…").
+                head = words[-1][:-1] if words[-1].endswith("s") else words[-1]
+                found.append((("prefhead", slot[1], head), i // 2, hit[1]))
     return parts, found
 
 

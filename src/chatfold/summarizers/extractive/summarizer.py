@@ -36,10 +36,12 @@ from .render import _as_sentence, _discount_repeats, _fit, _render
 from .scoring import _ID_TOKEN, _score_all
 from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
 from .threads import (
+    CANCEL,
     TokenMemo,
     acceptance_rest,
     alternatives,
     as_choice,
+    cancels,
     chosen_option,
     content_tokens,
     fulfils,
@@ -124,7 +126,9 @@ def _closed_tasks(
     by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements."""
     closed: dict[int, int] = {}
     verdicts: dict[tuple[str, str, str], bool] = {}  # a long history repeats its requests
-    doers = [j for j in range(n_previous, len(rows)) if rows[j].role in ("assistant", "tool")]
+    # Who can close a request: the assistant or a tool doing it, the user calling it off.
+    doers = [j for j in range(n_previous, len(rows)) if rows[j].role in ("assistant", "tool")
+             or (rows[j].role == "user" and CANCEL.search(rows[j].body))]
     if not doers:
         return closed
     for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
@@ -146,7 +150,9 @@ def _closed_tasks(
             pair = (row.body, rows[j].body, rows[j].role)
             done = verdicts.get(pair)
             if done is None:
-                done = verdicts[pair] = fulfils(row.body, wanted, rows[j].body, rows[j].role)
+                done = verdicts[pair] = (
+                    cancels(wanted, rows[j].body) if rows[j].role == "user"
+                    else fulfils(row.body, wanted, rows[j].body, rows[j].role))
             if done:
                 closed[i] = j
                 break
@@ -276,10 +282,19 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if offer is not None:
                     # The assistant's offer and the user's yes: one decision.
                     who = p.name or _ROLE_TAGS[lang]["user"]
-                    body = f"{who}{_AGREED[lang]}{_COLON[lang]}{as_choice(offer)}"
+                    choice = as_choice(offer)
+                    body = f"{who}{_AGREED[lang]}{_COLON[lang]}{choice}"
                     rest = acceptance_rest(split[0])
-                    if content_tokens(rest):
-                        body += f" ({rest})"
+                    if not content_tokens(rest) <= content_tokens(offer):
+                        body += f" ({rest})"  # "OK, book it for 3 nights": what it adds
+                    if choice != offer:
+                        # The offer now lives in the decision: not a second time as a fact.
+                        j = len(rows) - 1
+                        while j >= 0 and rows[j].msg == last_msg:
+                            if rows[j].body == offer:
+                                del rows[j]
+                                break
+                            j -= 1
                     rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
                                      "decision"))
                     split = split[1:]

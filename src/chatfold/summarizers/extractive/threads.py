@@ -42,6 +42,7 @@ _PROPOSE = re.compile(
 _DONE = re.compile(
     r"(?i:\b(?:done|booked|reserved|ordered|sent|scheduled|completed|finished|fixed|created"
     r"|added|updated|cancelled|canceled|paid|confirmed|submitted|set\s+up|here\s+is|here's"
+    r"|(?:reminder|alarm|timer|meeting|appointment|call)s?\s+(?:is\s+|are\s+|has\s+been\s+)?set"
     r"|here\s+are|i've|i\s+have|has\s+been|have\s+been|is\s+now|are\s+now)\b)"
     r"|已经?|完成|搞定|好了|订好|办好|发好|改好|弄好|处理好|查到|结果|如下|这是"
 )
@@ -104,6 +105,7 @@ _OFFER_HEAD = re.compile(
     r"|would\s+you\s+like\s+me\s+to|want\s+me\s+to|i\s+can|let\s+me|how\s+about"
     r"|what\s+about|why\s+not|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose))\s+)"
     r"|^(?:那)?(?:要不要|需不需要|要不|不如)(?:我)?(?:帮你|帮您|给你|给您)?"
+    r"|^(?:我)?(?:建议|推荐)(?:你|您)?(?:选择?|用|订|去|买)?"
 )
 _ZH_ASKED = re.compile(
     r"(?:怎么样|如何|好吗|好不好|可以吗|行吗"
@@ -170,6 +172,21 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     if _PROMISE.search(later) and not _DONE.search(later):
         return False
     return bool(_DONE.search(later)) or bool(_QUESTIONISH.search(request))
+
+
+# The user calling a request off: "cancel the dinner at Nobu", "算了，海底捞不订了".
+CANCEL = re.compile(
+    r"(?i:\b(?:cancel(?:led|ed|s)?|call(?:ed)?\s+off|never\s*mind|forget\s+(?:about\s+)?(?:it|that"
+    r"|the)|no\s+longer\s+need|(?:don't|do\s+not|won't)\s+need|don't\s+(?:book|order|buy|send)"
+    r"|not\s+needed|drop\s+(?:it|that|the))\b)"
+    r"|取消|算了|不订了|不用了|不要了|不需要了|不买了|不去了|不发了|别订|别买|别发|作罢"
+)
+
+
+def cancels(request_tokens: frozenset[str], later: str) -> bool:
+    """True when the user's ``later`` statement calls off the request: a word of cancelling
+    and a content word in common ("Actually, cancel the dinner at Nobu")."""
+    return bool(CANCEL.search(later)) and bool(request_tokens & content_tokens(later))
 
 
 # An either-or question: "Would you like the walnut table or the oak one?", "靠窗还是包间？".
