@@ -190,16 +190,16 @@ def _merge(items: list[_Item]) -> list[_Item]:
                 # "The deadline got pushed" changes the deadline just named ("the project
                 # deadline"): a change of an attribute without its qualifier, or with one the
                 # latest value lacked, is a change of that attribute's latest value.
-                other = by_attr.get(slot[:3])
-                if other is not None and (not slot[3] or not other[3]):
-                    slot = other
+                latest = by_attr.get(slot[:3])
+                if latest is not None and (not slot[3] or not latest[3]):
+                    slot = latest
                     held = by_slot.get(slot)
             if slot[0] == "attr":
                 by_attr[slot[:3]] = slot
             if held is None or held[0].dropped or held == (it, clause):
                 by_slot[slot] = (it, clause)
                 continue
-            if (slot[0] == "prefhead" or slot[0] == "attr" and slot[2] in _PER_TASK) \
+            if (slot[0] == "prefhead" or (slot[0] == "attr" and slot[2] in _PER_TASK)) \
                     and not _UPDATE.search(it.body):
                 # A budget or a date with no word of change is the next task's, not a new value
                 # of the last one's (one trip's hotel budget, then the next trip's): both stay.
