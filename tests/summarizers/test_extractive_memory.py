@@ -505,3 +505,56 @@ def test_an_accepted_recommendation_is_one_decision() -> None:
     assert section(out, "Decisions") == ["User agreed: the Tokyo itinerary with 5 days in Kyoto"]
     zh = ask([assistant("我建议选方案B，成本更低。"), user("行，就按方案B。")], language="zh")
     assert section(zh, "决定") == ["用户同意：方案B，成本更低"]
+
+
+@pytest.mark.parametrize(("language", "old", "new", "stale"), [
+    ("en", "The meeting is on Tuesday at 3pm.", "The meeting moved to Wednesday at 10am.",
+     "Tuesday"),
+    ("en", "We are expecting 40 guests.", "The guest count is now 55.", "40"),
+    ("en", "My flight is BA117 on June 3.", "My flight changed to BA119.", "BA117"),
+    ("en", "My email is tom@old.com.", "Please use tom@new.io from now on.", "old.com"),
+    ("zh", "会议定在周二下午三点。", "会议改到周三上午十点了。", "周二"),
+    ("zh", "我的航班是CA1234。", "航班改成CA5678了。", "CA1234"),
+    ("zh", "我的邮箱是a@qq.com。", "以后请用b@163.com联系我。", "qq.com"),
+])
+def test_a_statement_of_change_replaces_what_it_changes(
+    language: str, old: str, new: str, stale: str
+) -> None:
+    out = ask([user(old), user("Thanks!" if language == "en" else "谢谢！"), user(new)],
+              language=language)
+    assert stale not in out
+    assert new.rstrip("。.") in out
+
+
+def test_a_change_carried_from_the_previous_summary() -> None:
+    previous = "Facts:\n- User: The meeting is on Tuesday at 3pm.\n- User: I live in Leeds."
+    out = ask([user("The meeting moved to Wednesday at 10am.")], previous=previous)
+    assert "Tuesday" not in out and "Wednesday" in out and "Leeds" in out
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("I ran 3 miles last week.", "Actually I ran 5 miles today."),  # no word of change
+    ("The meeting is on Tuesday at 3pm.", "The workshop moved to Friday."),  # another thing
+    ("My flight is BA117.", "The gate changed to B12."),
+])
+def test_without_a_change_of_the_same_thing_both_stay(first: str, second: str) -> None:
+    out = ask([user(first), user(second)])
+    assert first.rstrip(".") in out and second.rstrip(".") in out
+
+
+@pytest.mark.parametrize(("language", "old", "new", "stale"), [
+    ("en", "I am 34 years old.", "I turned 35 yesterday.", "34"),
+    ("en", "I work at Google as a designer.", "I just started a new job at Stripe.", "Google"),
+    ("en", "My wife Sarah is a teacher.", "Sarah is now a principal.", "teacher"),
+    ("zh", "我今年28岁。", "我今年29岁了。", "28"),
+    ("zh", "我在阿里巴巴上班。", "我跳槽到字节跳动了。", "阿里巴巴"),
+])
+def test_age_job_and_role_update(language: str, old: str, new: str, stale: str) -> None:
+    out = ask([user(old), user(new)], language=language)
+    assert stale not in out and new.rstrip("。.") in out
+
+
+def test_a_role_changes_only_when_it_says_so() -> None:
+    out = ask([user("Sarah is a teacher."), user("Sarah is a big fan of jazz."),
+               user("Anna is a nurse.")])
+    assert "teacher" in out and "jazz" in out and "nurse" in out

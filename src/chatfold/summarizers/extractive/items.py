@@ -199,7 +199,7 @@ def _merge(items: list[_Item]) -> list[_Item]:
             if held is None or held[0].dropped or held == (it, clause):
                 by_slot[slot] = (it, clause)
                 continue
-            if (slot[0] == "prefhead" or (slot[0] == "attr" and slot[2] in _PER_TASK)) \
+            if (slot[0] in ("prefhead", "role") or (slot[0] == "attr" and slot[2] in _PER_TASK)) \
                     and not _UPDATE.search(it.body):
                 # A budget or a date with no word of change is the next task's, not a new value
                 # of the last one's (one trip's hotel budget, then the next trip's): both stay.

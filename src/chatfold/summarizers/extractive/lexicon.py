@@ -90,7 +90,8 @@ _ZH_WORDS: dict[int, str] = {
     " 我老公 我妻子 我丈夫 我女儿 我儿子 我父母 我妈 我爸 我们家 我过敏 过敏 我毕业 我从事",
     _SLOT: "住在 搬到 搬去 搬家 定居 预算 我叫 名叫 名字 电话 手机 邮箱 电子邮件 地址 职业"
     " 工作是 上班 就职 岁 截止 期限 人数 目的地 饮食 吃素 素食 喜欢 爱吃 爱喝 讨厌 偏好"
-    " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在 现在有 已经有 一共有 总共有 目前有 有了",
+    " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在 现在有 已经有 一共有 总共有 目前有 有了"
+    " 跳槽 入职",
 }
 # Matched as a whole so that the cue inside them is not: "不确定" decides nothing, "你确定"
 # asks someone else, "也就这样" shrugs; "我在想" is what the speaker is doing, not a fact.
@@ -135,7 +136,7 @@ _EN_WORDS: dict[int, str] = {
     "|call me|phone|mobile|cell|email|e-mail|address|work|works|job is|occupation|years old"
     "|aged|deadline|ddl|due|headcount|destination|diet|vegetarian|vegan|allergic|prefer|prefers"
     "|preferred|like|likes|love|loves|hate|hates|dislike|dislikes|enjoy|enjoys|can't stand"
-    "|favorite|favourite|my|have",
+    "|favorite|favourite|my|have|turned|new job|new position|new role|joined|is now|became",
 }
 _EN_NEUTRAL = (
     "looks like|look like|seems like|sounds like|feel like|feels like|something like|be like"

@@ -119,6 +119,7 @@ def correct_quantities(items: list[_Item]) -> list[_Item]:
             target.body = target.body[: num[0]] + quantity.group("num") + target.body[num[1]:]
             target.score = max(target.score, it.score)
             target.date = it.date or target.date
+            it.replaces = True
             if _absorbed(it, quantity, target):
                 absorbed.add(id(it))
             break

@@ -309,6 +309,16 @@ _FACT_AT = re.compile(
 _FACT_LEADS = ("i", "we", "my", "our")
 
 
+_NAME_VERBS = (" is ", " was ", " has ", " had ", " works ", " worked ", " lives ", " lived ",
+               "'s ", " and I ", " became ")
+_NOT_NAMES_TEXT = (
+    "Everything Everyone Everybody Nothing Nobody Someone Somebody Something Life Today "
+    "Tomorrow Yesterday Tonight Mine Yours One Both All Each Every Some Any Most Many Work "
+    "School Home Dinner Lunch Breakfast Weather Traffic Money Time Love Family"
+)
+_NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
+
+
 def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
     """Feature bits and count of distinct capitalised names, for each text."""
     big = "\n".join(texts)
@@ -353,6 +363,7 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
         if kind or _cn_number(big, m):
             masks[owner[m.start()]] |= bit
     caps: dict[int, set[str]] = {}
+    firsts: list[tuple[int, str]] = []
     for m in _UPPER_RE.finditer(big):
         at = m.start()
         if at and _latin(big[at - 1]):
@@ -361,8 +372,21 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
         if m.lastgroup == "code":
             if m.end() - at >= 4:
                 masks[i] |= _ID
-        elif at != starts[i] and m.group() not in _CAP_STOP:
+        elif m.group() in _CAP_STOP:
+            continue
+        elif at != starts[i]:
             caps.setdefault(i, set()).add(m.group())
+        elif big.startswith(_NAME_VERBS, m.end()) and m.group() not in _NOT_NAMES:
+            caps.setdefault(i, set()).add(m.group())  # "Sarah is a teacher": who, then what
+        else:
+            firsts.append((i, m.group()))
+    # A capital at the start of a sentence is a name when the fold also writes it mid-sentence
+    # ("My wife Sarah is a teacher." then "Sarah is now a principal.").
+    if firsts and caps:
+        named = set().union(*caps.values())
+        for i, word in firsts:
+            if word in named:
+                caps.setdefault(i, set()).add(word)
     return masks, [min(len(caps.get(i, ())), _CAP_MAX) for i in range(len(texts))]
 
 

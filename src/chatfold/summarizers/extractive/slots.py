@@ -15,7 +15,8 @@ _ZH_STOP = r"[^，。,.!?！？；;]"
 _ATTR_ZH = re.compile(
     rf"(?P<residence>住在(?!{_ZH_STOP}{{0,8}}(?:酒店|宾馆|民宿|旅馆|客栈))|搬到|搬去|搬家到|定居)"
     r"|(?P<budget>预算)|(?P<name>我叫|名叫|名字)|(?P<phone>电话|手机号?)|(?P<email>邮箱|电子邮件)"
-    r"|(?P<address>地址)|(?P<job>职业|工作是|上班|就职)|(?P<age>岁)|(?P<deadline>截止|期限)"
+    r"|(?P<address>地址)|(?P<job>职业|工作是|上班|就职|跳槽到|入职)|(?P<age>岁)"
+    r"|(?P<deadline>截止|期限)"
     r"|(?P<headcount>人数)|(?P<destination>目的地)|(?P<diet>吃素|素食|饮食)"
 )
 # English slot patterns run on the lowercased clause; re.ASCII makes \b treat Chinese
@@ -24,7 +25,9 @@ _ATTR_EN = re.compile(
     r"\b(?:(?P<residence>live[sd]? in|living in|moved to|move to|moving to|relocated to|based in)"
     r"|(?P<budget>budget)|(?P<name>name is|call me)|(?P<phone>phone(?: number)?|mobile|cell)"
     r"|(?P<email>e-?mail(?: address)?)|(?P<address>address)"
-    r"|(?P<job>works? (?:at|for|as)|job is|occupation)|(?P<age>years old|my age|aged)"
+    r"|(?P<job>works? (?:at|for|as)|job is|occupation|(?:started|start|got|took|landed|accepted)"
+    r" (?:a |my )?new (?:job|position|role)|joined)"
+    r"|(?P<age>years old|my age|aged|turned(?= \d)|i'm(?= \d+\b(?! ?(?:am|pm|%|[a-z]))))"
     r"|(?P<deadline>deadline|ddl|due (?:date|by|on))"
     r"|(?P<headcount>headcount|number of (?:people|guests))|(?P<destination>destination)"
     r"|(?P<diet>vegetarian|vegan|diet))\b",
@@ -52,7 +55,8 @@ _PERSON_ZH = re.compile(
 _ZH_NAME = re.compile(rf"[小老][{_SURNAMES}]|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}")
 _QUALIFIER_STOP_WORDS = (
     "i my our we the a an your you user user's users it this that now also so and but new"
-    " total overall current still whole entire is was has have had will actually then"
+    " total overall current still whole entire is was has have had will actually then just"
+    " recently finally already"
 )
 _QUALIFIER_STOP_EN = frozenset(_QUALIFIER_STOP_WORDS.split())
 _SUBJECT_STOP_ZH = re.compile(
@@ -62,6 +66,17 @@ _SUBJECT_STOP_ZH = re.compile(
     r"|特别|超|更|最|比较|有点|一点|真的?|挺|(?:上|下|这|本)个?(?:月|周|星期)|今年|去年|明年|前年"
     r"|今天|昨天|前天|前几天|上次|后来|终于|[0-9零一二两三四五六七八九十]+(?:年|月|号|日|天|周)(?:前|后)?"
 )
+_ROLE_EN = re.compile(
+    r"\b(?P<who>[A-Z][a-z]+) (?:is|was|became|has become) (?:now |currently |still )?an? "
+    r"(?P<what>[a-z]+)"
+)
+_NOT_A_ROLE_TEXT = (
+    "big huge little bit lot fan member part great good bad nice real total new old few "
+    "couple very really"
+)
+_NOT_A_ROLE = frozenset(_NOT_A_ROLE_TEXT.split())
+_ONE_PER_PERSON = frozenset({"age", "job", "residence"})
+_NUMERAL = re.compile(r"[0-9零一二两三四五六七八九十百千万.]+")
 _CLAUSE_SPLIT = re.compile(
     r"([，；;]\s*|,(?!\d)\s*|\s+(?:and|but|while|whereas)\s+|以及|并且|而且|但是?)"
 )
@@ -127,6 +142,7 @@ def _subject(prefix: str, role: str) -> tuple[str, str] | None:
             return str(persons[-1]), ""
         if _ZH_NAME.fullmatch(rest):
             return rest, ""
+        rest = _NUMERAL.sub("", rest)  # "我今年28岁": the age, not "28"'s
         return "user", rest[-2:]  # "酒店预算", "机票预算": the word right before it
     names = [str(w) for w in _CAP_WORD.findall(prefix) if w not in _SUBJECT_STOP_EN]
     if names:
@@ -176,13 +192,22 @@ def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
     m = _first(_ATTR_ZH.search(clause) if han else None, _ATTR_EN.search(low) if latin else None)
     if m is None:
         return _generic_slot(clause, low, role, han, latin)
-    if not _HAS_WORD.search(clause, m.end()):
-        return None
     prefix = clause[: m.start()]
+    if not _HAS_WORD.search(clause, m.end()) and not (
+        m.lastgroup in ("age", "job") and _HAS_WORD.search(prefix)
+    ):
+        return None  # no value: "my budget?"; an age or a workplace may come first ("34 岁")
     who = _subject(prefix, role)
     if who is None:
         return None
-    return ("attr", who[0], m.lastgroup or "", who[1]), prefix
+    kind = m.lastgroup or ""
+    # A person has one age, one job, one home: what comes before is the value ("在阿里巴巴
+    # 上班"), not a qualifier of the attribute as in "酒店预算".
+    if kind in _ONE_PER_PERSON:
+        if who[1] and not han:
+            return None  # "The meeting moved to Wednesday": a thing moved, not a person
+        return ("attr", who[0], kind, ""), prefix
+    return ("attr", who[0], kind, who[1]), prefix
 
 
 def _generic_slot(
@@ -192,6 +217,11 @@ def _generic_slot(
     "Anna's X is Y", "我的X是Y" (slot: who + X), and counts of a thing the speaker has:
     "I have 17 postcards", "我有17张明信片" (slot: who + thing). A newer value replaces it."""
     # Substring guards first: most clauses hold none of these, and `in` costs far less.
+    role_of = _ROLE_EN.search(clause) if latin and " a" in clause else None
+    if role_of is not None and role_of.group("who") not in _SUBJECT_STOP_EN \
+            and role_of.group("what") not in _NOT_A_ROLE:
+        # "Sarah is now a principal": what a named person is, replaced when it says it changed.
+        return ("role", role_of.group("who").casefold()), clause[: role_of.start()]
     m = _first(
         _GEN_ZH.search(clause) if han and "我的" in clause else None,
         _COUNT_ZH.search(clause) if han and "我" in clause else None,

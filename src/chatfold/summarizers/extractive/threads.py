@@ -193,7 +193,8 @@ def cancels(request_tokens: frozenset[str], later: str) -> bool:
 _ALT_HEAD = re.compile(
     r"(?i:(?:so,?\s+|ok(?:ay)?,?\s+)?(?:(?:would|do|will)\s+you\s+(?:like|want|prefer|rather)"
     r"(?:\s+to)?|(?:should|shall)\s+(?:i|we)|(?:which|what)\s+(?:do|would)\s+you\s+prefer[:,]?"
-    r"|(?:do\s+you\s+)?prefer|is\s+it|are\s+you\s+(?:going\s+with|thinking))\s+)"
+    r"|(?:do\s+you\s+)?prefer|are\s+you\s+(?:going\s+with|thinking)"
+    r"|(?:did|do|does|have|has|are|were|was|is|will|can|could)\s+(?:you|it|that|they|we))\s+)"
     r"|^(?:那)?(?:你|您)?(?:是)?(?:想要|想|要|希望|打算|倾向于?|更喜欢|喜欢|选|订)?"
 )
 _ALT_SPLIT_EN = re.compile(r"(?i)\s*,?\s+or\s+|,\s+(?=[^,]+,?\s+or\s+)")
