@@ -558,3 +558,28 @@ def test_a_role_changes_only_when_it_says_so() -> None:
     out = ask([user("Sarah is a teacher."), user("Sarah is a big fan of jazz."),
                user("Anna is a nurse.")])
     assert "teacher" in out and "jazz" in out and "nurse" in out
+
+
+@pytest.mark.parametrize(("language", "messages"), [
+    ("en", [user("Please add milk and eggs to my shopping list."),
+            assistant("Milk and eggs are on your shopping list now.")]),
+    ("en", [user("Please book a flight to Denver for March 4."),
+            user("Thanks, the flight to Denver is booked, I did it myself.")]),
+    ("zh", [user("帮我订一张明天去上海的高铁票。"),
+            assistant("订好了：G102次，明天8:00北京南出发，二等座。")]),
+    ("zh", [user("记得提醒我周四给妈妈买生日礼物。"), assistant("没问题，周四上午9点会提醒你。")]),
+    ("zh", [user("帮我写一封请假邮件。"),
+            assistant("好的，邮件如下：王经理您好，我因身体不适，申请明天请假一天，望批准。")]),
+    ("zh", [user("帮我订酒店。"), user("酒店我自己订好了，不用麻烦了。")]),
+])
+def test_a_request_answered_in_the_next_message_is_closed(
+    language: str, messages: list[dict[str, Any]]
+) -> None:
+    out = ask(messages, language=language)
+    assert not section(out, "Open tasks" if language == "en" else "待办"), out
+
+
+def test_a_reply_that_only_shares_a_time_closes_nothing() -> None:
+    out = ask([user("Can you book a table at Nopa for Friday?"),
+               assistant("Here's the forecast for Friday: sunny.")])
+    assert section(out, "Open tasks")

@@ -38,6 +38,7 @@ from .scoring import _ID_TOKEN, _score_all
 from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
 from .threads import (
     CANCEL,
+    USER_DONE,
     TokenMemo,
     acceptance_rest,
     alternatives,
@@ -129,7 +130,8 @@ def _closed_tasks(
     verdicts: dict[tuple[str, str, str], bool] = {}  # a long history repeats its requests
     # Who can close a request: the assistant or a tool doing it, the user calling it off.
     doers = [j for j in range(n_previous, len(rows)) if rows[j].role in ("assistant", "tool")
-             or (rows[j].role == "user" and CANCEL.search(rows[j].body))]
+             or (rows[j].role == "user" and (CANCEL.search(rows[j].body)
+                                             or USER_DONE.search(rows[j].body)))]
     if not doers:
         return closed
     for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
@@ -148,12 +150,16 @@ def _closed_tasks(
             later = memo[rows[j].body]
             if not wanted & later:
                 continue
+            # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
+            # one word in common; a later one, two.
+            adjacent = i >= n_previous and rows[j].msg == row.msg + 1
             pair = (row.body, rows[j].body, rows[j].role)
-            done = verdicts.get(pair)
+            done = verdicts.get(pair) if not adjacent else None
             if done is None:
-                done = verdicts[pair] = (
-                    cancels(wanted, rows[j].body) if rows[j].role == "user"
-                    else fulfils(row.body, wanted, rows[j].body, rows[j].role))
+                done = (rows[j].role == "user" and cancels(wanted, rows[j].body)) or fulfils(
+                    row.body, wanted, rows[j].body, rows[j].role, adjacent=adjacent)
+                if not adjacent:
+                    verdicts[pair] = done
             if done:
                 closed[i] = j
                 break

@@ -43,6 +43,7 @@ _DONE = re.compile(
     r"(?i:\b(?:done|booked|reserved|ordered|sent|scheduled|completed|finished|fixed|created"
     r"|added|updated|cancelled|canceled|paid|confirmed|submitted|set\s+up|here\s+is|here's"
     r"|(?:reminder|alarm|timer|meeting|appointment|call)s?\s+(?:is\s+|are\s+|has\s+been\s+)?set"
+    r"|(?:is|are|'s)\s+(?:now\s+)?(?:on|in)\s+(?:your|the)"
     r"|here\s+are|i've|i\s+have|has\s+been|have\s+been|is\s+now|are\s+now)\b)"
     r"|已经?|完成|搞定|好了|订好|办好|发好|改好|弄好|处理好|查到|结果|如下|这是"
 )
@@ -160,18 +161,53 @@ def _stem(word: str) -> str:
     return word
 
 
-def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role: str) -> bool:
-    """True when ``later`` (an assistant statement or a tool line) fulfils ``request``: they
-    share two content words (one when the request has only one), and ``later`` reports it
-    done, is a tool's result, or answers a question."""
-    shared = len(request_tokens & content_tokens(later))
-    if not shared or shared < min(2, len(request_tokens)):
+def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role: str,
+            *, adjacent: bool = False) -> bool:
+    """True when ``later`` (an assistant statement, a tool line, or the user saying it is
+    done) fulfils ``request``: they share two content words (one when the request has only
+    one, or ``later`` is in the very next message), and ``later`` reports it done, is a tool's
+    result, or answers a question. A reminder promised is a reminder set."""
+    common = request_tokens & content_tokens(later)
+    if adjacent:
+        # The very next message: one word of what was asked is enough, a time is not ("book
+        # Nopa for Friday" → "the weather for Friday"), and "订好了" names the asked "订".
+        shared = len(common - _TIME_WORDS)
+        verb = _ZH_DONE_VERB.search(later)
+        if verb is not None and (verb.group("v") or verb.group("w") or "") in request:
+            shared += 1
+        if not shared:
+            return False
+    elif not common or len(common) < min(2, len(request_tokens)):
         return False
     if later_role == "tool":
         return True
+    if later_role == "user":
+        return bool(USER_DONE.search(later))
+    if _REMIND.search(request) and _REMIND.search(later):
+        return True  # "remind me on Thursday" → "I'll remind you Thursday at 9"
     if _PROMISE.search(later) and not _DONE.search(later):
         return False
     return bool(_DONE.search(later)) or bool(_QUESTIONISH.search(request))
+
+
+_TIME_WORDS_TEXT = (
+    "today tomorrow tonight yesterday morning afternoon evening night week weekend month year "
+    "monday tuesday wednesday thursday friday saturday sunday january february march april june "
+    "july august september october november december 今天 明天 后天 昨天 晚上 上午 下午 早上 中午 "
+    "周末 周一 周二 周三 周四 周五 周六 周日 星期 下周 这周 本周 月份"
+)
+_TIME_WORDS = frozenset(_TIME_WORDS_TEXT.split())
+_ZH_DONE_VERB = re.compile(
+    r"(?P<v>[订买发写办弄做查改约寄交付订])(?:好了|完了|完成)|已经?(?:发送|预订|提交|完成|寄出)?(?P<w>[订买发寄交付])"
+)
+_REMIND = re.compile(r"(?i:remind)|提醒")
+# The user saying they did it themselves: "the flight is booked, I did it myself", "我自己订好了".
+USER_DONE = re.compile(
+    r"(?i:\b(?:i(?:'ve| have)? (?:already )?(?:booked|reserved|ordered|sent|paid|bought|done"
+    r"|finished|fixed|handled|sorted)|(?:is|are|was|were) (?:already )?(?:booked|reserved"
+    r"|ordered|sent|paid|done|sorted|handled)|did it myself|took care of it)\b)"
+    r"|(?:我)?(?:自己|已经)?(?:订|买|发|办|弄|处理|搞定|做)好了|我(?:已经|自己)?(?:订|买|发|交|付)了"
+)
 
 
 # The user calling a request off: "cancel the dinner at Nobu", "算了，海底捞不订了".
@@ -179,7 +215,7 @@ CANCEL = re.compile(
     r"(?i:\b(?:cancel(?:led|ed|s)?|call(?:ed)?\s+off|never\s*mind|forget\s+(?:about\s+)?(?:it|that"
     r"|the)|no\s+longer\s+need|(?:don't|do\s+not|won't)\s+need|don't\s+(?:book|order|buy|send)"
     r"|not\s+needed|drop\s+(?:it|that|the))\b)"
-    r"|取消|算了|不订了|不用了|不要了|不需要了|不买了|不去了|不发了|别订|别买|别发|作罢"
+    r"|取消|算了|不订了|不用了|不用麻烦|不要了|不需要了|不买了|不去了|不发了|别订|别买|别发|作罢"
 )
 
 
