@@ -583,3 +583,20 @@ def test_a_reply_that_only_shares_a_time_closes_nothing() -> None:
     out = ask([user("Can you book a table at Nopa for Friday?"),
                assistant("Here's the forecast for Friday: sunny.")])
     assert section(out, "Open tasks")
+
+
+def test_an_ended_state_takes_out_what_it_ends() -> None:
+    out = ask([user("I drive a Toyota Corolla."),
+               user("I sold the Corolla and bought a Tesla Model 3.")])
+    assert "drive a Toyota" not in out and "Tesla" in out
+    out = ask([user("I work at Google as a designer, and I live in Austin."),
+               user("I quit my job at Google last week.")])
+    assert "designer" not in out and "User: I live in Austin." in out
+    zh = ask([user("我喜欢喝美式咖啡。"), user("我每天都喝绿茶。"), user("最近不喝咖啡了。")],
+             language="zh")
+    assert "美式" not in zh and "绿茶" in zh
+
+
+def test_selling_what_was_made_ends_nothing() -> None:
+    out = ask([user("I painted a lake sunrise."), user("I sold my paintings at the fair.")])
+    assert "lake sunrise" in out

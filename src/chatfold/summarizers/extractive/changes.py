@@ -124,6 +124,48 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 
+# A state that ended: "I sold the Corolla", "I quit my job at Google", "不喝咖啡了".
+_ENDED = re.compile(
+    r"(?i:\b(?:sold|quit|resigned from|no longer|gave up|broke up with|divorced|moved out of"
+    r"|(?:don't|do not|doesn't|does not) \w+(?: \w+)? any ?more)\b)"
+    r"|不再|卖了|辞职|离职|戒了|分手|不(?P<verb>[喝吃玩用住养开去做])(?P<obj>[\u4e00-\u9fff]{1,4}?)了"
+)
+
+
+def end_states(items: list[_Item]) -> list[_Item]:
+    """Take out of older statements by the same speaker what a statement of an ended state
+    ends: the clauses naming the same thing (a name or code in English, "Corolla", "Google";
+    in Chinese what the verb's object shares, "不喝咖啡了" ends "我喜欢喝美式咖啡")."""
+    emptied: set[int] = set()
+    for n, it in enumerate(items):
+        if it.role == "assistant" or _is_question(it.body):
+            continue
+        ended = _ENDED.search(it.body)
+        if ended is None:
+            continue
+        if ended.group("obj"):
+            what = content_tokens(ended.group("verb") + ended.group("obj")) | {ended.group("obj")}
+            named = frozenset(w for w in what if len(w) >= 2)
+        else:
+            named = frozenset(v for v in _values(it.body)[0] if not v[:1].isdigit())
+        if not named:
+            continue
+        for old in items[:n]:
+            if id(old) in emptied or old.tag != it.tag or old.role == "assistant":
+                continue
+            if not any(w in old.body.lower() for w in named):
+                continue
+            parts = _CLAUSE_SPLIT.split(old.body)
+            removed = {i // 2 for i in range(0, len(parts), 2)
+                       if any(w in parts[i].lower() for w in named)}
+            if len(removed) == (len(parts) + 1) // 2:
+                old.body = ""
+                emptied.add(id(old))
+            else:
+                old.body = _rest(parts, removed)
+    return [it for it in items if id(it) not in emptied] if emptied else items
+
+
 def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
     """Remove from ``old`` the clauses that speak of ``topic``, and the fragments that only
     hold a ``stale`` value ("at 3pm")."""
@@ -139,4 +181,20 @@ def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
     if len(removed) == (len(parts) + 1) // 2:
         old.body = ""
     elif removed:
-        old.body = _without_clauses(parts, removed, {})
+        old.body = _rest(parts, removed)
+
+
+_LEADING_LINK = re.compile(
+    r"(?i:(?:and|but|so|also|while|whereas)\s+)|(?:而且|并且|但是?|还有|另外)"
+)
+
+
+def _rest(parts: list[str], removed: set[int]) -> str:
+    """The statement without the ``removed`` clauses, not opening on a linking word ("and I
+    live in Austin" → "I live in Austin")."""
+    text = _without_clauses(parts, removed, {})
+    link = _LEADING_LINK.match(text)
+    if link is not None:
+        text = text[link.end():]
+        text = text[:1].upper() + text[1:]
+    return text
