@@ -87,6 +87,25 @@ def _topic(text: str) -> frozenset[str]:
     return (content_tokens(_CHANGE.sub(" ", text)) - _CUE_TOKENS) | kinds
 
 
+# Literal pieces every match of _CHANGE or _ENDED holds: a substring test in C rules most
+# statements out before the regex engine tries them at every position.
+_CHANGE_KEYS = (
+    "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
+    "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
+    "drop", "went", "grew", "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后",
+    "更新", "调", "增加", "减少", "降到", "涨到", "升到", "现在是",
+)
+_ENDED_KEYS = (
+    "sold", "quit", "resign", "longer", "gave up", "broke up", "divorc", "moved out", "more",
+    "不再", "卖了", "辞职", "离职", "戒了", "分手", "了",
+)
+
+
+def _has(text: str, keys: tuple[str, ...]) -> bool:
+    low = text.lower()
+    return any(k in low for k in keys)
+
+
 def supersede_changes(items: list[_Item]) -> list[_Item]:
     """Apply each statement of change to the latest older statement it changes (items oldest
     first); return the items, the emptied ones left out."""
@@ -101,8 +120,8 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
 
     emptied: set[int] = set()
     for n, it in enumerate(items):
-        if (it.role == "assistant" or it.replaces or not _CHANGE.search(it.body)
-                or _is_question(it.body)):
+        if (it.role == "assistant" or it.replaces or not _has(it.body, _CHANGE_KEYS)
+                or not _CHANGE.search(it.body) or _is_question(it.body)):
             continue
         values, topic = shape(n)
         if not values or not topic or len(topic) > _MAX_TOPIC:
@@ -138,7 +157,7 @@ def end_states(items: list[_Item]) -> list[_Item]:
     in Chinese what the verb's object shares, "不喝咖啡了" ends "我喜欢喝美式咖啡")."""
     emptied: set[int] = set()
     for n, it in enumerate(items):
-        if it.role == "assistant" or _is_question(it.body):
+        if it.role == "assistant" or not _has(it.body, _ENDED_KEYS) or _is_question(it.body):
             continue
         ended = _ENDED.search(it.body)
         if ended is None:

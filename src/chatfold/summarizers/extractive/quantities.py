@@ -52,6 +52,14 @@ _NOT_NOUN_TEXT = (
 _NOT_NOUN = frozenset(_NOT_NOUN_TEXT.split())
 
 
+_DIGITS = re.compile(r"[0-9一二两三四五六七八九十百千]")
+
+
+def _has_digit(text: str) -> bool:
+    """A correction of a quantity holds a number: most statements are ruled out here."""
+    return _DIGITS.search(text) is not None
+
+
 def _stem(word: str) -> str:
     word = word.lower().strip("'-")
     return word[:-1] if word.endswith("s") and len(word) > 3 else word
@@ -107,8 +115,8 @@ def correct_quantities(items: list[_Item]) -> list[_Item]:
     return the items without the corrections that said nothing more."""
     absorbed: set[int] = set()
     for n, it in enumerate(items):
-        if (it.role == "assistant" or it.replaces or not _CORRECTION.search(it.body)
-                or _is_question(it.body)):
+        if (it.role == "assistant" or it.replaces or not _has_digit(it.body)
+                or not _CORRECTION.search(it.body) or _is_question(it.body)):
             continue  # a slot already took the old value out, or nothing is corrected
         for quantity, counted in _quantities(it.body):
             older = _corrected(items[:n], it, quantity, counted)

@@ -481,6 +481,6 @@ def _says_nothing(text: str) -> bool:
     if not text.isascii() or len(text) > 60:
         return False
     words = _LATIN_WORDS.findall(text.lower().replace("’", "'"))
-    return bool(words) and all(w in _LIGHT_WORDS for w in words)
+    return bool(words) and _LIGHT_WORDS.issuperset(words)
 
 

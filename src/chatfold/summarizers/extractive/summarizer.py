@@ -128,16 +128,23 @@ def _closed_tasks(
     by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements."""
     closed: dict[int, int] = {}
     verdicts: dict[tuple[str, str, str], bool] = {}  # a long history repeats its requests
-    # Who can close a request: the assistant or a tool doing it, the user calling it off.
-    doers = [j for j in range(n_previous, len(rows)) if rows[j].role in ("assistant", "tool")
+    requests = [
+        i for i, (row, scored) in enumerate(zip(rows, scores, strict=True))
+        if (scored.section if row.section is None else row.section) == _TASKS
+        and row.role in ("user", "summary")
+    ]
+    if not requests:
+        return closed
+    # Who can close a request: the assistant or a tool doing it, the user calling it off or
+    # saying it is done (only the user's rows after the first request can).
+    doers = [j for j in range(max(n_previous, requests[0] + 1), len(rows))
+             if rows[j].role in ("assistant", "tool")
              or (rows[j].role == "user" and (CANCEL.search(rows[j].body)
                                              or USER_DONE.search(rows[j].body)))]
     if not doers:
         return closed
-    for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
-        section = scored.section if row.section is None else row.section
-        if section != _TASKS or row.role not in ("user", "summary"):
-            continue
+    for i in requests:
+        row = rows[i]
         wanted = content_tokens(row.body)
         if not wanted:
             continue
