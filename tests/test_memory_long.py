@@ -1,6 +1,7 @@
-"""Memory over many folds, end to end: a fact stated once, a value updated later, an accepted
-proposal and a fulfilled request are still right in the summary after a long stretch of small
-talk has been folded away, in English and in Chinese (the extractive summarizer, real Folder)."""
+"""Memory over many folds, end to end: a fact stated once, a value updated later (by slot, by a
+corrected quantity, by a statement of change), an accepted proposal, an either-or choice and a
+fulfilled request are still right in the summary after a long stretch of small talk has been
+folded away, in English and in Chinese (the extractive summarizer, real Folder)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,15 @@ _PLANTED: dict[str, list[tuple[list[dict[str, Any]], list[str], list[str]]]] = {
            "content": "Done: I've emailed the itinerary to priya@example.com."}], [], []),
         ([{"role": "user", "content": "Update: my budget for the trip is now $4,500."}],
          ["4,500"], ["3,000"]),
+        ([{"role": "user", "content": "Please order 17 postcards for the wedding guests."}],
+         [], []),
+        ([{"role": "assistant", "content": "Would you like the walnut table or the oak one?"},
+          {"role": "user", "content": "The walnut one, definitely."}], ["walnut table"], []),
+        ([{"role": "user", "content": "Our team meeting is on Tuesday at 3pm."}], [], []),
+        ([{"role": "user", "content": "Scratch that, make it 25 postcards instead of 17."}],
+         ["25 postcards"], ["17 postcards"]),
+        ([{"role": "user", "content": "The team meeting moved to Wednesday at 10am."}],
+         ["Wednesday"], ["Tuesday"]),
     ],
     "zh": [
         ([{"role": "user", "content": "我叫王芳，住在成都。"}], ["王芳", "成都"], []),
@@ -69,6 +79,12 @@ _PLANTED: dict[str, list[tuple[list[dict[str, Any]], list[str], list[str]]]] = {
           {"role": "assistant", "content": "已经把行程发到wangfang@example.com了。"}], [], []),
         ([{"role": "user", "content": "更新一下：这次旅行的预算改成4500元。"}],
          ["4500"], ["3000"]),
+        ([{"role": "user", "content": "帮我订20份年会的伴手礼。"}], [], []),
+        ([{"role": "assistant", "content": "你想要靠窗的位置还是包间？"},
+          {"role": "user", "content": "包间吧。"}], ["包间"], []),
+        ([{"role": "user", "content": "周会定在周二下午三点。"}], [], []),
+        ([{"role": "user", "content": "不好意思，伴手礼改成35份。"}], ["35份"], ["20份"]),
+        ([{"role": "user", "content": "周会改到周三上午十点了。"}], ["周三"], ["周二"]),
     ],
 }
 
