@@ -600,3 +600,13 @@ def test_an_ended_state_takes_out_what_it_ends() -> None:
 def test_selling_what_was_made_ends_nothing() -> None:
     out = ask([user("I painted a lake sunrise."), user("I sold my paintings at the fair.")])
     assert "lake sunrise" in out
+
+
+def test_a_promise_that_names_nothing_is_chatter() -> None:
+    vague = [user("I'll definitely check it out."), user("I'll make sure to keep you updated."),
+             user("I'll keep working at it and hopefully the next steps get clearer.")]
+    concrete = [user("I'll send the report to Anna by Friday."),
+                user("I'll keep pursuing my passion for screenwriting.")]
+    out = ask(vague + concrete, max_tokens=30)
+    assert "Anna" in out and "screenwriting" in out
+    assert "check it out" not in out and "keep you updated" not in out

@@ -455,8 +455,11 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # A time keeps it: "I went to a support group yesterday and it was so powerful" is an
         # event a temporal question asks about.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
-    if section == _FACTS and not mask & _ANCHORS and not n_caps and _says_nothing(text):
-        # "We got this!", "I'll keep ya posted.", "Same here!": pronouns and light verbs only.
+    if section == _FACTS and not mask & _ANCHORS and not n_caps and (
+        _says_nothing(text) or _vague_promise(text)
+    ):
+        # "We got this!", "Same here!": pronouns and light verbs only; "I'll definitely check
+        # it out", "I'll keep you updated": a promise that names nothing to do.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, False)
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
@@ -474,6 +477,25 @@ _LIGHT_WORDS_TEXT = (
 )
 _LIGHT_WORDS = frozenset(_LIGHT_WORDS_TEXT.split())
 _LATIN_WORDS = re.compile(r"[a-z][a-z']*")
+
+
+_PROMISE_LEAD = re.compile(r"(?i)(?:i'll|i will|i'm gonna|i am gonna|i'm going to|gonna|will)\b")
+_VAGUE_WORDS_TEXT = (
+    "check keep make give take look think tell know update updated updating posted shout sure "
+    "definitely really soon later hopefully maybe whenever things thing stuff list next steps "
+    "try trying work working clearer better best"
+)
+_VAGUE_WORDS = frozenset(_VAGUE_WORDS_TEXT.split())
+
+
+def _vague_promise(text: str) -> bool:
+    """True for "I'll definitely check it out", "I'll keep you updated": a promise whose words
+    are all generic verbs and adverbs (at most one word of its own)."""
+    if len(text) > 100 or not text.isascii() or not _PROMISE_LEAD.match(text):
+        return False
+    own = [w for w in _LATIN_WORDS.findall(text.lower().replace("’", "'"))
+           if len(w) >= 4 and w not in _LIGHT_WORDS and w not in _VAGUE_WORDS]
+    return len(own) <= 1
 
 
 def _says_nothing(text: str) -> bool:
