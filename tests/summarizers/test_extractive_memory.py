@@ -610,3 +610,12 @@ def test_a_promise_that_names_nothing_is_chatter() -> None:
     out = ask(vague + concrete, max_tokens=30)
     assert "Anna" in out and "screenwriting" in out
     assert "check it out" not in out and "keep you updated" not in out
+
+
+def test_a_chinese_sentence_of_particles_and_light_verbs_is_chatter() -> None:
+    chatter = [user("我也是。"), user("嗯嗯，我知道了。"), user("那就这样吧。"), user("挺好。")]
+    facts = [user("我养了一只猫。"), user("我不吃辣。")]
+    out = ask(chatter + facts, language="zh", max_tokens=30)
+    assert "猫" in out and "辣" in out
+    for line in ("我也是", "我知道了", "就这样", "挺好"):
+        assert line not in out

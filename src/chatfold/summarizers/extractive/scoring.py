@@ -455,12 +455,13 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # A time keeps it: "I went to a support group yesterday and it was so powerful" is an
         # event a temporal question asks about.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
-    if section == _FACTS and not mask & _ANCHORS and not n_caps and (
-        _says_nothing(text) or _vague_promise(text)
+    if section in (_FACTS, _DECISIONS) and not mask & _ANCHORS and not n_caps and (
+        _says_nothing(text) or (section == _FACTS and _vague_promise(text))
     ):
-        # "We got this!", "Same here!": pronouns and light verbs only; "I'll definitely check
-        # it out", "I'll keep you updated": a promise that names nothing to do.
-        return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, False)
+        # "We got this!", "那就这样吧": pronouns, light verbs and particles only, a decision
+        # that names nothing (an accepted offer is kept with the offer, in threads.py); "I'll
+        # definitely check it out", "I'll keep you updated": a promise that names nothing.
+        return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
 
@@ -498,11 +499,24 @@ def _vague_promise(text: str) -> bool:
     return len(own) <= 1
 
 
+_ZH_LIGHT_CHARS = frozenset(
+    "我你您他她它们的了是在有也都就还没不好吧呢啊嗯哦呀哈嘛啦么那这个些一下再想看到知道说做去来"
+    "会要能可以行对嗯唉哎呃得很挺真太也样么怎吗过着把被给跟和又才呗噢喔额"
+)
+_ZH_PUNCT = frozenset("，。！？、；：…~～,.!? ")
+
+
 def _says_nothing(text: str) -> bool:
-    """True for an English sentence made only of pronouns, light verbs and interjections."""
-    if not text.isascii() or len(text) > 60:
+    """True for a sentence made only of pronouns, light verbs, particles and interjections:
+    "We got this!", "Same here!", "我也是。", "那就这样吧", "嗯嗯，我知道了"."""
+    if text.isascii():
+        if len(text) > 60:
+            return False
+        words = _LATIN_WORDS.findall(text.lower().replace("’", "'"))
+        return bool(words) and _LIGHT_WORDS.issuperset(words)
+    if len(text) > 16:
         return False
-    words = _LATIN_WORDS.findall(text.lower().replace("’", "'"))
-    return bool(words) and _LIGHT_WORDS.issuperset(words)
+    chars = [ch for ch in text if ch not in _ZH_PUNCT]
+    return bool(chars) and _ZH_LIGHT_CHARS.issuperset(chars)
 
 
