@@ -181,7 +181,7 @@ def end_states(items: list[_Item]) -> list[_Item]:
                 old.body = ""
                 emptied.add(id(old))
             else:
-                old.body = _rest(parts, removed)
+                old.body = _without_clauses(parts, removed, {})
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 
@@ -200,20 +200,5 @@ def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
     if len(removed) == (len(parts) + 1) // 2:
         old.body = ""
     elif removed:
-        old.body = _rest(parts, removed)
+        old.body = _without_clauses(parts, removed, {})
 
-
-_LEADING_LINK = re.compile(
-    r"(?i:(?:and|but|so|also|while|whereas)\s+)|(?:而且|并且|但是?|还有|另外)"
-)
-
-
-def _rest(parts: list[str], removed: set[int]) -> str:
-    """The statement without the ``removed`` clauses, not opening on a linking word ("and I
-    live in Austin" → "I live in Austin")."""
-    text = _without_clauses(parts, removed, {})
-    link = _LEADING_LINK.match(text)
-    if link is not None:
-        text = text[link.end():]
-        text = text[:1].upper() + text[1:]
-    return text

@@ -84,6 +84,9 @@ _OWN_SUBJECT = re.compile(
     r"(?:我|你|您|他|她|它|用户)|(?i:(?:i|we|he|she|they|it|my|our|his|her|their|the|user)(?![a-z]))"
     r"|[A-Z]"
 )
+_LEADING_LINK = re.compile(
+    r"(?i:(?:and|but|so|also|while|whereas)\s+)|(?:而且|并且|但是?|还有|另外)"
+)
 _TERMINAL = re.compile(r"[。.!！?？]+[”’」』）)\]\"']*$")
 _SUBJECT_STOP_WORDS = (
     "I My Our We User User's The A An Your You It This That Now Actually Also So And But"
@@ -294,6 +297,10 @@ def _without_clauses(parts: list[str], removed: set[int], subjects: dict[int, st
     text = parts[kept[0]]
     for i in kept[1:]:
         text += parts[i - 1] + parts[i]
+    link = _LEADING_LINK.match(text) if 0 in removed else None
+    if link is not None:  # "…, and I live in Austin" without its first clause: "I live in…"
+        text = text[link.end():]
+        text = text[:1].upper() + text[1:]
     if 0 in removed and not _OWN_SUBJECT.match(text):
         subject = subjects.get(0, "").strip()
         if subject and len(subject) <= 20:
