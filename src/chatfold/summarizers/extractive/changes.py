@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from .items import _Item
+from .lexicon import ZH_NUMERALS
 from .scoring import _is_question
 from .slots import _CLAUSE_SPLIT, _without_clauses
 from .threads import content_tokens
@@ -45,7 +46,7 @@ _VALUE = re.compile(
     r"\d[\d,.:/-]*(?:\s?(?:am|pm))?"  # numbers, times, dates
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+)"  # a capitalised word inside a sentence
-    r"|(?:周|星期|礼拜)[一二三四五六日天]|[零一二两三四五六七八九十百千万]+(?=[点号日月年岁个位人份天]|$)",
+    rf"|(?:周|星期|礼拜)[一二三四五六日天]|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天]|$)",
 )
 _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
 _CUE_TOKENS = content_tokens(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 
 DEFAULT_MIN_SCORE = 1.2
+ZH_NUMERALS = "零一二两三四五六七八九十百千万"
+"""Chinese numeral characters: the update rules read "三晚", "二十份", "两间" as numbers."""
 """A new sentence scoring below this is not kept (small talk, filler, bare questions)."""
 
 DEFAULT_TOOL_RESULT_CHARS = 120

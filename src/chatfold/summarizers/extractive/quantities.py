@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 
 from .items import _Item
+from .lexicon import ZH_NUMERALS
 from .scoring import _is_question
 from .slots import _CLAUSE_SPLIT
-from .threads import content_tokens
+from .threads import _ZH_STOP_CHARS, _stem, content_tokens
 
 # Words that change a number already given. Not "now" or "actually": "actually, I ran 5 miles"
 # tells of another run, it does not correct the last one.
@@ -39,7 +40,7 @@ _EN_QTY = re.compile(
     re.I,
 )
 _ZH_QTY = re.compile(
-    r"(?P<num>\d+(?:\.\d+)?|[一二两三四五六七八九十百千]+)\s*"
+    rf"(?P<num>\d+(?:\.\d+)?|[{ZH_NUMERALS}]+)\s*"
     r"(?P<unit>公斤|小时|分钟|个|只|条|张|本|辆|套|件|位|名|人|盆|台|部|份|双|枚|家|间|晚|天|箱|瓶"
     r"|杯|桌|块|斤|次|页|盒|包|袋|束|把|支|篇|首|场|层)"
 )
@@ -52,7 +53,7 @@ _NOT_NOUN_TEXT = (
 _NOT_NOUN = frozenset(_NOT_NOUN_TEXT.split())
 
 
-_DIGITS = re.compile(r"[0-9一二两三四五六七八九十百千]")
+_DIGITS = re.compile(f"[0-9{ZH_NUMERALS}]")
 
 
 def _has_digit(text: str) -> bool:
@@ -60,17 +61,13 @@ def _has_digit(text: str) -> bool:
     return _DIGITS.search(text) is not None
 
 
-def _stem(word: str) -> str:
-    word = word.lower().strip("'-")
-    return word[:-1] if word.endswith("s") and len(word) > 3 else word
-
-
 def _quantities(text: str) -> list[tuple[re.Match[str], str]]:
     """Each counted quantity in ``text`` with what it counts: an English noun's stem, or a
     Chinese measure word (prefixed ``zh:``)."""
     found = []
     for m in _EN_QTY.finditer(text):
-        nouns = [_stem(w) for w in m.group("words").split() if w.lower() not in _NOT_NOUN]
+        nouns = [_stem(w.lower().strip("'-")) for w in m.group("words").split()
+                 if w.lower() not in _NOT_NOUN]
         if nouns:
             found.append((m, nouns[0]))
     if not text.isascii():
@@ -82,7 +79,7 @@ def _number(m: re.Match[str]) -> str:
     return m.group("num").replace(",", "")
 
 
-_NUMERALS = re.compile(r"[\d,.]*\d|[一二两三四五六七八九十百千万]+")
+_NUMERALS = re.compile(rf"[\d,.]*\d|[{ZH_NUMERALS}]+")
 
 
 def _topic(text: str) -> frozenset[str]:
@@ -95,7 +92,7 @@ def _topic(text: str) -> frozenset[str]:
 
 
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-_ZH_LIGHT = frozenset("我你您他她的了是在和吗呢吧啊一个这那也就都要请帮下有去买订给想再还把")
+_ZH_LIGHT = _ZH_STOP_CHARS | frozenset("他她有去买订给想再还把")  # function words, light verbs
 
 
 def _absorbed(item: _Item, quantity: re.Match[str], older: _Item) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import _ORPHAN_MIN_SCORE, _SURNAMES
+from .lexicon import _ORPHAN_MIN_SCORE, _SURNAMES, ZH_NUMERALS
 from .scoring import _ASCII_LOWER, _SECOND_PERSON, _is_question, _score_all
 from .sentences import _HAS_WORD, _NON_WORD
 
@@ -76,7 +76,7 @@ _NOT_A_ROLE_TEXT = (
 )
 _NOT_A_ROLE = frozenset(_NOT_A_ROLE_TEXT.split())
 _ONE_PER_PERSON = frozenset({"age", "job", "residence"})
-_NUMERAL = re.compile(r"[0-9零一二两三四五六七八九十百千万.]+")
+_NUMERAL = re.compile(f"[0-9.{ZH_NUMERALS}]+")
 _CLAUSE_SPLIT = re.compile(
     r"([，；;]\s*|,(?!\d)\s*|\s+(?:and|but|while|whereas)\s+|以及|并且|而且|但是?)"
 )
