@@ -7,7 +7,15 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chatfold.summarizers.extractive.changes import _CHANGE, _ENDED, end_states, supersede_changes
+from chatfold.summarizers.extractive.changes import (
+    _CHANGE,
+    _CHANGE_KEYS,
+    _ENDED,
+    _ENDED_KEYS,
+    _has,
+    end_states,
+    supersede_changes,
+)
 from chatfold.summarizers.extractive.items import _Item
 from chatfold.summarizers.extractive.lexicon import _FACTS
 from chatfold.summarizers.extractive.quantities import _CORRECTION, correct_quantities
@@ -68,3 +76,31 @@ def test_only_a_statement_of_change_replaces_anything(rows: list[tuple[str, str]
 def test_without_words_of_change_nothing_changes(rows: list[tuple[str, str]]) -> None:
     _, kept = _apply(rows)
     assert [it.body for it in kept] == [body for _, body in rows]
+
+
+_CHANGE_SAMPLES = [
+    "I no longer eat meat", "not any more", "use this instead", "we changed it", "it moved",
+    "I switched", "updated today", "I turned 35", "she became a lead", "the price is now 5",
+    "now is 3pm", "from now on", "postponed", "rescheduled", "delayed", "pushed back to May",
+    "bumped up to 6", "raised to 9", "lowered to 2", "increased to 7", "reduced to 1",
+    "dropped to 4", "went up to 8", "went down to 3", "grew to 10", "改成5份", "改为周三",
+    "改到周三", "改在三楼", "换成茶", "换到二楼", "变成红色", "变为十人", "搬到上海",
+    "搬去深圳", "跳槽到腾讯", "推迟到周五", "提前到周一", "延期一周", "延到明天", "不再喝",
+    "以后请用这个邮箱", "更新一下", "调整为三人", "调到九点", "增加到十人", "减少到五人",
+    "降到100元", "涨到200元", "升到经理", "现在是十点",
+]
+_ENDED_SAMPLES = ["I sold the car", "I quit", "I resigned from Acme", "no longer there",
+                  "I gave up smoking", "we broke up with them", "divorced", "moved out of Leeds",
+                  "I don't eat it any more", "不再喝了", "车卖了", "我辞职了", "我离职了",
+                  "烟戒了", "我们分手了", "不喝咖啡了"]
+
+
+def test_the_substring_filters_never_reject_a_word_of_change() -> None:
+    # The key tuples are a hand-kept shortcut in front of the regexes: each cue the regex
+    # accepts must pass the shortcut, or a change would be silently ignored.
+    for text in _CHANGE_SAMPLES:
+        assert _CHANGE.search(text), text
+        assert _has(text, _CHANGE_KEYS), text
+    for text in _ENDED_SAMPLES:
+        assert _ENDED.search(text), text
+        assert _has(text, _ENDED_KEYS), text
