@@ -474,7 +474,7 @@ _LIGHT_WORDS_TEXT = (
     "yep no not nope true right same go going gone went come came made make keep kept posted "
     "post a an the of to at in on up out back for with and but or all what how wow oh ah aw "
     "haha lol ok okay thanks thank cool nice great good awesome amazing indeed sure exactly "
-    "agree agreed one way well know see let let's"
+    "agree agreed one way well know see let let's by anyway"
 )
 _LIGHT_WORDS = frozenset(_LIGHT_WORDS_TEXT.split())
 _LATIN_WORDS = re.compile(r"[a-z][a-z']*")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 from .lexicon import _ORPHAN_MIN_SCORE, _SURNAMES, ZH_NUMERALS
-from .scoring import _ASCII_LOWER, _SECOND_PERSON, _is_question, _score_all
+from .scoring import _ASCII_LOWER, _SECOND_PERSON, _is_question, _says_nothing, _score_all
 from .sentences import _HAS_WORD, _NON_WORD
 
 # ---------------------------------------------------------------------------------------------
@@ -150,8 +150,11 @@ def _subject(prefix: str, role: str) -> tuple[str, str] | None:
     names = [str(w) for w in _CAP_WORD.findall(prefix) if w not in _SUBJECT_STOP_EN]
     if names:
         return names[-1].casefold(), ""
-    words = _lower(prefix).split()
-    qualifier = words[-1] if words and words[-1].isalpha() else ""
+    words = _lower(prefix).replace("’", "'").split()
+    last = words[-1] if words else ""
+    if last.endswith("'s") and last[:-2].isalpha() and last[:-2] not in _QUALIFIER_STOP_EN:
+        return last[:-2], ""  # "my manager's name is Priya": the manager's, not the user's
+    qualifier = last if last.isalpha() else ""
     return "user", "" if qualifier in _QUALIFIER_STOP_EN else qualifier
 
 
@@ -301,6 +304,8 @@ def _without_clauses(parts: list[str], removed: set[int], subjects: dict[int, st
     if link is not None:  # "…, and I live in Austin" without its first clause: "I live in…"
         text = text[link.end():]
         text = text[:1].upper() + text[1:]
+    if _says_nothing(text.strip(" ,，;；.。!！")):
+        return ""  # "My name is Dana, by the way" without its name: nothing is left to say
     if 0 in removed and not _OWN_SUBJECT.match(text):
         subject = subjects.get(0, "").strip()
         if subject and len(subject) <= 20:
