@@ -147,6 +147,64 @@ def test_a_carried_open_task_is_closed_by_a_later_fold() -> None:
     assert "7pm" in out
 
 
+def test_a_done_request_keeps_what_the_user_asked_for_zh() -> None:
+    # The report ("已为您预订如家") leaves out the user's area, budget and dates: the request
+    # stays, marked done, instead of vanishing with them.
+    out = ask([user("帮我订一家浦东新区的酒店，预算每晚860元以内，2月5日入住，住2晚。"),
+               assistant("为您找到两家：如家每晚800元；汉庭每晚850元。您选哪家？"),
+               user("就如家吧。"),
+               assistant("已为您预订如家，订单号H123456，入住时请出示身份证。")], language="zh")
+    assert section(out, "待办") == []
+    done = [line for line in section(out, "事实") if line.endswith("（已完成）")]
+    assert len(done) == 1 and "浦东新区" in done[0] and "860" in done[0]
+    assert "H123456" in out
+
+
+def test_a_report_that_says_what_was_done_replaces_the_request_en() -> None:
+    out = ask([user("Please book a table for 4 at Nobu on Friday at 7pm."),
+               assistant("Done: booked a table for 4 at Nobu on Friday at 7pm, "
+                         "confirmation NB-2231.")])
+    assert section(out, "Open tasks") == []
+    assert "(done)" not in out  # the report says it all: no second line for the request
+    assert "NB-2231" in out
+
+
+def test_a_cancelled_request_is_not_kept_as_done() -> None:
+    out = ask([user("Please book the dinner at Nobu for Friday."),
+               assistant("Noted."),
+               user("Actually, cancel the dinner at Nobu.")])
+    assert "(done)" not in out and section(out, "Open tasks") == []
+
+
+def test_a_request_to_remember_is_a_fact_not_a_task() -> None:
+    zh = ask([user("帮我记一下，房东陈杰的电话是17156669319。"), assistant("好的，已记下。")],
+             language="zh")
+    assert section(zh, "待办") == []
+    assert section(zh, "事实") == ["用户：房东陈杰的电话是17156669319。"]
+    en = ask([user("Please remember that my gate code is 4512."), assistant("Noted.")])
+    assert section(en, "Facts") == ["User: My gate code is 4512."]
+    task = ask([user("Remember to call my mom on Sunday.")])  # a task keeps its words
+    assert "Remember to call my mom on Sunday." in task
+
+
+def test_yes_please_accepts_an_offer_that_points_back() -> None:
+    out = ask([user("Can you find me a flight from Boston to Denver on May 3?"),
+               assistant("Found one: United UA 455, departs 8:10am, $279. Shall I book it?"),
+               user("Yes please.")])
+    assert [d for d in section(out, "Decisions") if "UA 455" in d]
+    assert not any(t.strip(". ").lower() == "user: please" for t in section(out, "Open tasks"))
+
+
+def test_someone_elses_name_is_not_the_users() -> None:
+    out = ask([user("My name is Dana Whitfield, by the way."), assistant("Nice to meet you."),
+               user("My manager's name is Priya.")])
+    assert "Dana Whitfield" in out and "Priya" in out
+    renamed = ask([user("My name is Dana Whitfield, by the way."), assistant("Nice to meet you."),
+                   user("Actually my name is Dana Brooks now.")])
+    assert "Whitfield" not in renamed and "Brooks" in renamed
+    assert "by the way" not in renamed  # no leftover of the replaced statement
+
+
 # ---------------------------------------------------------------------------------------------
 # superseded values
 

@@ -116,9 +116,25 @@ _LEAD_FILLER = re.compile(
 )
 
 
+# "帮我记一下，房东的电话是…", "Please remember that my gate code is 4512", "FYI, …": a request
+# to keep a fact is the fact itself, not a task that closes once the assistant says "noted"
+# ("remember to call Mom" is a task, and keeps its lead).
+_MEMO_LEAD = re.compile(
+    r"(?:(?:请|麻烦你?|帮我|你)*(?:记一下|记住|记下来?|记着|备注一下)(?:吧|哦)?[，,：:、 ]+"
+    r"|(?i:(?:please |can you |could you )?(?:remember|note|make a note|keep in mind|note down)"
+    r"(?: that|:)\s+|(?:fyi|for your records|for the record|just so you know)[,:]?\s+))"
+)
+
+
 def _strip_filler(sentence: str) -> str:
     m = _LEAD_FILLER.match(sentence)
-    return sentence[m.end() :] if m and m.end() < len(sentence) else sentence
+    if m and m.end() < len(sentence):
+        sentence = sentence[m.end() :]
+    m = _MEMO_LEAD.match(sentence)
+    if m and m.end() < len(sentence):
+        rest = sentence[m.end() :]
+        sentence = rest[:1].upper() + rest[1:] if rest.isascii() else rest
+    return sentence
 
 # ---------------------------------------------------------------------------------------------
 # normalisation and near duplicates

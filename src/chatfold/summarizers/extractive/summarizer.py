@@ -56,6 +56,9 @@ _AGREED = {"en": " agreed", "zh": "同意"}
 _CHOSE = {"en": " chose", "zh": "选择"}
 _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as a decision
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
+_DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
+_DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and the facts it rivals
+_DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
 _MIN_CANDIDATES = 160  # new statements built into items: at least this many, or half the cap
 _TASK_WINDOW = 16  # a new request is looked for fulfilment in the next this many statements
 # "Caroline: …" or "User: …" at the start of a previous summary's line.
@@ -290,7 +293,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 and split
                 and last_assistant
                 and p.msg == last_msg + 1
-                and is_acceptance(split[0])
+                # Before filler stripping: "Yes please." must not become "please."
+                and (is_acceptance(split[0]) or is_acceptance(split_sentences(p.text)[0]))
             ):
                 offer = proposal(last_assistant)
                 if offer is not None:
@@ -344,11 +348,22 @@ class ExtractiveSummarizer(BaseSummarizer):
         chosen: list[tuple[float, int, _Row, int, bool]] = []
         shapes: dict[tuple[str, str, bool], _Shape] = {}
         for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
-            if i in closed:
-                continue  # a request a later message or tool result fulfilled
             order = i - n_previous  # previous-summary items come first, with negative orders
             score = scored.score
             sec = scored.section if row.section is None else row.section
+            if i in closed:
+                # A request fulfilled: dropped when it was called off or the report says what
+                # was done ("Booked a table for 4 at Nobu…"); else kept as done, since what the
+                # user asked for ("浦东新区, 860元以内, 2月5日") is what the report leaves out.
+                by = rows[closed[i]]
+                wanted = memo[row.body]
+                if (by.role == "user" and CANCEL.search(by.body)) or (
+                    len(wanted & memo[by.body]) >= _DONE_SAYS_IT * len(wanted)
+                ):
+                    continue
+                row = row._replace(body=row.body.rstrip() + _DONE_MARK[lang])
+                score *= _DONE_FACTOR
+                sec = _FACTS
             role = row.role
             if role == "tool":
                 sec = _FACTS  # a call and what it returned: a fact, whatever its words

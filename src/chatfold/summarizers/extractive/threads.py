@@ -61,7 +61,7 @@ _STOP_TEXT = (
     "into just like make more most much need needs only over please same some such than that "
     "their them then there these they this those very want what when where which while will "
     "with would your you're yours remind check find tell book order send show give help "
-    "thanks thank sure okay anything something else other another"
+    "thanks thank sure okay anything something else other another shall should"
 )
 _STOP = frozenset(_STOP_TEXT.split())
 _ZH_STOP_CHARS = frozenset("我你您的了是在和吗呢吧啊一个这那也就都要请帮下")
@@ -91,12 +91,25 @@ def acceptance_rest(sentence: str) -> str:
         rest = rest[m.end() :].lstrip(" ,，.。!！、")
 
 
+# An offer that points back at what was just said: "Shall I book it?", "要不要帮您预订？".
+_POINTS_BACK = re.compile(
+    r"(?i:\b(?:it|that|this|one|them|those)\b)|[订买约排](?:吗|呢)?[?？。]*$"
+)
+
+
 def proposal(sentences: list[str]) -> str | None:
     """The sentence of an assistant message that offers something (the last one with a
-    proposal cue and a content word), or None."""
-    for s in reversed(sentences):
-        if _PROPOSE.search(s) and content_tokens(s):
+    proposal cue and a content word), or None. An offer that names nothing and points back
+    ("Found UA 455 at $279. Shall I book it?") offers the sentence before it."""
+    for i in range(len(sentences) - 1, -1, -1):
+        s = sentences[i]
+        if not _PROPOSE.search(s):
+            continue
+        if content_tokens(s):
             return s  # "anything else?" offers nothing to decide
+        if i and _POINTS_BACK.search(s) and content_tokens(sentences[i - 1]) \
+                and sentences[i - 1].rstrip()[-1:] not in ("?", "？"):
+            return sentences[i - 1]
     return None
 
 
@@ -168,16 +181,17 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     one, or ``later`` is in the very next message), and ``later`` reports it done, is a tool's
     result, or answers a question. A reminder promised is a reminder set."""
     common = request_tokens & content_tokens(later)
+    shared = len(common - _TIME_WORDS) if adjacent else len(common)
+    # "订好了", "已为您预订" name the asked "订" (an English "booked" shares "book" already).
+    verb = _ZH_DONE_VERB.search(later) if not later.isascii() else None
+    if verb is not None and (verb.group("v") or verb.group("w") or "") in request:
+        shared += 1
     if adjacent:
         # The very next message: one word of what was asked is enough, a time is not ("book
-        # Nopa for Friday" → "the weather for Friday"), and "订好了" names the asked "订".
-        shared = len(common - _TIME_WORDS)
-        verb = _ZH_DONE_VERB.search(later)
-        if verb is not None and (verb.group("v") or verb.group("w") or "") in request:
-            shared += 1
+        # Nopa for Friday" → "the weather for Friday").
         if not shared:
             return False
-    elif not common or len(common) < min(2, len(request_tokens)):
+    elif not common or shared < min(2, len(request_tokens)):
         return False
     if later_role == "tool":
         return True
@@ -198,7 +212,8 @@ _TIME_WORDS_TEXT = (
 )
 _TIME_WORDS = frozenset(_TIME_WORDS_TEXT.split())
 _ZH_DONE_VERB = re.compile(
-    r"(?P<v>[订买发写办弄做查改约寄交付订])(?:好了|完了|完成)|已经?(?:发送|预订|提交|完成|寄出)?(?P<w>[订买发寄交付])"
+    r"(?P<v>[订买发写办弄做查改约寄交付])(?:好了|完了|完成)"
+    r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
 _REMIND = re.compile(r"(?i:remind)|提醒")
 # The user saying they did it themselves: "the flight is booked, I did it myself", "我自己订好了".
