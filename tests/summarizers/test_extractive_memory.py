@@ -72,6 +72,34 @@ def test_statements_of_fact_outrank_chatter_zh() -> None:
     assert "聚会" not in out
 
 
+def test_a_cue_word_weighs_only_where_it_files_the_sentence_en() -> None:
+    # "a reminder of", "remind us", "I'll do my best" are no tasks, "all the love" is no
+    # preference: none of them may outrank a dated value or a habit of the user's.
+    chatter = [user("It's like a reminder of my roots and all the love and support I get."),
+               user("Life's unpredictable, but moments like these remind us what matters."),
+               user("I'll do my best to make sure everyone feels welcome and loved.")]
+    facts = [user("My budget for the kitchen renovation is $18,000."),
+             user("My passport expires in March 2027."),
+             user("I take metformin every morning.")]
+    out = ask([*chatter, *facts, *chatter], max_tokens=45)
+    assert "18,000" in out and "2027" in out and "metformin" in out
+    assert "reminder" not in out and "remind us" not in out and section(out, "Open tasks") == []
+
+
+def test_habits_names_and_our_facts_outrank_chatter_zh() -> None:
+    chatter = [user("你是一个坏老师"), user("哈哈哈那天的聚会真的太好玩了，大家笑了一整晚。"),
+               user("You are such a great listener.")]
+    facts = [user("我的领导叫李娜。"), user("我每天早上吃二甲双胍。"),
+             user("我们的结婚纪念日是6月14日。")]
+    out = ask([*chatter, *facts, *chatter], language="zh", max_tokens=55)
+    assert "李娜" in out and "二甲双胍" in out and "6月14日" in out
+    assert "listener" not in out and "聚会" not in out
+    # Telling the assistant what it is says nothing of the user or the world.
+    assert ask([user("You are such a great listener.")]) == \
+        "The earlier messages were small talk with nothing to keep."
+    assert "聪明" not in ask([user("你真是太聪明了。")], language="zh")
+
+
 def test_love_and_agree_are_not_preferences_or_decisions() -> None:
     out = ask([user("I love it!"), user("I totally agree."), user("I'd love to see it sometime."),
                user("I love hiking in the Alps.")])

@@ -227,6 +227,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     ),
     (_NAME, re.compile(rf"[小老][{_SURNAMES}]"), False, None, "小老"),
     (_NAME, re.compile(rf"我是[{_SURNAMES}]"), False, None, "我是"),
+    (_NAME, re.compile(rf"叫[{_SURNAMES}][\u4e00-\u9fff]"), False, None, "叫"),
+    # "王老师", "张先生": a title after a surname names someone; "你是一个坏老师" does not.
+    (_NAME, re.compile(rf"[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|医生|教授|律师|总)"),
+     False, None, ""),
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
 ]
 _TASK_LEAD = re.compile(
@@ -238,6 +242,7 @@ _TASK_LEAD = re.compile(
 _FOND_PREF = re.compile(
     r"(?i:(?<![a-z])(?:i|we)(?:'m| am| are)?(?: really| also| just| still| totally| so| do| a big)?"
     r" (?:love|like|enjoy|fan of)(?:s|d)? (?!it\b|that\b|this\b|you\b|to hear|hearing))"
+    r"|(?:^|(?<=[，,]))(?:我们?)?(?:很|也|真|最|特别|非常|一直|还是|都)*(?:喜欢|习惯|爱上)"
     r"|我(?:们)?(?:很|也|真|最|特别|非常|一直|还是)?(?:喜欢|习惯|爱上)"
 )
 # A task the speaker must do, said as such: "I need to…", "我得…" (a request to the assistant
@@ -297,7 +302,14 @@ def _is_question(sentence: str) -> bool:
 # feelings about a thing, "I loved it", "I agreed", are not). Tried only where the cue trie
 # found "i", "we", "my" or "our", not at every position of the text.
 _FACT_AT = re.compile(
-    r"(?:my|our) [a-z']+(?: [a-z']+)? (?:is|are|was|were)(?![a-z])"
+    r"(?:my|our) [a-z']+(?: [a-z']+)?"
+    r"(?: (?:for|of|at|in|to|with|on) (?:the |my |our |a |an )?[a-z']+(?: [a-z']+)?)?"
+    r" (?:is|are|was|were|expires?|starts?|ends?|begins?|lands?|leaves?|departs?|arrives?"
+    r"|opens?|closes?|costs?)(?![a-z])"
+    # What the speaker does as a habit: "I take metformin", "I use Linux", "I drive a Subaru".
+    r"|(?:i|we) (?:usually |always |still |also |now |only )?(?:take|use|drive|speak)"
+    r" (?!(?:it|that|this|them|care|turns|your|my time|a (?:look|break|walk|nap|second|minute"
+    r"|moment|chance|step))(?![a-z]))[a-z]"
     r"|(?:i|we) (?:just |finally |recently |also |even |once |already )?"
     r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
     r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
@@ -414,10 +426,16 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         return _Scored(0.0, _FACTS, False, False)
     if mask & _NUM and mask & (_ID | _MONEY | _WHEN):
         mask &= ~_NUM  # the number is already counted as an id, an amount or a date
-    score = _WEIGHT_OF[mask & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
+    request = bool(mask & _TASK and _TASK_LEAD.match(text))
+    own_task = bool(mask & _TASK and not request and _TASK_OWN.match(text))
+    # A cue word weighs only where it files the sentence: "a reminder of my roots", "I'll do
+    # my best" are no tasks, "all the love and support" is no preference.
+    weighed = mask if request or own_task else mask & ~_TASK
+    score = _WEIGHT_OF[weighed & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
     if mask & _FACT and role != "assistant":
         score += _FACT_WEIGHT  # an assistant's "my X is…" speaks of itself, not of the world
-    if mask & _FOND:
+    fond = bool(mask & _FOND and _FOND_PREF.search(text))
+    if fond:
         score += _FOND_WEIGHT
     # UTF-8 length weighs a Chinese character like about three Latin letters, as it should.
     score += min(len(text.encode()) / 80, 0.4) - max(len(text) - 120, 0) / 120
@@ -434,7 +452,6 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         score += 0.4
     if mask & _INJECT:
         score = min(score, 0.2)  # text addressed to the summarizer is data, and weak data
-    request = bool(mask & _TASK and _TASK_LEAD.match(text))
     if question and not request:
         # "What are you allergic to?": a question states nothing of its own, and its cue
         # words are about the one asked.
@@ -443,9 +460,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         section = _TASKS
     elif mask & _DECIDE and not _HEDGE.search(text):
         section = _DECISIONS
-    elif mask & _PREF or (mask & _FOND and _FOND_PREF.search(text)):
+    elif mask & _PREF or fond:
         section = _PREFS
-    elif mask & _TASK and _TASK_OWN.match(text):
+    elif own_task:
         section = _TASKS
     else:
         section = _FACTS
@@ -456,7 +473,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # event a temporal question asks about.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
     if section in (_FACTS, _DECISIONS) and not mask & _ANCHORS and not n_caps and (
-        _says_nothing(text) or (section == _FACTS and _vague_promise(text))
+        _says_nothing(text)
+        or (section == _FACTS and (_vague_promise(text) or _ABOUT_YOU.match(text)))
     ):
         # "We got this!", "那就这样吧": pronouns, light verbs and particles only, a decision
         # that names nothing (an accepted offer is kept with the offer, in threads.py); "I'll
@@ -464,6 +482,14 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
+
+
+# "You're so smart", "你是一个坏老师": the user telling the assistant what it is, with nothing
+# a question could ask for, says nothing of the user or the world.
+_ABOUT_YOU = re.compile(
+    r"(?i:(?:you are|you're|youre|you were|you sound|you seem|you look)(?![a-z]))"
+    r"|(?:你|您)(?:是|真|太|好像|看起来|听起来|也太|怎么这么|这么)"
+)
 
 
 _LIGHT_WORDS_TEXT = (
