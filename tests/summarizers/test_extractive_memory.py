@@ -204,6 +204,29 @@ def test_a_cancelled_request_is_not_kept_as_done() -> None:
     assert "(done)" not in out and section(out, "Open tasks") == []
 
 
+def test_a_bare_imperative_is_a_request() -> None:
+    out = ask([user("Book a table for 4 at Nobu on Friday."), assistant("Sure."),
+               user("Check this out!"), user("Call me Dana.")])
+    assert section(out, "Open tasks") == ["User: Book a table for 4 at Nobu on Friday."]
+    zh = ask([user("查一下8月18日从青岛到杭州的航班。"), assistant("好的。"),
+              user("给张经理发个邮件，说会议改到周三。"), assistant("好的。")], language="zh")
+    assert sorted(section(zh, "待办")) == sorted(["用户：查一下8月18日从青岛到杭州的航班。",
+                                                "用户：给张经理发个邮件，说会议改到周三。"])
+
+
+def test_numbers_asked_for_and_reported_close_a_request() -> None:
+    out = ask([user("找一家浦东新区的素食餐厅，6个人，晚上18点。"),
+               assistant("推荐「李素食馆」，人均240元，评分4.6。需要预订吗？"),
+               user("好的，订吧。"),
+               assistant("已订好18点6位，预订号R7281。")], language="zh")
+    assert section(out, "待办") == []
+    assert "用户：找一家浦东新区的素食餐厅，6个人，晚上18点。（已完成）" in section(out, "事实")
+    # One number in common is chance: the weather on Friday books no table.
+    en = ask([user("Please book a table for 4 at Nopa, Friday 7pm."),
+              assistant("Here's the weather for Friday: 7 degrees, sunny.")])
+    assert section(en, "Open tasks") == ["User: Please book a table for 4 at Nopa, Friday 7pm."]
+
+
 def test_a_request_to_remember_is_a_fact_not_a_task() -> None:
     zh = ask([user("帮我记一下，房东陈杰的电话是17156669319。"), assistant("好的，已记下。")],
              language="zh")

@@ -237,6 +237,19 @@ _TASK_LEAD = re.compile(
     r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind|don't\s+forget"
     r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you))"
 )
+# A request said as a bare imperative ("Book a table for 4 at Nobu", "Find me a hotel in
+# Lisbon", "查一下明天的航班", "给张经理发个邮件"): an action verb opening the user's sentence.
+# Verbs that open small talk as often ("check this out", "take care", "look at this") are not.
+_IMPERATIVE = re.compile(
+    r"(?:(?:now |also |then |and )?(?:book|reserve|find|search for|look up|send|email|text"
+    r"|schedule|reschedule|set up|set a|create|draft|write|order|buy|cancel|remind|add|update"
+    r"|compare|translate|summari[sz]e|arrange|pay|file|submit|prepare|renew|call (?!me\b)|list"
+    r"|check (?!(?:it|this|that|these|those|out)\b)|get me|make me|put))\b"
+    r"|(?:先|再|然后|你)?(?:查一?下|查查|查个|找一?家|找一?个|找一?下|订一|订个|订张|订[两三四五六七八九十]"
+    r"|预订|预约|安排一?下|安排个|发个|发一|写一|写个|搜一?下|买一|买个|提醒我|约一?下|取消"
+    r"|给[^，。！？,.!?]{1,6}(?:发|打|寄|订|买))",
+    re.IGNORECASE,
+)
 # "I love hiking", "我喜欢爬山": the speaker's own liking of a thing; "their love and support",
 # "love it!" are not preferences.
 _FOND_PREF = re.compile(
@@ -426,7 +439,11 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         return _Scored(0.0, _FACTS, False, False)
     if mask & _NUM and mask & (_ID | _MONEY | _WHEN):
         mask &= ~_NUM  # the number is already counted as an id, an amount or a date
-    request = bool(mask & _TASK and _TASK_LEAD.match(text))
+    request = bool(mask & _TASK and _TASK_LEAD.match(text)) or (
+        role == "user" and _IMPERATIVE.match(text) is not None and not _is_question(text)
+    )
+    if request:
+        mask |= _TASK
     own_task = bool(mask & _TASK and not request and _TASK_OWN.match(text))
     # A cue word weighs only where it files the sentence: "a reminder of my roots", "I'll do
     # my best" are no tasks, "all the love and support" is no preference.

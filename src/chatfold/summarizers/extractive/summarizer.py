@@ -49,6 +49,7 @@ from .threads import (
     fulfils,
     is_acceptance,
     proposal,
+    shared_numbers,
 )
 from .tools import _is_tool_block, _render_args, _render_result, _result_text, _ToolLine
 
@@ -158,7 +159,7 @@ def _closed_tasks(
             if j >= limit:
                 break
             later = memo[rows[j].body]
-            if not wanted & later:
+            if not wanted & later and not shared_numbers(row.body, rows[j].body):
                 continue
             # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
             # one word in common; a later one, two.

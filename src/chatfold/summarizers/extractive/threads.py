@@ -182,6 +182,10 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     result, or answers a question. A reminder promised is a reminder set."""
     common = request_tokens & content_tokens(later)
     shared = len(common - _TIME_WORDS) if adjacent else len(common)
+    numbers = shared_numbers(request, later)
+    shared += numbers
+    if numbers and not common:
+        common = frozenset({"<numbers>"})
     # "订好了", "已为您预订" name the asked "订" (an English "booked" shares "book" already).
     verb = _ZH_DONE_VERB.search(later) if not later.isascii() else None
     if verb is not None and (verb.group("v") or verb.group("w") or "") in request:
@@ -204,6 +208,17 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     return bool(_DONE.search(later)) or bool(_QUESTIONISH.search(request))
 
 
+_NUMBER = re.compile(r"(?<![0-9.])[0-9]+(?:[.:][0-9]+)?(?![0-9])")
+
+
+def shared_numbers(request: str, later: str) -> int:
+    """How many numbers ``later`` repeats from ``request``, counted only from two on: the
+    numbers asked for and reported ("6个人，晚上18点" → "已订好18点6位") say what was done as
+    much as words do; one number in common ("7pm" and "7 degrees") is chance."""
+    if not any(ch.isdigit() for ch in later):
+        return 0
+    common = set(_NUMBER.findall(request)) & set(_NUMBER.findall(later))
+    return len(common) if len(common) >= 2 else 0
 _TIME_WORDS_TEXT = (
     "today tomorrow tonight yesterday morning afternoon evening night week weekend month year "
     "monday tuesday wednesday thursday friday saturday sunday january february march april june "
