@@ -204,6 +204,25 @@ def test_a_cancelled_request_is_not_kept_as_done() -> None:
     assert "(done)" not in out and section(out, "Open tasks") == []
 
 
+def test_a_bare_report_is_said_by_the_done_mark() -> None:
+    # "Reminder set." and "Here's a queue:" add nothing to the request they close: one line,
+    # marked done. A report with something of its own (an order number) stays beside it.
+    out = ask([user("Please remind me to call Bob at 5pm."), assistant("Reminder set."),
+               user("Can you write a queue in Python?"), assistant("Here's a queue:")])
+    assert section(out, "Open tasks") == []
+    assert section(out, "Facts") == ["User: Please remind me to call Bob at 5pm. (done)",
+                                     "User: Can you write a queue in Python? (done)"]
+    zh = ask([user("帮我订周六晚上8点6个人的位子，在海底捞。"),
+              assistant("已订好周六晚上8点海底捞6位，订单号HD5521。")], language="zh")
+    assert section(zh, "待办") == [] and "HD5521" in zh
+
+
+def test_the_assistants_own_taste_is_no_preference() -> None:
+    out = ask([user("What's your favourite story?"), assistant("我最喜欢的故事是2001年。")],
+              language="zh")
+    assert section(out, "偏好") == []
+
+
 def test_a_bare_imperative_is_a_request() -> None:
     out = ask([user("Book a table for 4 at Nobu on Friday."), assistant("Sure."),
                user("Check this out!"), user("Call me Dana.")])

@@ -234,7 +234,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
 ]
 _TASK_LEAD = re.compile(
-    r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind|don't\s+forget"
+    r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind(?!ers?\b)|don't\s+forget"
     r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you))"
 )
 # A request said as a bare imperative ("Book a table for 4 at Nobu", "Find me a hotel in
@@ -483,6 +483,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         section = _TASKS
     else:
         section = _FACTS
+    if section == _PREFS and role == "assistant" and not _SECOND_PERSON.search(text):
+        # "我最喜欢的故事是…", "I love jazz" from the assistant: its persona, not the user's taste.
+        return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     if section == _FACTS and mask & _FEEL and not mask & _ANCHORS and not n_caps:
         # "Everyone was so happy, it made me feel I belonged": how something felt, with nothing
         # a question could ask for (no name, number, date or id), is chatter however personal.

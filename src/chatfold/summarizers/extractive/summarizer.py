@@ -60,6 +60,13 @@ _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, jus
 _DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
 _DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and the facts it rivals
 _DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
+_BARE_REPORT_CHARS = 40  # a report this short with nothing of its own is the request's "done"
+_NAME_WORD = re.compile(r"(?<=[^\s.!?。！？])\s+[A-Z][a-z]+")
+
+
+def _anchors(text: str) -> set[str]:
+    """Ids, numbers and names inside a sentence: what a report can add to its request."""
+    return set(_ID_TOKEN.findall(text)) | {m.strip() for m in _NAME_WORD.findall(text)}
 _MIN_CANDIDATES = 160  # new statements built into items: at least this many, or half the cap
 _TASK_WINDOW = 16  # a new request is looked for fulfilment in the next this many statements
 # "Caroline: …" or "User: …" at the start of a previous summary's line.
@@ -159,11 +166,12 @@ def _closed_tasks(
             if j >= limit:
                 break
             later = memo[rows[j].body]
-            if not wanted & later and not shared_numbers(row.body, rows[j].body):
-                continue
             # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
             # one word in common; a later one, two.
             adjacent = i >= n_previous and rows[j].msg == row.msg + 1
+            if not adjacent and not wanted & later \
+                    and not shared_numbers(row.body, rows[j].body):
+                continue
             pair = (row.body, rows[j].body, rows[j].role)
             done = verdicts.get(pair) if not adjacent else None
             if done is None:
@@ -346,6 +354,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         )
         closed = _closed_tasks(rows, scores, n_previous, memo)
         fulfilled = set(closed.values())
+        absorbed: set[int] = set()
         chosen: list[tuple[float, int, _Row, int, bool]] = []
         shapes: dict[tuple[str, str, bool], _Shape] = {}
         for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
@@ -365,6 +374,12 @@ class ExtractiveSummarizer(BaseSummarizer):
                 row = row._replace(body=row.body.rstrip() + _DONE_MARK[lang])
                 score *= _DONE_FACTOR
                 sec = _FACTS
+                if by.role != "tool" and len(by.body) <= _BARE_REPORT_CHARS and not (
+                    _anchors(by.body) - _anchors(row.body)
+                ):
+                    absorbed.add(closed[i])  # "Here's a queue:", "Reminder set.": said by "done"
+            elif i in absorbed:
+                continue
             role = row.role
             if role == "tool":
                 sec = _FACTS  # a call and what it returned: a fact, whatever its words

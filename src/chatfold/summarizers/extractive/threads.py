@@ -192,8 +192,9 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
         shared += 1
     if adjacent:
         # The very next message: one word of what was asked is enough, a time is not ("book
-        # Nopa for Friday" → "the weather for Friday").
-        if not shared:
+        # Nopa for Friday" → "the weather for Friday"); "Reminder set." answers "remind me".
+        if not shared and not (later_role == "assistant" and _REMIND.search(request)
+                               and _REMIND.search(later) and _DONE.search(later)):
             return False
     elif not common or shared < min(2, len(request_tokens)):
         return False
@@ -230,7 +231,7 @@ _ZH_DONE_VERB = re.compile(
     r"(?P<v>[订买发写办弄做查改约寄交付])(?:好了|完了|完成)"
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
-_REMIND = re.compile(r"(?i:remind)|提醒")
+_REMIND = re.compile(r"(?i:\bremind)|提醒")
 # The user saying they did it themselves: "the flight is booked, I did it myself", "我自己订好了".
 USER_DONE = re.compile(
     r"(?i:\b(?:i(?:'ve| have)? (?:already )?(?:booked|reserved|ordered|sent|paid|bought|done"
