@@ -688,7 +688,8 @@ def test_bilingual_sample() -> None:
         "对花生过敏",
         "就订MU523",
         "预算改成8000元",
-        "renew my passport before April 1st",
+        # The request is closed by the promised reminder, which says it all.
+        "renew your passport before April 1",
         "search_flights(from=HGH, to=NRT, date=2025-04-15)",
         "MU523, depart=13:05, price=1980",
     ):
@@ -696,7 +697,9 @@ def test_bilingual_sample() -> None:
     assert "5000" not in out  # the budget changed to 8000
     assert "no plans" not in out
     assert "你好" not in out and "谢谢" not in out and "哈哈" not in out
-    assert out.index("事实：") < out.index("偏好：") < out.index("决定：") < out.index("待办：")
+    present = [t for t in ("事实：", "偏好：", "决定：", "待办：") if t in out]
+    assert present[:3] == ["事实：", "偏好：", "决定："]  # no open task: the reminder is set
+    assert [out.index(t) for t in present] == sorted(out.index(t) for t in present)
 
 
 def test_bilingual_sample_in_two_rolls_matches_the_essentials() -> None:

@@ -217,6 +217,20 @@ def test_a_bare_report_is_said_by_the_done_mark() -> None:
     assert section(zh, "待办") == [] and "HD5521" in zh
 
 
+def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
+    code = "这是代码：\n```python\n@app.get('/health')\ndef health():\n    return {}\n```"
+    out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],
+              language="zh")
+    assert section(out, "待办") == []
+    assert section(out, "事实") == ["用户：帮我写一个 FastAPI 的 health check endpoint。（已完成）"]
+
+
+def test_a_sentence_without_a_word_says_nothing() -> None:
+    out = ask([user("My flight is BA117 on May 3."), user("(12)"), user("3/4"),
+               user("我也这么觉得。")])
+    assert section(out, "Facts") == ["User: My flight is BA117 on May 3."]
+
+
 def test_the_assistants_own_taste_is_no_preference() -> None:
     out = ask([user("What's your favourite story?"), assistant("我最喜欢的故事是2001年。")],
               language="zh")

@@ -431,6 +431,8 @@ def _score_all(texts: Sequence[str], roles: Sequence[str]) -> list[_Scored]:
 
 
 def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
+    if not any(ch.isalpha() for ch in text):
+        return _Scored(0.0, _FACTS, False, False)  # "(12)", "3/4", "25": a value of nothing
     if (
         not mask & ((_INFORMATIVE & ~_WHEN) | _FACT)  # "早上好", "good night": greetings
         and len(text) <= _PLEASANTRY_MAX_CHARS
@@ -547,7 +549,7 @@ def _vague_promise(text: str) -> bool:
 
 _ZH_LIGHT_CHARS = frozenset(
     "我你您他她它们的了是在有也都就还没不好吧呢啊嗯哦呀哈嘛啦么那这个些一下再想看到知道说做去来"
-    "会要能可以行对嗯唉哎呃得很挺真太也样么怎吗过着把被给跟和又才呗噢喔额"
+    "会要能可以行对嗯唉哎呃得很挺真太也样么怎吗过着把被给跟和又才呗噢喔额觉"
 )
 _ZH_PUNCT = frozenset("，。！？、；：…~～,.!? ")
 

@@ -133,7 +133,8 @@ class _Row(NamedTuple):
 
 
 def _closed_tasks(
-    rows: Sequence[_Row], scores: Sequence[Any], n_previous: int, memo: TokenMemo
+    rows: Sequence[_Row], scores: Sequence[Any], n_previous: int, memo: TokenMemo,
+    attached: Mapping[int, frozenset[str]],
 ) -> dict[int, int]:
     """{request row: the later row that fulfils it}. A carried-forward open task may be closed
     by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements."""
@@ -165,7 +166,7 @@ def _closed_tasks(
                 continue
             if j >= limit:
                 break
-            later = memo[rows[j].body]
+            later = memo[rows[j].body] | attached.get(rows[j].msg, frozenset())
             # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
             # one word in common; a later one, two.
             adjacent = i >= n_previous and rows[j].msg == row.msg + 1
@@ -176,7 +177,8 @@ def _closed_tasks(
             done = verdicts.get(pair) if not adjacent else None
             if done is None:
                 done = (rows[j].role == "user" and cancels(wanted, rows[j].body)) or fulfils(
-                    row.body, wanted, rows[j].body, rows[j].role, adjacent=adjacent)
+                    row.body, wanted, rows[j].body, rows[j].role, adjacent=adjacent,
+                    attached=attached.get(rows[j].msg, frozenset()))
                 if not adjacent:
                     verdicts[pair] = done
             if done:
@@ -284,6 +286,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         sentences: dict[str, list[str]] = {}  # a message said again is split once per fold
         last_assistant: list[str] = []  # sentences of the latest assistant message
         last_msg = -1
+        attached: dict[int, frozenset[str]] = {}
         for p in pieces:
             if p.role == "tool":
                 rows.append(_Row("", p.text, "tool", None, p.date, p.msg, "", "tool"))
@@ -340,6 +343,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                         split = split[1:]
             if p.role == "assistant":
                 last_assistant = split
+                if "```" in p.text:
+                    # The code it wrote is no sentence, but says what request it answers.
+                    attached[p.msg] = memo[p.text]
             elif p.role == "user":
                 last_assistant = []
             last_msg = p.msg
@@ -352,7 +358,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             [r.body for r in rows], ["user" if r.score_role == "decision" else r.score_role
                                      for r in rows]
         )
-        closed = _closed_tasks(rows, scores, n_previous, memo)
+        closed = _closed_tasks(rows, scores, n_previous, memo, attached)
         fulfilled = set(closed.values())
         absorbed: set[int] = set()
         chosen: list[tuple[float, int, _Row, int, bool]] = []

@@ -175,12 +175,13 @@ def _stem(word: str) -> str:
 
 
 def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role: str,
-            *, adjacent: bool = False) -> bool:
+            *, adjacent: bool = False, attached: frozenset[str] = frozenset()) -> bool:
     """True when ``later`` (an assistant statement, a tool line, or the user saying it is
     done) fulfils ``request``: they share two content words (one when the request has only
     one, or ``later`` is in the very next message), and ``later`` reports it done, is a tool's
-    result, or answers a question. A reminder promised is a reminder set."""
-    common = request_tokens & content_tokens(later)
+    result, or answers a question. A reminder promised is a reminder set. ``attached``: words
+    of what came with ``later`` in its message and is no sentence (a code block)."""
+    common = request_tokens & (content_tokens(later) | attached)
     shared = len(common - _TIME_WORDS) if adjacent else len(common)
     numbers = shared_numbers(request, later)
     shared += numbers
