@@ -231,6 +231,51 @@ def test_a_sentence_without_a_word_says_nothing() -> None:
     assert section(out, "Facts") == ["User: My flight is BA117 on May 3."]
 
 
+def test_naming_one_of_the_listed_options_is_a_choice() -> None:
+    out = ask([user("Find me a yoga class near Union Square on weekends."),
+               assistant("Found two: Sun Yoga (Sat 10am) and Flow Studio (Sun 9am). "
+                         "Want me to sign you up for one?"),
+               user("Sun Yoga, please.")])
+    assert [d for d in section(out, "Decisions") if d.startswith("User chose: Sun Yoga (")]
+    zh = ask([user("帮我订一家浦东新区的酒店。"),
+              assistant("为您找到两家：如家每晚800元；汉庭每晚850元。您选哪家？"),
+              user("就如家吧。")], language="zh")
+    assert [d for d in section(zh, "决定") if d.startswith("用户选择：如家（")]
+    # Naming something the assistant did not list, or asking back, chooses nothing.
+    none = ask([assistant("Found Sun Yoga and Flow Studio. Which one?"), user("Neither, sorry."),
+                assistant("Which do you want?"), user("What about Zen Den?")])
+    assert section(none, "Decisions") == []
+
+
+def test_a_report_of_the_asked_verb_closes_the_request() -> None:
+    out = ask([user("Book a dentist appointment for next Tuesday morning."),
+               assistant("Booked: Dr. Kim, Tuesday 9:30am, confirmation DK-220.")])
+    assert section(out, "Open tasks") == [] and "DK-220" in out
+    # A promise to do it is no report.
+    promise = ask([user("Please book a table at Nopa for Friday."),
+                   assistant("Sure, I'll book Nopa for Friday.")])
+    assert section(promise, "Open tasks") == ["User: Please book a table at Nopa for Friday."]
+
+
+def test_the_assistants_advice_is_no_open_task() -> None:
+    out = ask([user("My printer is not printing."),
+               assistant("Make sure it's connected and check the drivers.")])
+    assert section(out, "Open tasks") == []
+
+
+def test_calling_off_a_request_long_after_it_closes_it() -> None:
+    chatter = [user(f"第{n}天的天气还不错，我们去公园走了走，看到了很多花。") for n in range(20)]
+    out = ask([user("帮我买两盒惠普305墨盒。"), assistant("好的。"), *chatter,
+               user("墨盒不用买了，家里还有。")], language="zh", max_tokens=200)
+    assert section(out, "待办") == []
+    en = ask([user("Please order printer ink, the HP 305 cartridges."), assistant("OK."),
+              *[user(f"Day {n}: we walked in the park and saw lots of flowers.")
+                for n in range(20)],
+              user("Actually cancel the printer ink order, I found some at home.")],
+             max_tokens=200)
+    assert section(en, "Open tasks") == []
+
+
 def test_the_assistants_own_taste_is_no_preference() -> None:
     out = ask([user("What's your favourite story?"), assistant("我最喜欢的故事是2001年。")],
               language="zh")

@@ -441,9 +441,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         return _Scored(0.0, _FACTS, False, False)
     if mask & _NUM and mask & (_ID | _MONEY | _WHEN):
         mask &= ~_NUM  # the number is already counted as an id, an amount or a date
-    request = bool(mask & _TASK and _TASK_LEAD.match(text)) or (
+    # The assistant's "Make sure it's plugged in", "请检查网线" advise; they are no requests.
+    request = role != "assistant" and (bool(mask & _TASK and _TASK_LEAD.match(text)) or (
         role == "user" and _IMPERATIVE.match(text) is not None and not _is_question(text)
-    )
+    ))
     if request:
         mask |= _TASK
     own_task = bool(mask & _TASK and not request and _TASK_OWN.match(text))

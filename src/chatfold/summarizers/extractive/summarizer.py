@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -48,6 +49,7 @@ from .threads import (
     content_tokens,
     fulfils,
     is_acceptance,
+    named_pick,
     proposal,
     shared_numbers,
 )
@@ -66,7 +68,8 @@ _NAME_WORD = re.compile(r"(?<=[^\s.!?。！？])\s+[A-Z][a-z]+")
 
 def _anchors(text: str) -> set[str]:
     """Ids, numbers and names inside a sentence: what a report can add to its request."""
-    return set(_ID_TOKEN.findall(text)) | {m.strip() for m in _NAME_WORD.findall(text)}
+    found = set(_ID_TOKEN.findall(text)) | {m.strip() for m in _NAME_WORD.findall(text)}
+    return {a.casefold() for a in found}
 _MIN_CANDIDATES = 160  # new statements built into items: at least this many, or half the cap
 _TASK_WINDOW = 16  # a new request is looked for fulfilment in the next this many statements
 # "Caroline: …" or "User: …" at the start of a previous summary's line.
@@ -107,7 +110,7 @@ def _choice(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
         if found is not None:
             picked = chosen_option(reply, found[1])
             return None if picked is None else (picked[0], found[0], picked[1])
-    return None
+    return named_pick(asked, reply)
 
 
 class _Piece(NamedTuple):
@@ -137,7 +140,8 @@ def _closed_tasks(
     attached: Mapping[int, frozenset[str]],
 ) -> dict[int, int]:
     """{request row: the later row that fulfils it}. A carried-forward open task may be closed
-    by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements."""
+    by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements, or by
+    the user calling it off or doing it themselves at any later point of the fold."""
     closed: dict[int, int] = {}
     verdicts: dict[tuple[str, str, str], bool] = {}  # a long history repeats its requests
     requests = [
@@ -155,17 +159,15 @@ def _closed_tasks(
                                              or USER_DONE.search(rows[j].body)))]
     if not doers:
         return closed
+    users = [j for j in doers if rows[j].role == "user"]
     for i in requests:
         row = rows[i]
         wanted = content_tokens(row.body)
         if not wanted:
             continue
         limit = len(rows) if i < n_previous else i + 1 + _TASK_WINDOW
-        for j in doers:
-            if j <= i:
-                continue
-            if j >= limit:
-                break
+        near = doers[bisect_right(doers, i) : bisect_left(doers, limit)]
+        for j in near + users[bisect_left(users, max(limit, i + 1)) :]:
             later = memo[rows[j].body] | attached.get(rows[j].msg, frozenset())
             # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
             # one word in common; a later one, two.

@@ -187,9 +187,10 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     shared += numbers
     if numbers and not common:
         common = frozenset({"<numbers>"})
-    # "订好了", "已为您预订" name the asked "订" (an English "booked" shares "book" already).
+    # "订好了", "已为您预订" name the asked "订"; "Booked: Dr. Kim…" the asked "book".
     verb = _ZH_DONE_VERB.search(later) if not later.isascii() else None
-    if verb is not None and (verb.group("v") or verb.group("w") or "") in request:
+    asked = verb.group("v") or verb.group("w") or "" if verb is not None else None
+    if (asked is not None and asked in request) or _did_what_was_asked(request, later):
         shared += 1
     if adjacent:
         # The very next message: one word of what was asked is enough, a time is not ("book
@@ -211,6 +212,21 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
 
 
 _NUMBER = re.compile(r"(?<![0-9.])[0-9]+(?:[.:][0-9]+)?(?![0-9])")
+# An English request's verb and the words that report it done.
+_DONE_FORMS = {
+    "book": "booked", "order": "ordered", "send": "sent", "schedule": "scheduled",
+    "reserve": "reserved", "buy": "bought", "pay": "paid", "create": "created",
+    "draft": "drafted", "write": "wrote|written", "add": "added", "set": "set",
+    "cancel": "cancell?ed|canceled", "email": "emailed", "call": "called", "renew": "renewed",
+    "submit": "submitted", "update": "updated", "fix": "fixed", "find": "found",
+}
+_ASKED_VERB = re.compile(rf"(?i)\b({'|'.join(_DONE_FORMS)})\b")
+_DONE_FORM = {verb: re.compile(rf"(?i)\b(?:{forms})\b") for verb, forms in _DONE_FORMS.items()}
+
+
+def _did_what_was_asked(request: str, later: str) -> bool:
+    """True when ``later`` reports done the verb ``request`` asked for ("book…" → "Booked")."""
+    return any(_DONE_FORM[v.lower()].search(later) for v in set(_ASKED_VERB.findall(request)))
 
 
 def shared_numbers(request: str, later: str) -> int:
@@ -247,7 +263,7 @@ CANCEL = re.compile(
     r"(?i:\b(?:cancel(?:led|ed|s)?|call(?:ed)?\s+off|never\s*mind|forget\s+(?:about\s+)?(?:it|that"
     r"|the)|no\s+longer\s+need|(?:don't|do\s+not|won't)\s+need|don't\s+(?:book|order|buy|send)"
     r"|not\s+needed|drop\s+(?:it|that|the))\b)"
-    r"|取消|算了|不订了|不用了|不用麻烦|不要了|不需要了|不买了|不去了|不发了|别订|别买|别发|作罢"
+    r"|取消|算了|不用麻烦|不(?:(?:用|要|需要)[订买去发约寄写做办]?|[订买去发约寄写做办])了|别订|别买|别发|作罢"
 )
 
 
@@ -328,3 +344,46 @@ _CHOICE_WORDS_TEXT = (
     "would like prefer rather want works work fine good great sounds"
 )
 _CHOICE_WORDS = frozenset(_CHOICE_WORDS_TEXT.split())
+
+
+# "Which one?", "要帮你报名哪家？": the assistant asks the user to pick among what it listed.
+_PICK_ASKED = re.compile(
+    r"(?i:\b(?:which|either|one of (?:them|these|those)|pick|choose|prefer)\b|\bfor one\b)"
+    r"|哪|选|还是"
+)
+_PICK_EDGE_EN = re.compile(
+    r"(?i)^(?:(?:ok(?:ay)?|yes|yeah|sure|hmm|um|well|then|let'?s|go|with|i'?ll|take|i|want|"
+    r"choose|pick|the|please|book|sign me up for|definitely)[\s,]+)+"
+    r"|(?:[\s,]+(?:please|then|one|definitely|thanks|for me|it is|is fine|works))+[\s.!]*$"
+    r"|[\s.!]+$"
+)
+_PICK_EDGE_ZH = re.compile(
+    r"^(?:那就|就选|就订|就要|就|选|要|订|那)+|(?:吧|啦|呀|好了|就行|了)*[。！!.]*$"
+)
+_MAX_PICK_LATIN = 40
+_MAX_PICK_HAN = 12
+
+
+def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
+    """(the option, the assistant's sentence naming it, True) when the assistant asked the user
+    to pick ("Found Sun Yoga (Sat 10am) and Flow Studio (Sun 9am). Which one?") and the short
+    reply names one of the things it listed ("Sun Yoga, please.", "阳光瑜伽吧。"), else None."""
+    if not asked or not _PICK_ASKED.search(asked[-1]) or not asked[-1].rstrip().endswith(
+            ("?", "？")):
+        return None
+    if reply.rstrip().endswith(("?", "？")) or _NEITHER.search(reply):
+        return None
+    latin = reply.isascii()
+    if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
+        return None
+    core = (_PICK_EDGE_EN if latin else _PICK_EDGE_ZH).sub("", reply.strip()).strip(" ,，")
+    if len(core) < (3 if latin else 2):
+        return None
+    if latin and not (content_tokens(core) or any(c.isupper() or c.isdigit() for c in core)):
+        return None  # "the first", "that one": no name to find in what was listed
+    for sentence in asked:
+        at = sentence.lower().find(core.lower()) if latin else sentence.find(core)
+        if at >= 0 and (not latin or at == 0 or not sentence[at - 1].isalnum()):
+            return core, sentence.rstrip("?？ 。.!！；;，,"), True
+    return None
+
