@@ -68,6 +68,11 @@ _PLANTED: dict[str, list[tuple[list[dict[str, Any]], list[str], list[str]]]] = {
          ["25 postcards"], ["17 postcards"]),
         ([{"role": "user", "content": "The team meeting moved to Wednesday at 10am."}],
          ["Wednesday"], ["Tuesday"]),
+        ([{"role": "user", "content": "Book a dentist appointment for Friday morning."},
+          {"role": "assistant", "content": "Booked: Dr. Kim, 9:30am, confirmation DK-220."}],
+         ["DK-220"], []),
+        ([{"role": "user", "content": "Renew my library card before June 30."}],
+         ["June 30"], []),
     ],
     "zh": [
         ([{"role": "user", "content": "我叫王芳，住在成都。"}], ["王芳", "成都"], []),
@@ -85,6 +90,10 @@ _PLANTED: dict[str, list[tuple[list[dict[str, Any]], list[str], list[str]]]] = {
         ([{"role": "user", "content": "周会定在周二下午三点。"}], [], []),
         ([{"role": "user", "content": "不好意思，伴手礼改成35份。"}], ["35份"], ["20份"]),
         ([{"role": "user", "content": "周会改到周三上午十点了。"}], ["周三"], ["周二"]),
+        ([{"role": "user", "content": "帮我订一家浦东新区的酒店，每晚860元以内，2月5日入住。"},
+          {"role": "assistant", "content": "已为您预订如家，2月5日入住，订单号H123456。"}],
+         ["浦东新区", "（已完成）", "H123456"], []),
+        ([{"role": "user", "content": "给张经理发个邮件，说方案下周一交。"}], ["张经理"], []),
     ],
 }
 
@@ -128,6 +137,9 @@ def test_facts_updates_decisions_and_done_tasks_survive_many_folds(lang: str, se
             assert text in summary, (text, summary)
         for text in must_not:
             assert text not in summary, (text, summary)
-    # The request was fulfilled: it is not left among the open tasks.
-    open_tasks = summary.split("Open tasks:" if lang == "en" else "待办：")[-1]
-    assert "@example.com" not in open_tasks or open_tasks == summary
+    # The requests that were fulfilled are not left among the open tasks; the one that was
+    # not ("Renew my library card", "给张经理发个邮件") is.
+    _, _, open_tasks = summary.partition("Open tasks:" if lang == "en" else "待办：")
+    assert "@example.com" not in open_tasks and "DK-220" not in open_tasks
+    assert "浦东新区" not in open_tasks
+    assert ("library card" if lang == "en" else "张经理") in open_tasks

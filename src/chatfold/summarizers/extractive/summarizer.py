@@ -361,7 +361,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                                      for r in rows]
         )
         closed = _closed_tasks(rows, scores, n_previous, memo, attached)
-        fulfilled = set(closed.values())
+        # What fulfilled a request is worth what was asked: "订单号H123456" as much as the booking.
+        fulfilled = {j: scores[i].score * _DONE_FACTOR for i, j in closed.items()}
         absorbed: set[int] = set()
         chosen: list[tuple[float, int, _Row, int, bool]] = []
         shapes: dict[tuple[str, str, bool], _Shape] = {}
@@ -398,7 +399,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 score = max(score, _PREVIOUS_FLOOR) + self.incumbent_bonus
             elif i in fulfilled:
                 # It fulfilled a request: what was done is worth keeping, as a fact.
-                score = max(score, self.min_score + _DONE_BONUS)
+                score = max(score, self.min_score + _DONE_BONUS, fulfilled[i])
                 if sec == _TASKS:
                     sec = _FACTS
             elif score < self.min_score and role != "tool":
