@@ -10,6 +10,10 @@
   closed by a later assistant statement or tool result that shares a content word with it
   and either reports it done ("booked", "I've sent", "已订好", "完成") or is a tool result, or
   answers a request for information (a question). A promise ("I'll book it") closes nothing.
+  The asked verb reported done ("book…" → "Booked: …", "订…" → "已为您预订…") and two numbers
+  repeated ("6个人，晚上18点" → "已订好18点6位") count as words in common.
+* **A pick among listed options is a choice.** "Found Sun Yoga and Flow Studio. Which one?"
+  then "Sun Yoga, please." (or an either-or question and its answer) is one decision.
 """
 
 from __future__ import annotations
@@ -237,6 +241,8 @@ def shared_numbers(request: str, later: str) -> int:
         return 0
     common = set(_NUMBER.findall(request)) & set(_NUMBER.findall(later))
     return len(common) if len(common) >= 2 else 0
+
+
 _TIME_WORDS_TEXT = (
     "today tomorrow tonight yesterday morning afternoon evening night week weekend month year "
     "monday tuesday wednesday thursday friday saturday sunday january february march april june "
