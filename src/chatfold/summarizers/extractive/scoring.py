@@ -430,8 +430,11 @@ def _score_all(texts: Sequence[str], roles: Sequence[str]) -> list[_Scored]:
     return out
 
 
+_LETTER = re.compile(r"[^\W\d_]")
+
+
 def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
-    if not any(ch.isalpha() for ch in text):
+    if _LETTER.search(text) is None:
         return _Scored(0.0, _FACTS, False, False)  # "(12)", "3/4", "25": a value of nothing
     if (
         not mask & ((_INFORMATIVE & ~_WHEN) | _FACT)  # "早上好", "good night": greetings

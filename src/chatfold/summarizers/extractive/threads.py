@@ -237,9 +237,10 @@ def shared_numbers(request: str, later: str) -> int:
     """How many numbers ``later`` repeats from ``request``, counted only from two on: the
     numbers asked for and reported ("6个人，晚上18点" → "已订好18点6位") say what was done as
     much as words do; one number in common ("7pm" and "7 degrees") is chance."""
-    if not any(ch.isdigit() for ch in later):
+    found = _NUMBER.findall(later)
+    if len(found) < 2:
         return 0
-    common = set(_NUMBER.findall(request)) & set(_NUMBER.findall(later))
+    common = set(_NUMBER.findall(request)).intersection(found)
     return len(common) if len(common) >= 2 else 0
 
 
