@@ -286,6 +286,12 @@ def test_a_bare_imperative_is_a_request() -> None:
     out = ask([user("Book a table for 4 at Nobu on Friday."), assistant("Sure."),
                user("Check this out!"), user("Call me Dana.")])
     assert section(out, "Open tasks") == ["User: Book a table for 4 at Nobu on Friday."]
+    # A verb that opens a statement, not an order: nothing to act on follows it.
+    statements = ask([user("Update: my budget for the trip is now $4,500."),
+                      user("Put simply, I hate crowds."),
+                      user("List of things I need: milk, eggs and bread."),
+                      user("Order matters here, so go step by step.")])
+    assert section(statements, "Open tasks") == []
     zh = ask([user("查一下8月18日从青岛到杭州的航班。"), assistant("好的。"),
               user("给张经理发个邮件，说会议改到周三。"), assistant("好的。")], language="zh")
     assert sorted(section(zh, "待办")) == sorted(["用户：查一下8月18日从青岛到杭州的航班。",

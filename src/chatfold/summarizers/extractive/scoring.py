@@ -243,8 +243,11 @@ _TASK_LEAD = re.compile(
 _IMPERATIVE = re.compile(
     r"(?:(?:now |also |then |and )?(?:book|reserve|find|search for|look up|send|email|text"
     r"|schedule|reschedule|set up|set a|create|draft|write|order|buy|cancel|remind|add|update"
-    r"|compare|translate|summari[sz]e|arrange|pay|file|submit|prepare|renew|call (?!me\b)|list"
-    r"|check (?!(?:it|this|that|these|those|out)\b)|get me|make me|put))\b"
+    r"|compare|translate|summari[sz]e|arrange|pay|file|submit|prepare|renew|call(?! me\b)|list"
+    r"|check(?! (?:it|this|that|these|those|out)\b)|get me|make me|put))\b"
+    # ... followed by what to act on: "Update: my budget is…", "Put simply, …", "List of…",
+    # "Order matters" are statements.
+    r"(?=\s+[\w$\"'“‘])(?!\s+(?:of|simply|matters?|is|was|are|were|it|that)\b)"
     r"|(?:先|再|然后|你)?(?:查一?下|查查|查个|找一?家|找一?个|找一?下|订一|订个|订张|订[两三四五六七八九十]"
     r"|预订|预约|安排一?下|安排个|发个|发一|写一|写个|搜一?下|买一|买个|提醒我|约一?下|取消"
     r"|给[^，。！？,.!?]{1,6}(?:发|打|寄|订|买))",
