@@ -65,7 +65,7 @@ def test_window_grows_only_after_the_summary_has_its_room() -> None:
 def test_default_policy_is_coherent(trigger: int) -> None:
     p = Policy(trigger_tokens=trigger)
     assert p.summary_min_tokens == p.summary_max_tokens < p.target < trigger
-    assert p.summary_max_tokens == min(400 + trigger // 10, trigger // 3, 2000)
+    assert p.summary_max_tokens == min(400 + trigger // 10, trigger * 2 // 5, 2000)
     # a fold that lands at the target frees most of the trigger: few folds per conversation
     assert trigger - p.target >= trigger * 0.4
     assert p.min_gain == trigger // 10

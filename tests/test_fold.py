@@ -525,11 +525,11 @@ def test_async_fold_does_not_block_the_loop() -> None:
 
 def test_the_default_cap_fits_a_small_budget() -> None:
     assert Policy().summary_max_tokens == 700
-    # 400 tokens plus a tenth of the trigger, a third of a trigger of 1,200 tokens or less.
-    assert Policy(trigger_tokens=1200).summary_max_tokens == 400
+    # 400 tokens plus a tenth of the trigger, 40% of a trigger of 1,333 tokens or less.
+    assert Policy(trigger_tokens=1200).summary_max_tokens == 480
     assert Policy(trigger_tokens=4000).summary_max_tokens == 800
     small = Policy(trigger_tokens=500)
-    assert small.summary_max_tokens == 166 and small.target == 191  # + a twentieth
+    assert small.summary_max_tokens == 200 and small.target == 225  # + a twentieth
     # An explicit target keeps a third of itself for the recent window.
     assert Policy(trigger_tokens=1500, target_tokens=450).summary_max_tokens == 300
     with pytest.raises(InvalidPolicyError, match="below the target"):

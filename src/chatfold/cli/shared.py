@@ -229,7 +229,7 @@ def policy_options(f: F) -> F:
                      envvar=env_var("KEEP"), show_envvar=True,
                      help="Recent messages always kept verbatim (whole tool-call units)."),
         click.option("--summary-max", type=click.IntRange(min=16), default=None,
-                     show_default="400 + a tenth of the trigger, at most a third of it",
+                     show_default="400 + a tenth of the trigger, at most 40% of it",
                      envvar=env_var("SUMMARY_MAX"), show_envvar=True,
                      help="Hard cap on the summary, in tokens."),
         click.option("--language", type=click.Choice(["auto", "zh", "en"]), default="auto",
