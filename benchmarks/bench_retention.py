@@ -1,7 +1,7 @@
 """Retention on LoCoMo: after folding a whole conversation into a budget, is the answer still there?
 
 Issue 6, item 4. Each LoCoMo conversation is replayed message by message into a budget of
-2,000 and of 4,000 tokens; for every QA item of categories 1-4 the context is checked for the
+1,200, 2,000 and 4,000 tokens; for every QA item of categories 1-4 the context is checked for the
 gold answer at each of the conversation's last 8 ends, 12 messages apart (an item counts at an
 end once its evidence has been said), so no strategy wins or loses on where its last fold fell:
 
@@ -17,9 +17,10 @@ Strategies, each giving one context at each end:
 * **seed + extractive**: the seed's code (``benchmarks/seed_reference.py``) with
   ``max_tokens`` = the budget, keep 4, chatfold's extractive summarizer (cap 400) behind it;
 * **chatfold + extractive**: ``Folder(ExtractiveSummarizer(), Policy(trigger_tokens=budget,
-  keep=4))``, the defaults otherwise (summary cap 400 at these budgets, target the cap plus 10%
-  of the trigger, heuristic counter); and the same with ``target_tokens=budget // 2``, a
-  shallower fold that keeps more of the budget verbatim for more summarizer calls;
+  keep=4))``, the defaults otherwise (the automatic summary cap: 480, 600 and 800 tokens at
+  these budgets; target the cap plus 5% of the trigger; heuristic counter); and the same with
+  ``target_tokens=budget // 2``, a shallower fold that keeps more of the budget verbatim for
+  more summarizer calls;
 * **reference summaries**: LoCoMo's own session summaries (written by an LLM) of every
   session but the last, packed into the same 400-token summary cap by taking their sentences
   round-robin (the first sentence of every session, then the second...; shown in session
@@ -439,11 +440,12 @@ def main() -> None:
     p.add_argument("--judge-items", type=int, default=0,
                    help="LLM tier: judge at most this many QA items per conversation (0: all)")
     p.add_argument("--budgets", default="",
-                   help="comma-separated budgets in tokens (default 2000,4000; quick 1000,2000)")
+                   help="comma-separated budgets in tokens "
+                        "(default 1200,2000,4000; quick 1000,2000)")
     args = p.parse_args()
     samples = c.locomo_samples(args.data)
     ruler, ruler_name = c.true_counter()
-    budgets = (1000, 2000) if args.quick else (2000, 4000)
+    budgets = (1000, 2000) if args.quick else (1200, 2000, 4000)
     if args.budgets:
         budgets = tuple(int(b) for b in args.budgets.split(","))
     if args.quick:
