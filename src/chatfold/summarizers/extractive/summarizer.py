@@ -62,6 +62,7 @@ _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, jus
 _DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
 _DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and the facts it rivals
 _DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
+_REPORT_SHARE = 0.6  # a report beside its kept request: this share of the request's worth
 _BARE_REPORT_CHARS = 40  # a report this short with nothing of its own is the request's "done"
 _NAME_WORD = re.compile(r"(?<=[^\s.!?。！？])\s+[A-Z][a-z]+")
 
@@ -383,6 +384,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 row = row._replace(body=row.body.rstrip() + _DONE_MARK[lang])
                 score *= _DONE_FACTOR
                 sec = _FACTS
+                # The request, kept, says what was asked; its report adds the order number:
+                # worth keeping, below what the user said.
+                fulfilled[closed[i]] *= _REPORT_SHARE
                 if by.role != "tool" and len(by.body) <= _BARE_REPORT_CHARS and not (
                     _anchors(by.body) - _anchors(row.body)
                 ):

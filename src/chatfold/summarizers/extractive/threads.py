@@ -389,8 +389,18 @@ def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     if latin and not (content_tokens(core) or any(c.isupper() or c.isdigit() for c in core)):
         return None  # "the first", "that one": no name to find in what was listed
     for sentence in asked:
-        at = sentence.lower().find(core.lower()) if latin else sentence.find(core)
-        if at >= 0 and (not latin or at == 0 or not sentence[at - 1].isalnum()):
-            return core, sentence.rstrip("?？ 。.!！；;，,"), True
+        for clause in _OPTION_SPLIT.split(sentence):
+            at = clause.lower().find(core.lower()) if latin else clause.find(core)
+            if at >= 0 and (not latin or at == 0 or not clause[at - 1].isalnum()):
+                # The listed option as the assistant gave it, without what introduced the
+                # list: "Found two: Sun Yoga (Sat 10am)" → "Sun Yoga (Sat 10am)".
+                option = clause[at:] if _LIST_INTRO.search(clause[:at]) else clause
+                option = option.strip(" ?？。.!！")
+                return option, option, True
     return None
+
+
+# Where one listed option ends and the next begins: "A (Sat 10am) and B (Sun 9am)", "A；B".
+_OPTION_SPLIT = re.compile(r"[；;。，,]|\s+(?:and|or)\s+|(?<=[）)])\s*(?:和|或|、)")
+_LIST_INTRO = re.compile(r"[:：]|^\s*(?:and|or)\s|^(?:和|或)")
 
