@@ -64,13 +64,6 @@ _DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and th
 _DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
 _REPORT_SHARE = 0.6  # a report beside its kept request: this share of the request's worth
 _BARE_REPORT_CHARS = 40  # a report this short with nothing of its own is the request's "done"
-_NAME_WORD = re.compile(r"(?<=[^\s.!?。！？])\s+[A-Z][a-z]+")
-
-
-def _anchors(text: str) -> set[str]:
-    """Ids, numbers and names inside a sentence: what a report can add to its request."""
-    found = set(_ID_TOKEN.findall(text)) | {m.strip() for m in _NAME_WORD.findall(text)}
-    return {a.casefold() for a in found}
 _MIN_CANDIDATES = 160  # new statements built into items: at least this many, or half the cap
 _TASK_WINDOW = 16  # a new request is looked for fulfilment in the next this many statements
 # "Caroline: …" or "User: …" at the start of a previous summary's line.
@@ -78,6 +71,15 @@ _SPEAKER_TAG = re.compile(
     r"^(?:User|Assistant|用户|助手|[A-Z][A-Za-z.'-]{1,20}(?: [A-Z][A-Za-z.'-]{1,20})?)\s*[:：]\s*"
 )
 _ROLE_WORDS = frozenset({"User", "Assistant", "用户", "助手"})
+
+
+_NAME_WORD = re.compile(r"(?<=[^\s.!?。！？])\s+[A-Z][a-z]+")
+
+
+def _anchors(text: str) -> set[str]:
+    """Ids, numbers and names inside a sentence: what a report can add to its request."""
+    found = set(_ID_TOKEN.findall(text)) | {m.strip() for m in _NAME_WORD.findall(text)}
+    return {a.casefold() for a in found}
 
 
 def _speaker_of(tag: str) -> str:
