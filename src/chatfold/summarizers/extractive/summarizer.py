@@ -12,7 +12,7 @@ from ...messages import content_text
 from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
 from ..prompts import SECTION_TITLES
-from .changes import end_states, supersede_changes
+from .changes import _values, end_states, supersede_changes
 from .dates import leading_date, message_date, render_date
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
@@ -71,15 +71,6 @@ _SPEAKER_TAG = re.compile(
     r"^(?:User|Assistant|用户|助手|[A-Z][A-Za-z.'-]{1,20}(?: [A-Z][A-Za-z.'-]{1,20})?)\s*[:：]\s*"
 )
 _ROLE_WORDS = frozenset({"User", "Assistant", "用户", "助手"})
-
-
-_NAME_WORD = re.compile(r"(?<=[^\s.!?。！？])\s+[A-Z][a-z]+")
-
-
-def _anchors(text: str) -> set[str]:
-    """Ids, numbers and names inside a sentence: what a report can add to its request."""
-    found = set(_ID_TOKEN.findall(text)) | {m.strip() for m in _NAME_WORD.findall(text)}
-    return {a.casefold() for a in found}
 
 
 def _speaker_of(tag: str) -> str:
@@ -183,7 +174,7 @@ def _closed_tasks(
             if done is None:
                 done = (rows[j].role == "user" and cancels(wanted, rows[j].body)) or fulfils(
                     row.body, wanted, rows[j].body, rows[j].role, adjacent=adjacent,
-                    attached=attached.get(rows[j].msg, frozenset()))
+                    later_tokens=later)
                 if not adjacent:
                     verdicts[pair] = done
             if done:
@@ -390,7 +381,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # worth keeping, below what the user said.
                 fulfilled[closed[i]] *= _REPORT_SHARE
                 if by.role != "tool" and len(by.body) <= _BARE_REPORT_CHARS and not (
-                    _anchors(by.body) - _anchors(row.body)
+                    # Values: numbers, codes, names: what a report can add to its request.
+                    _values(by.body)[0] - _values(row.body)[0]
                 ):
                     absorbed.add(closed[i])  # "Here's a queue:", "Reminder set.": said by "done"
             elif i in absorbed:

@@ -179,13 +179,16 @@ def _stem(word: str) -> str:
 
 
 def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role: str,
-            *, adjacent: bool = False, attached: frozenset[str] = frozenset()) -> bool:
+            *, adjacent: bool = False, later_tokens: frozenset[str] | None = None) -> bool:
     """True when ``later`` (an assistant statement, a tool line, or the user saying it is
     done) fulfils ``request``: they share two content words (one when the request has only
     one, or ``later`` is in the very next message), and ``later`` reports it done, is a tool's
-    result, or answers a question. A reminder promised is a reminder set. ``attached``: words
-    of what came with ``later`` in its message and is no sentence (a code block)."""
-    common = request_tokens & (content_tokens(later) | attached)
+    result, or answers a question. A reminder promised is a reminder set. ``later_tokens``:
+    the caller's ``content_tokens(later)``, with what came with it in its message and is no
+    sentence (a code block)."""
+    if later_tokens is None:
+        later_tokens = content_tokens(later)
+    common = request_tokens & later_tokens
     shared = len(common - _TIME_WORDS) if adjacent else len(common)
     numbers = shared_numbers(request, later)
     shared += numbers
