@@ -532,6 +532,9 @@ def _li_from_openai(message: Message) -> Any:
         kwargs["tool_call_id"] = message.get("tool_call_id")
         if not blocks:
             blocks = [TextBlock(text="")]
+    if message.get("name"):
+        # The speaker's name rides in additional_kwargs, which to_openai_message_dict sends.
+        kwargs["name"] = message["name"]
     return ChatMessage(role=role, blocks=blocks, additional_kwargs=kwargs)
 
 
@@ -556,6 +559,8 @@ def _li_to_openai(message: Any) -> Message:
         out["tool_call_id"] = message.additional_kwargs.get("tool_call_id")
         if out["content"] is None:
             out["content"] = ""
+    if message.additional_kwargs.get("name"):
+        out["name"] = message.additional_kwargs["name"]
     return out
 
 
@@ -862,7 +867,8 @@ class SemanticKernelRunner(PeerRunner):
             )
         if text or not items:
             items.append(TextContent(text=text))
-        return ChatMessageContent(role=role, items=items)
+        # ChatMessageContent carries the speaker's name and its OpenAI connector sends it.
+        return ChatMessageContent(role=role, items=items, name=message.get("name"))
 
     def _to_openai(self, native: Any) -> Message:
         # ChatMessageContent.to_dict() is what Semantic Kernel's OpenAI connector sends.
