@@ -12,10 +12,12 @@ from chatfold.summarizers.extractive.changes import (
     _CHANGE_KEYS,
     _ENDED,
     _ENDED_KEYS,
+    _WEAK_CHANGE,
     _has,
     end_states,
     supersede_changes,
 )
+from chatfold.summarizers.extractive.changes import _says_change as _says_changed
 from chatfold.summarizers.extractive.items import _Item
 from chatfold.summarizers.extractive.lexicon import _FACTS
 from chatfold.summarizers.extractive.quantities import _CORRECTION, correct_quantities
@@ -23,8 +25,10 @@ from chatfold.summarizers.extractive.quantities import _CORRECTION, correct_quan
 _THINGS = ["meeting", "flight", "guests", "postcards", "chairs", "会议", "航班", "客人", "伴手礼"]
 _VALUES = ["Tuesday", "3pm", "BA117", "40", "17", "周二", "三点", "CA1234", "20份", "10am"]
 _EN = ["The {t} is {v}.", "We need {v} {t}.", "My {t} was {v} last week.", "The {t} moved to {v}.",
-       "Make it {v} {t} instead.", "I booked {v} {t} yesterday.", "I sold the {t} on {v}."]
-_ZH = ["{t}是{v}。", "{t}改到{v}了。", "我们要{v}{t}。", "{t}定在{v}。", "不好意思，{t}改成{v}。"]
+       "Make it {v} {t} instead.", "I booked {v} {t} yesterday.", "I sold the {t} on {v}.",
+       "The {t} is {v} now.", "My new {t} is {v}."]
+_ZH = ["{t}是{v}。", "{t}改到{v}了。", "我们要{v}{t}。", "{t}定在{v}。", "不好意思，{t}改成{v}。",
+       "{t}现在是{v}。", "我现在的{t}是{v}。"]
 _SPEAKERS = ["User: ", "Assistant: ", "Caroline: "]
 
 statement = st.builds(
@@ -35,7 +39,7 @@ statement = st.builds(
 
 
 def _says_change(text: str) -> bool:
-    return bool(_CHANGE.search(text) or _CORRECTION.search(text) or _ENDED.search(text))
+    return bool(_says_changed(text) or _CORRECTION.search(text) or _ENDED.search(text))
 
 
 def _items(rows: list[tuple[str, str]]) -> list[_Item]:
@@ -95,12 +99,24 @@ _ENDED_SAMPLES = ["I sold the car", "I quit", "I resigned from Acme", "no longer
                   "烟戒了", "我们分手了", "不喝咖啡了"]
 
 
+_WEAK_SAMPLES = ["I'm 78 kg now", "now 5", "down to 78 kg", "down to $40", "my new number is",
+                 "the new office address is", "现在每天跑10公里", "新号码是", "新地址为"]
+_TO_VALUE_SAMPLES = ["瘦到78公斤", "跑到10公里了", "长到一米八"]
+
+
 def test_the_substring_filters_never_reject_a_word_of_change() -> None:
     # The key tuples are a hand-kept shortcut in front of the regexes: each cue the regex
     # accepts must pass the shortcut, or a change would be silently ignored.
     for text in _CHANGE_SAMPLES:
         assert _CHANGE.search(text), text
         assert _has(text, _CHANGE_KEYS), text
+    for text in _WEAK_SAMPLES:
+        assert _WEAK_CHANGE.search(text), text
+        assert _has(text, _CHANGE_KEYS), text
+    for text in _TO_VALUE_SAMPLES:
+        assert _says_changed(text) == 1, text
+        assert _has(text, _CHANGE_KEYS), text
+    assert not _says_changed("从5点到7点")  # a range's end is no new value
     for text in _ENDED_SAMPLES:
         assert _ENDED.search(text), text
         assert _has(text, _ENDED_KEYS), text

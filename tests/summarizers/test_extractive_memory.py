@@ -719,6 +719,48 @@ def test_a_statement_of_change_replaces_what_it_changes(
     assert new.rstrip("。.") in out
 
 
+@pytest.mark.parametrize(("language", "old", "new", "stale"), [
+    # someone else changed it, and the thing is named between the verb and "to"
+    ("en", "Our rent is $1,800 a month.", "The landlord raised our rent to $1,950.", "1,800"),
+    ("en", "My passport expires on Jan 5.", "Good news, my passport expiry was extended to Feb 20.",
+     "Jan 5"),
+    # a name that opens the sentence is the name the older one gave
+    ("en", "My daughter Mia is 6.", "Mia just turned 7 yesterday.", "is 6"),
+    # "now" and "down to": the same measure, nothing else named
+    ("en", "I weigh 82 kg.", "I'm down to 78 kg now!", "82"),
+    ("zh", "我体重82公斤。", "我现在瘦到78公斤了！", "82"),
+    ("zh", "我每天跑步5公里。", "我现在每天跑10公里了。", "5公里"),
+    ("zh", "我们的房租每月4500元。", "房东把房租涨到了4800元。", "4500"),
+    ("zh", "我的手机号是13800138000。", "我换号了，新号码是13911112222。", "13800138000"),
+])
+def test_a_value_said_to_be_current_replaces_the_old_one(
+    language: str, old: str, new: str, stale: str
+) -> None:
+    out = ask([user(old), user("Thanks!" if language == "en" else "谢谢！"), user(new)],
+              language=language)
+    assert stale not in out
+    assert new.rstrip("。.!！") in out
+
+
+@pytest.mark.parametrize(("language", "old", "new"), [
+    ("en", "My sister lives in Boston.", "Now I live in Chicago."),  # someone else's
+    ("en", "My flight lands at 6pm.", "My brother's flight now lands at 9pm."),
+    ("en", "Tom's phone is 555-0100.", "My new number is 555-0199."),
+    ("en", "I sleep 6 hours a night.", "I now work 10 hours a day."),  # another thing
+    ("en", "Room 204 is my office.", "Now the meeting is in room 310."),
+    ("zh", "我每天跑5公里。", "我老婆现在每天跑3公里。"),
+    ("zh", "我的预算是3000元。", "我老公的预算涨到5000元了。"),
+    ("zh", "早餐8点开始。", "午餐现在12点开始。"),
+    ("zh", "房租每月4500元。", "水电费现在每月300元。"),
+    ("zh", "我儿子8岁。", "我女儿现在5岁了。"),
+])
+def test_a_current_value_of_another_thing_or_person_replaces_nothing(
+    language: str, old: str, new: str
+) -> None:
+    out = ask([user(old), user(new)], language=language)
+    assert old.rstrip("。.") in out and new.rstrip("。.") in out
+
+
 def test_a_change_carried_from_the_previous_summary() -> None:
     previous = "Facts:\n- User: The meeting is on Tuesday at 3pm.\n- User: I live in Leeds."
     out = ask([user("The meeting moved to Wednesday at 10am.")], previous=previous)

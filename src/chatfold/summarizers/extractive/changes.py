@@ -3,15 +3,21 @@ changes, whatever the attribute is called.
 
 Slots (``slots.py``) know a fixed set of attributes ("I live in", "my X is", "预算"). People
 change other things: "The meeting moved to Wednesday at 10am" changes "The meeting is on
-Tuesday at 3pm"; "The guest count is now 55" changes "We are expecting 40 guests"; "航班改成
-CA5678了" changes "我的航班是CA1234". The rule, for statements by the same speaker:
+Tuesday at 3pm"; "The landlord raised our rent to $1,950" changes "Our rent is $1,800 a
+month"; "航班改成CA5678了" changes "我的航班是CA1234". The rule, for statements by the same
+speaker about the same person (not "my brother's flight", "我老婆…"):
 
-* the newer one says it changes (a word of change: "moved", "is now", "no longer", "改到",
-  "换成", "以后"; not "actually", which as often tells of something else);
-* both speak of the same thing: at least half of the newer one's content words (once values
-  are taken out) are the older one's ("meeting", "guest", "会议", "航班"; an email address or
-  a phone number counts as a word), and the newer one is short (a long statement that mentions
-  a change tells a story);
+* the newer one says it changes: a word of change ("moved", "is now", "raised … to", "extended
+  to", "改到", "换成", "涨到"; not "actually", which as often tells of something else), or
+  only that its value is the current one ("now", "down to", "my new number is", "现在",
+  "新号码是", "瘦到78公斤");
+* both speak of the same thing: at least half of the newer one's content words (once values,
+  words of change and of time are taken out) are the older one's, all of them after a word
+  that only says "current" ("Now the meeting is in room 310" does not change "Room 204 is my
+  office"); or the numbers measure the same thing ("78 kg" / "82 kg", "4800元" / "4500元")
+  and the newer one names nothing the older does not. An email address or a phone number
+  counts as a word, and a name as the same word whether it opens a sentence or not;
+* the newer one is short (a long statement that mentions a change tells a story);
 * the values differ: the older holds one the newer does not, and the newer brings a new one
   (numbers, times, dates, names, codes, addresses).
 
@@ -27,15 +33,34 @@ from .items import _Item
 from .lexicon import ZH_NUMERALS
 from .scoring import _is_question
 from .slots import _CLAUSE_SPLIT, _without_clauses
-from .threads import content_tokens
+from .threads import _stem, content_tokens
 
 _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
-    r"|(?:is|are|was|were) now|now (?:is|are)|from now on|postponed|rescheduled|delayed"
-    r"|pushed (?:back |out )?to|bumped (?:up |down )?to|(?:raised|lowered|increased|reduced"
-    r"|dropped|went up|went down|grew) to)\b)"
-    r"|改成|改为|改到|改在|换成|换到|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|不再"
+    r"|(?:is|are|was|were) now|now (?:is|are)|from now on|postponed|rescheduled|delayed|renewed"
+    r"|extended (?:to|until|through)|pushed (?:back |out )?to|bumped (?:up |down )?to"
+    r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew)(?: [\w']+){0,3}? to"
+    r")\b)"
+    r"|改成|改为|改到|改在|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
     r"|以后(?:请|就|都)?(?:用|联系|找|打)|更新|调整为|调到|增加到|减少到|降到|涨到|升到|现在是"
+)
+# Words that say a value is the current one without saying it changed: "I'm 78 kg now", "my new
+# number is…", "我现在每天跑10公里", "新号码是…", "瘦到78公斤". As often they tell of something
+# else ("Now the meeting is in room 310"), so they replace only a statement of the very same
+# thing: one whose topic holds every word of theirs.
+_WEAK_CHANGE = re.compile(
+    r"(?i:\b(?:now|down to(?= [$€£¥]?\d)|new(?: [\w']+){1,2}? (?:is|are))\b)"
+    r"|现在|新[\u4e00-\u9fff]{1,4}?[是为]"
+)
+# "瘦到78公斤", "跑到10公里": a verb reaching a new value; not a range's end ("从5点到7点").
+_ZH_TO_VALUE = re.compile(rf"[\u4e00-\u9fff]到了?(?=\d|[{ZH_NUMERALS}])")
+# The Chinese words of change, cut before a topic is taken: no character pair should span them
+# ("航班改成" is "航班"). English ones leave as tokens (_CUE_TOKENS), never with the words they
+# frame: "raised our rent to" still speaks of the rent, "new manager is" of the manager.
+_ZH_CUE = re.compile(
+    r"改成|改为|改到|改在|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
+    r"|以后(?:请|就|都)?|更新|调整为|调到|增加到|减少到|降到|涨到|升到|现在|新(?=[\u4e00-\u9fff])"
+    rf"|[\u4e00-\u9fff]到了?(?=[\s\d{ZH_NUMERALS}])"  # _ZH_TO_VALUE, once values are blanked
 )
 _MAX_TOPIC = 8
 """A statement of change names the thing it changes; one with more content words than this
@@ -52,8 +77,10 @@ _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
 _CUE_TOKENS = content_tokens(
     "no longer anymore instead change changed changes moved switched updated turned became now "
     "postponed rescheduled delayed pushed bumped raised lowered increased reduced dropped grew "
-    "改成 改为 改到 改在 换成 换到 换了 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 以后 "
-    "不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经"
+    "extended extend renewed down just yesterday today tonight recently last week good news "
+    "guess longer anymore went "
+    "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
+    "以后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚"
 )
 
 
@@ -85,7 +112,9 @@ def _topic(text: str) -> frozenset[str]:
     """What a text speaks of, its values and words of change left out; an email address or a
     phone number counts as the thing it is."""
     kinds = {kind for kind in ("<email>", "<phone>") if kind in text}
-    return (content_tokens(_CHANGE.sub(" ", text)) - _CUE_TOKENS) | kinds
+    if not text.isascii():
+        text = _ZH_CUE.sub(" ", text)
+    return (content_tokens(text) - _CUE_TOKENS) | kinds
 
 
 # Literal pieces every match of _CHANGE or _ENDED holds: a substring test in C rules most
@@ -93,8 +122,9 @@ def _topic(text: str) -> frozenset[str]:
 _CHANGE_KEYS = (
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
-    "drop", "went", "grew", "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后",
-    "更新", "调", "增加", "减少", "降到", "涨到", "升到", "现在是",
+    "drop", "went", "grew", "renew", "extend", "down", "cut", "new",
+    "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后",
+    "更新", "调", "增加", "减少", "现在", "新", "到",
 )
 _ENDED_KEYS = (
     "sold", "quit", "resign", "longer", "gave up", "broke up", "divorc", "moved out", "more",
@@ -107,35 +137,136 @@ def _has(text: str, keys: tuple[str, ...]) -> bool:
     return any(k in low for k in keys)
 
 
+_UNIT = re.compile(
+    r"(?P<cur>[$€£¥])\s?\d"
+    r"|\d(?:[\d,.]*\d)?\s?(?:(?P<en>[A-Za-z]{1,8})(?![A-Za-z])|(?P<zh>[公千毫厘]?[\u4e00-\u9fff]))"
+)
+
+
+def _units(text: str) -> frozenset[str]:
+    """What a statement's numbers measure: a currency sign, or the word or character after the
+    number ("$", "kg", "mile", "元", "公斤", "岁")."""
+    out = set()
+    for m in _UNIT.finditer(text):
+        unit = m.group("cur") or m.group("zh") or _stem((m.group("en") or "").lower())
+        if unit and unit not in _NOT_UNIT:
+            out.add(unit)
+    return frozenset(out)
+
+
+_NOT_UNIT_TEXT = "a an and or of the to in at on for per more other last next this"
+_NOT_UNIT = frozenset(_NOT_UNIT_TEXT.split())
+
+
+def _says_change(text: str) -> int:
+    """2 when ``text`` says something changed, 1 when it only says what is current, else 0."""
+    if _CHANGE.search(text):
+        return 2
+    if _WEAK_CHANGE.search(text):
+        return 1
+    m = _ZH_TO_VALUE.search(text)
+    return 1 if m is not None and "从" not in text[: m.start()] else 0
+
+
+# Whose fact it is: "My brother's flight now lands at 9pm" does not change "My flight lands at
+# 6pm", nor "我老婆现在每天跑3公里" "我每天跑5公里".
+_PERSON = re.compile(
+    r"(?i:\b(?:(?P<name>[A-Z][a-z]+)'s|(?P<kin>(?:grand)?(?:mother|father|mom|mum|dad|son"
+    r"|daughter|kid|child|parent)s?|children|sister|brother|sibling|wife|husband|partner"
+    r"|boyfriend|girlfriend|fianc[ée]e?|friend|boss|manager|colleague|coworker|roommate"
+    r"|neighbou?r|teacher|doctor|aunt|uncle|cousin|nephew|niece)s?\b))"
+    r"|(?P<zh>老婆|老公|妻子|丈夫|太太|先生|爸爸|妈妈|父亲|母亲|爸|妈|哥哥|姐姐|弟弟|妹妹|儿子|女儿"
+    r"|孩子|同事|老板|领导|经理|朋友|室友|邻居|男朋友|女朋友|爷爷|奶奶|外公|外婆|老师|医生)"
+)
+
+
+class _Shape:
+    """What supersession compares of a statement: its values, the names among them, its topic
+    and the units of its numbers."""
+
+    __slots__ = ("names", "persons", "topic", "units", "values", "words")
+
+    def __init__(self, body: str) -> None:
+        self.values, rest = _values(body)
+        self.names = frozenset(v for v in self.values if v[:1].isalpha())
+        self.topic = _topic(rest)
+        self.units = _units(body) if _DIGITS.search(body) else frozenset()
+        # Every Latin word, short ones too: a name opening a sentence is no value ("Mia …").
+        self.words = frozenset(_WORD.findall(body.lower()))
+        self.persons = frozenset(
+            (m.group("name") or m.group("kin") or m.group("zh")).lower().rstrip("s")
+            for m in _PERSON.finditer(body))
+
+
+_DIGITS = re.compile(r"\d")
+_WORD = re.compile(r"[a-z]+")
+
+
+def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
+    """Whether a statement of change speaks of what ``old`` said, about the same person.
+
+    It does when most of its topic words are the older one's (all of them when ``strict``; a
+    name counts whether it is a value in one and a topic word in the other: "Mia just turned 7"
+    / "My daughter Mia is 6"), or when its numbers measure the same thing ("4800元" / "4500元",
+    "78 kg" / "82 kg") and it names nothing the older one does not.
+    """
+    named = (new.words & old.names) - new.values
+    if new.persons != old.persons and not named:
+        return False  # someone else's: "my brother's flight", "我老婆"
+    topic = new.topic | named
+    pool = old.topic | old.names
+    shared = sum(1 for w in topic if _in(w, pool)) + len(new.names & old.topic)
+    if strict:
+        if topic and shared >= len(topic):
+            return True
+        same_kind = new.values & {"<email>", "<phone>"} or (new.topic & old.topic) & {
+            "<email>", "<phone>"}
+        return bool(same_kind) or (not topic and bool(new.units & old.units))
+    if topic and 2 * shared >= len(topic):
+        return True
+    return bool(new.units & old.units) and (shared > 0 or not topic)
+
+
+def _in(word: str, pool: frozenset[str]) -> bool:
+    """``word`` or a word sharing its first five letters is in ``pool`` ("expiry"/"expires")."""
+    if word in pool:
+        return True
+    if len(word) < 5 or not word.isascii():
+        return False
+    head = word[:5]
+    return any(w.startswith(head) for w in pool)
+
+
 def supersede_changes(items: list[_Item]) -> list[_Item]:
     """Apply each statement of change to the latest older statement it changes (items oldest
     first); return the items, the emptied ones left out."""
-    facts: list[tuple[frozenset[str], frozenset[str]] | None] = [None] * len(items)
+    shapes: list[_Shape | None] = [None] * len(items)
 
-    def shape(k: int) -> tuple[frozenset[str], frozenset[str]]:
-        got = facts[k]
+    def shape(k: int) -> _Shape:
+        got = shapes[k]
         if got is None:
-            values, rest = _values(items[k].body)
-            got = facts[k] = (values, _topic(rest))
+            got = shapes[k] = _Shape(items[k].body)
         return got
 
     emptied: set[int] = set()
     for n, it in enumerate(items):
-        if (it.role == "assistant" or it.replaces or not _has(it.body, _CHANGE_KEYS)
-                or not _CHANGE.search(it.body) or _is_question(it.body)):
+        if it.role == "assistant" or it.replaces or not _has(it.body, _CHANGE_KEYS):
             continue
-        values, topic = shape(n)
-        if not values or not topic or len(topic) > _MAX_TOPIC:
+        says = _says_change(it.body)
+        if not says or _is_question(it.body):
+            continue
+        new = shape(n)
+        if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
         for k in range(n - 1, -1, -1):
             old = items[k]
             if id(old) in emptied or old.tag != it.tag or old.role == "assistant":
                 continue
-            old_values, old_topic = shape(k)
-            shared = len(topic & old_topic)
-            if 2 * shared < len(topic) or not old_values - values or not values - old_values:
-                continue  # not mostly the same thing, or no value replaced
-            _take_out(old, topic, old_values - values)
+            was = shape(k)
+            if (not was.values - new.values or not new.values - was.values
+                    or not _same_thing(new, was, strict=says == 1)):
+                continue  # no value replaced, or not the same thing
+            _take_out(old, new.topic, was.values - new.values)
             if not old.body:
                 emptied.add(id(old))
             it.score = max(it.score, old.score)
