@@ -247,6 +247,49 @@ def test_naming_one_of_the_listed_options_is_a_choice() -> None:
     assert section(none, "Decisions") == []
 
 
+def test_a_pick_among_listed_options_is_a_choice_even_worded_as_a_yes() -> None:
+    # "Let's go with the Hilton" accepts one option, not the whole listing; the listing leaves.
+    out = ask([assistant("I found two options: the Marriott at $220/night or the Hilton at "
+                         "$180/night. Which do you prefer?"),
+               user("Let's go with the Hilton.")])
+    assert section(out, "Decisions") == ["User chose: the Hilton at $180/night"]
+    assert "Marriott" not in out
+    zh = ask([assistant("有两个选择：全季酒店每晚380元，或者亚朵每晚460元。您选哪个？"),
+              user("选亚朵吧。")], language="zh")
+    assert section(zh, "决定") == ["用户选择：亚朵每晚460元"]
+    assert "全季" not in zh
+
+
+def test_an_offer_asked_as_yao_ding_ma_is_accepted_and_the_search_is_done() -> None:
+    out = ask([user("帮我查一下北京到成都的机票。"),
+               assistant("查到国航CA4113，周五14:05起飞，票价1280元。要订吗？"),
+               user("好的，订吧。")], language="zh")
+    assert section(out, "决定") == ["用户同意：查到国航CA4113，周五14:05起飞，票价1280元。"]
+    assert section(out, "待办") == []
+
+
+def test_x_it_is_and_lets_not_are_decisions() -> None:
+    out = ask([user("OK, Postgres it is."), user("Let's not invite Kevin to the party."),
+               user("It is what it is.")])
+    assert section(out, "Decisions") == [
+        "User: Let's not invite Kevin to the party.", "User: Postgres it is."]
+
+
+def test_the_users_own_report_closes_their_task_and_keeps_what_they_did() -> None:
+    previous = "Open tasks:\n- User: I still need to buy a gift for Anna's birthday."
+    out = ask([user("I bought Anna a scarf yesterday.")], previous=previous)
+    assert section(out, "Open tasks") == []
+    assert "User: I bought Anna a scarf yesterday." in section(out, "Facts")
+
+
+def test_weather_and_feelings_with_only_a_day_are_chatter() -> None:
+    out = ask([user("The weather was so nice today, it felt amazing."),
+               user("I went to a support group yesterday and it was so powerful."),
+               user("今天天气真好，心情特别开心。")], max_tokens=30)
+    assert section(out, "Facts") == [
+        "User: I went to a support group yesterday and it was so powerful."]
+
+
 def test_a_report_of_the_asked_verb_closes_the_request() -> None:
     out = ask([user("Book a dentist appointment for next Tuesday morning."),
                assistant("Booked: Dr. Kim, Tuesday 9:30am, confirmation DK-220.")])

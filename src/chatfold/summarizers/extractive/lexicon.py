@@ -113,7 +113,7 @@ _EN_WORDS: dict[int, str] = {
     "|feeling|feelings|belonged|meaningful|memorable|unforgettable|heartwarming|uplifting",
     _DECIDE: "decide|decided|decision|go with|going with|went with|settled on|chose|chosen"
     "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|change to"
-    "|changed to",
+    "|changed to|let's not",
     _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
     "|i will|would like|i'd like",

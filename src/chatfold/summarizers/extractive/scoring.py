@@ -232,6 +232,11 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     (_NAME, re.compile(rf"[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|医生|教授|律师|总)"),
      False, None, ""),
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
+    # "OK, Postgres it is.": a choice said as an idiom (texts are scanned joined by newlines).
+    (_DECIDE, re.compile(
+        r"^(?:(?:ok(?:ay)?|alright|all right|fine|great|then|so)[, ]+)?"
+        r"(?!(?:that|this|it|what|here|there|so|which|who|how|such|is)\b)[a-z0-9$][\w$' .-]{0,30}?"
+        r" it is[.!]*$", re.M), True, None, ""),
 ]
 _TASK_LEAD = re.compile(
     r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind(?!ers?\b)|don't\s+forget"
@@ -495,11 +500,14 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if section == _PREFS and role == "assistant" and not _SECOND_PERSON.search(text):
         # "我最喜欢的故事是…", "I love jazz" from the assistant: its persona, not the user's taste.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
-    if section == _FACTS and mask & _FEEL and not mask & _ANCHORS and not n_caps:
+    if section == _FACTS and mask & _FEEL and not n_caps and not mask & (_ANCHORS & ~_WHEN) and (
+        not mask & _WHEN or not mask & _FIRST
+    ):
         # "Everyone was so happy, it made me feel I belonged": how something felt, with nothing
         # a question could ask for (no name, number, date or id), is chatter however personal.
-        # A time keeps it: "I went to a support group yesterday and it was so powerful" is an
-        # event a temporal question asks about.
+        # A time keeps it when someone did something: "I went to a support group yesterday
+        # and it was so powerful" is an event a temporal question asks about; "The weather
+        # was so nice today, it felt amazing" is not.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), section, False, bool(mask & _SLOT))
     if section in (_FACTS, _DECISIONS) and not mask & _ANCHORS and not n_caps and (
         _says_nothing(text)

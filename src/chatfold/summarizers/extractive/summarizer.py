@@ -51,6 +51,7 @@ from .threads import (
     is_acceptance,
     named_pick,
     proposal,
+    report_adds,
     shared_numbers,
 )
 from .tools import _is_tool_block, _render_args, _render_result, _result_text, _ToolLine
@@ -296,11 +297,12 @@ class ExtractiveSummarizer(BaseSummarizer):
                 cut = (_compress(_strip_vocative(_strip_filler(s), known))
                        for s in split_sentences(p.text))
                 split = sentences[p.text] = [s for s in cut if s]
+            replying = p.role == "user" and split and last_assistant and p.msg == last_msg + 1
+            # "Let's go with the Hilton" after a listing: a pick of one option, not a yes to all.
+            picked = _choice(last_assistant, split[0]) if replying else None
             if (
-                p.role == "user"
-                and split
-                and last_assistant
-                and p.msg == last_msg + 1
+                replying
+                and picked is None
                 # Before filler stripping: "Yes please." must not become "please."
                 and (is_acceptance(split[0]) or is_acceptance(split_sentences(p.text)[0]))
             ):
@@ -324,19 +326,25 @@ class ExtractiveSummarizer(BaseSummarizer):
                     rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
                                      "decision"))
                     split = split[1:]
-            elif p.role == "user" and split and last_assistant and p.msg == last_msg + 1:
-                picked = _choice(last_assistant, split[0])
-                if picked is not None:
-                    # "Window or aisle?" then "Aisle, please.": the user's choice, one decision.
-                    option, core, alone = picked
-                    who = p.name or _ROLE_TAGS[lang]["user"]
-                    body = f"{who}{_CHOSE[lang]}{_COLON[lang]}{option}"
-                    if core != option:
-                        body += f" ({core})" if lang == "en" else f"（{core}）"
-                    rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
-                                     "decision"))
-                    if alone:
-                        split = split[1:]
+            elif picked is not None:
+                # "Window or aisle?" then "Aisle, please.": the user's choice, one decision.
+                option, core, alone = picked
+                who = p.name or _ROLE_TAGS[lang]["user"]
+                body = f"{who}{_CHOSE[lang]}{_COLON[lang]}{option}"
+                if core != option:
+                    body += f" ({core})" if lang == "en" else f"（{core}）"
+                else:
+                    # The listing it was picked from: what was not chosen need not stay.
+                    j = len(rows) - 1
+                    while j >= 0 and rows[j].msg == last_msg:
+                        if option in rows[j].body and rows[j].body != option:
+                            del rows[j]
+                            break
+                        j -= 1
+                rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
+                                 "decision"))
+                if alone:
+                    split = split[1:]
             if p.role == "assistant":
                 last_assistant = split
                 if "```" in p.text:
@@ -383,6 +391,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if by.role != "tool" and len(by.body) <= _BARE_REPORT_CHARS and not (
                     # Values: numbers, codes, names: what a report can add to its request.
                     _values(by.body)[0] - _values(row.body)[0]
+                ) and not (
+                    # The user's own report tells what they did: "I bought Anna a scarf".
+                    by.role == "user" and report_adds(wanted, memo[by.body])
                 ):
                     absorbed.add(closed[i])  # "Here's a queue:", "Reminder set.": said by "done"
             elif i in absorbed:

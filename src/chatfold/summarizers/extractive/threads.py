@@ -42,6 +42,7 @@ _PROPOSE = re.compile(
     r"|we\s+could|my\s+(?:pick|suggestion|recommendation)|option|why\s+not|i\s+can\s+(?:book|"
     r"reserve|order|set|schedule)|let\s+me\s+(?:book|reserve|order)|best\s+(?:choice|bet))"
     r"|要不要|怎么样|如何|推荐|建议|可以选|不如|需要我|要我|方案|备选|选项|帮你订|帮您订|给你订"
+    r"|(?:^|[，,])那?(?:要|需要)(?:预订|预约|订|买|约|安排|下单)(?:吗|么)"  # "要订吗？"
 )
 _DONE = re.compile(
     r"(?i:\b(?:done|booked|reserved|ordered|sent|scheduled|completed|finished|fixed|created"
@@ -53,6 +54,18 @@ _DONE = re.compile(
 )
 _PROMISE = re.compile(
     r"(?i:\b(?:i'll|i\s+will|will\s+do|i'm\s+going\s+to|let\s+me)\b)|我会|我来|我去|马上|稍后"
+)
+# "I can't book flights, but here are some options": what was asked was not done.
+_REFUSAL = re.compile(
+    r"(?i:\b(?:i\s+(?:can't|cannot|can\s+not|am\s+unable\s+to|'m\s+unable\s+to|don't\s+have"
+    r"\s+(?:access|the\s+ability))|unable\s+to|not\s+able\s+to|unfortunately)\b)"
+    r"|我?(?:无法|不能|没法|没办法)(?:帮|为|替|直接)?|抱歉|很遗憾"
+)
+# Asks for text the reply itself is ("Translate this into Spanish: …" → "Hasta mañana."): the
+# very next answer does it, whatever its words.
+_TEXT_TASK = re.compile(
+    r"(?i:\b(?:translate|rephrase|reword|rewrite|paraphrase|summari[sz]e|proofread|shorten"
+    r"|spell[- ]check)\b)|翻译|译成|改写|润色|总结|概括|缩写|改成英文|改成中文"
 )
 _QUESTIONISH = re.compile(
     r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|find|look\s+up|check|search)\b)"
@@ -155,7 +168,14 @@ def content_tokens(text: str) -> frozenset[str]:
     """Words that say what a statement is about: Latin words of 4+ letters (stop words out,
     a plural's "s" cut) and Chinese character pairs (without function characters)."""
     low = text.lower()
-    out = {_stem(w) for w in _LATIN_WORD.findall(low) if w not in _STOP}
+    out = set()
+    for w in _LATIN_WORD.findall(low):
+        if w[-2:] == "'s" or w[-1] in "'-":
+            w = w.removesuffix("'s").strip("'-")  # "Anna's" is Anna
+            if len(w) < 4:
+                continue
+        if w not in _STOP:
+            out.add(_stem(w))
     for run in _HAN.findall(text):
         chars = [ch for ch in run if ch not in _ZH_STOP_CHARS]
         out.update(a + b for a, b in zip(chars, chars[1:], strict=False))
@@ -196,9 +216,16 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
         common = frozenset({"<numbers>"})
     # "订好了", "已为您预订" name the asked "订"; "Booked: Dr. Kim…" the asked "book".
     verb = _ZH_DONE_VERB.search(later) if not later.isascii() else None
-    asked = verb.group("v") or verb.group("w") or "" if verb is not None else None
+    asked = (verb.group("v") or verb.group("w") or verb.group("f") or ""
+             if verb is not None else None)
     if (asked is not None and asked in request) or _did_what_was_asked(request, later):
         shared += 1
+    if later_role == "assistant":
+        if _REFUSAL.search(later):
+            return False
+        if adjacent and _TEXT_TASK.search(request) and not _PROMISE.search(later) \
+                and not later.rstrip().endswith(("?", "？")):
+            return True  # a translation is its own answer, whatever its words
     if adjacent:
         # The very next message: one word of what was asked is enough, a time is not ("book
         # Nopa for Friday" → "the weather for Friday"); "Reminder set." answers "remind me".
@@ -236,6 +263,16 @@ def _did_what_was_asked(request: str, later: str) -> bool:
     return any(_DONE_FORM[v.lower()].search(later) for v in set(_ASKED_VERB.findall(request)))
 
 
+_DONE_WORDS = content_tokens(" ".join(f.replace("|", " ").replace("?", "")
+                                      for f in _DONE_FORMS.values()))
+
+
+def report_adds(request_tokens: frozenset[str], report_tokens: frozenset[str]) -> frozenset[str]:
+    """The words a report of a request says beyond it: not the request's own, nor a time, nor
+    the verb saying it is done ("I bought Anna a scarf" adds "scarf")."""
+    return report_tokens - request_tokens - _TIME_WORDS - _DONE_WORDS
+
+
 def shared_numbers(request: str, later: str) -> int:
     """How many numbers ``later`` repeats from ``request``, counted only from two on: the
     numbers asked for and reported ("6个人，晚上18点" → "已订好18点6位") say what was done as
@@ -255,7 +292,7 @@ _TIME_WORDS_TEXT = (
 )
 _TIME_WORDS = frozenset(_TIME_WORDS_TEXT.split())
 _ZH_DONE_VERB = re.compile(
-    r"(?P<v>[订买发写办弄做查改约寄交付])(?:好了|完了|完成)"
+    r"(?P<v>[订买发写办弄做查改约寄交付])(?:好了|完了|完成)|(?P<f>[查找搜])到"
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
 _REMIND = re.compile(r"(?i:\bremind)|提醒")
@@ -263,7 +300,10 @@ _REMIND = re.compile(r"(?i:\bremind)|提醒")
 USER_DONE = re.compile(
     r"(?i:\b(?:i(?:'ve| have)? (?:already )?(?:booked|reserved|ordered|sent|paid|bought|done"
     r"|finished|fixed|handled|sorted)|(?:is|are|was|were) (?:already )?(?:booked|reserved"
-    r"|ordered|sent|paid|done|sorted|handled)|did it myself|took care of it)\b)"
+    r"|ordered|sent|paid|done|sorted|handled)|did it myself|took care of it)\b"
+    # "Tax form submitted!", "Slides done.": a short report with the verb last.
+    r"|^[\w' -]{2,40}? (?:submitted|sent|paid|booked|done|ordered|finished|fixed|renewed"
+    r"|cancell?ed|filed|delivered|handled|sorted|mailed|returned)[.!]*$)"
     r"|(?:我)?(?:自己|已经)?(?:订|买|发|办|弄|处理|搞定|做)好了|我(?:已经|自己)?(?:订|买|发|交|付)了"
 )
 
