@@ -290,6 +290,31 @@ def test_weather_and_feelings_with_only_a_day_are_chatter() -> None:
         "User: I went to a support group yesterday and it was so powerful."]
 
 
+@pytest.mark.parametrize("cut", [0, 1, 3, 4])
+def test_a_booking_closed_after_a_pick_wherever_the_fold_falls(cut: int) -> None:
+    # ask → listing → pick → confirmation: the confirmation names the pick, not the request;
+    # what the user chose bridges the two, and a reference number says it was made.
+    for lang, talk, done in [
+        ("zh", [user("帮我订一家浦东新区的酒店，每晚900元以内。"),
+                assistant("为您找到两家：如家每晚800元；汉庭每晚850元。您选哪家？"),
+                user("就如家吧。"), assistant("已为您预订如家，订单号H123456。")], "待办"),
+        ("en", [user("Book me a hotel in Shoreditch under £200 a night for May 3-5."),
+                assistant("Found two: the Hoxton at £180 and the Ace at £195. Which one?"),
+                user("The Hoxton, please."), assistant("Done! Booking reference HX-5521.")],
+         "Open tasks"),
+    ]:
+        previous = ask(talk[:cut], language=lang) if cut else ""
+        out = ask(talk[cut:], previous=previous, language=lang)
+        assert section(out, done) == [], out
+        assert "H123456" in out or "HX-5521" in out
+
+
+def test_a_reference_with_no_word_in_common_closes_only_the_latest_request() -> None:
+    out = ask([user("帮我订一家酒店。"), user("再帮我订个餐厅。"),
+               assistant("已为您预订，订单号R7788。")], language="zh")
+    assert section(out, "待办") == ["用户：帮我订一家酒店。"]
+
+
 def test_a_report_of_the_asked_verb_closes_the_request() -> None:
     out = ask([user("Book a dentist appointment for next Tuesday morning."),
                assistant("Booked: Dr. Kim, Tuesday 9:30am, confirmation DK-220.")])

@@ -239,8 +239,9 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
         r" it is[.!]*$", re.M), True, None, ""),
 ]
 _TASK_LEAD = re.compile(
-    r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必|(?i:please|remind(?!ers?\b)|don't\s+forget"
-    r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you))"
+    r"(?:(?:再|还|也|然后|另外|顺便|那)?(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必)"
+    r"|(?i:(?:(?:and|also|then|now),?\s+)?(?:please|remind(?!ers?\b)|don't\s+forget"
+    r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you)))"
 )
 # A request said as a bare imperative ("Book a table for 4 at Nobu", "Find me a hotel in
 # Lisbon", "查一下明天的航班", "给张经理发个邮件"): an action verb opening the user's sentence.

@@ -46,6 +46,7 @@ from .threads import (
     as_choice,
     cancels,
     chosen_option,
+    confirms,
     content_tokens,
     fulfils,
     is_acceptance,
@@ -130,6 +131,9 @@ class _Row(NamedTuple):
     """Whose words they are for scoring (``decision`` for an accepted proposal)."""
 
 
+_CHOICE_LEAD = re.compile(r"^[^:：]{1,24}[:：]\s*")
+
+
 def _closed_tasks(
     rows: Sequence[_Row], scores: Sequence[Any], n_previous: int, memo: TokenMemo,
     attached: Mapping[int, frozenset[str]],
@@ -155,11 +159,19 @@ def _closed_tasks(
     if not doers:
         return closed
     users = [j for j in doers if rows[j].role == "user"]
+    # What the user chose after asking ("用户选择：如家每晚800元") says what the report will
+    # name: "帮我订一家浦东的酒店" is done by "已为您预订如家，订单号H123456".
+    decisions = [d for d, r in enumerate(rows) if r.score_role == "decision"
+                 or (r.role == "summary" and r.section == _DECISIONS)]
     for i in requests:
         row = rows[i]
         wanted = content_tokens(row.body)
         if not wanted:
             continue
+        chosen = [d for d in decisions if d > i or (i < n_previous and d < n_previous)]
+        if chosen:
+            # What was chosen, without who chose it ("User chose: ", "用户选择：").
+            wanted = wanted.union(*(memo[_CHOICE_LEAD.sub("", rows[d].body)] for d in chosen))
         limit = len(rows) if i < n_previous else i + 1 + _TASK_WINDOW
         near = doers[bisect_right(doers, i) : bisect_left(doers, limit)]
         for j in near + users[bisect_left(users, max(limit, i + 1)) :]:
@@ -168,7 +180,10 @@ def _closed_tasks(
             # one word in common; a later one, two.
             adjacent = i >= n_previous and rows[j].msg == row.msg + 1
             if not adjacent and not wanted & later \
-                    and not shared_numbers(row.body, rows[j].body):
+                    and not shared_numbers(row.body, rows[j].body) \
+                    and not (rows[j].role == "assistant" and confirms(rows[j].body)
+                             # a reference with no word in common: the latest request's
+                             and bisect_right(requests, i) == bisect_left(requests, j)):
                 continue
             pair = (row.body, rows[j].body, rows[j].role)
             done = verdicts.get(pair) if not adjacent else None

@@ -49,11 +49,19 @@ _DONE = re.compile(
     r"|added|updated|cancelled|canceled|paid|confirmed|submitted|set\s+up|here\s+is|here's"
     r"|(?:reminder|alarm|timer|meeting|appointment|call)s?\s+(?:is\s+|are\s+|has\s+been\s+)?set"
     r"|(?:is|are|'s)\s+(?:now\s+)?(?:on|in)\s+(?:your|the)"
-    r"|here\s+are|i've|i\s+have|has\s+been|have\s+been|is\s+now|are\s+now)\b)"
+    r"|here\s+are|i've|i\s+have|has\s+been|have\s+been|is\s+now|are\s+now"
+    r"|(?:confirmation|booking|reservation|order|reference)\s+(?:number|no|code|id|reference|ref)"
+    r")\b)"
     r"|已经?|完成|搞定|好了|订好|办好|发好|改好|弄好|处理好|查到|结果|如下|这是"
 )
 _PROMISE = re.compile(
     r"(?i:\b(?:i'll|i\s+will|will\s+do|i'm\s+going\s+to|let\s+me)\b)|我会|我来|我去|马上|稍后"
+)
+# A report that gives what a booking or an order made: a reference to quote later.
+_CONFIRMATION = re.compile(
+    r"(?i:\b(?:confirmation|booking|reservation|order|reference|ticket|tracking)(?:\s+(?:number"
+    r"|no\.?|code|id|ref|reference|#))?\s*[:：#]?\s*[A-Z0-9-]*\d[A-Z0-9-]{2,})"
+    r"|(?:订单|预订|确认|预约|取票|票)(?:号|码)(?:是|为)?\s*[:：]?\s*[A-Za-z0-9-]{4,}"
 )
 # "I can't book flights, but here are some options": what was asked was not done.
 _REFUSAL = re.compile(
@@ -220,6 +228,10 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
              if verb is not None else None)
     if (asked is not None and asked in request) or _did_what_was_asked(request, later):
         shared += 1
+    if later_role == "assistant" and _CONFIRMATION.search(later):
+        shared += 1  # "Booking reference HX-5521", "订单号H123456": something was made
+        if not common and (asked or _did_what_was_asked(request, later)):
+            common = frozenset({"<confirmation>"})  # of the very thing asked: "Book…"
     if later_role == "assistant":
         if _REFUSAL.search(later):
             return False
@@ -246,10 +258,12 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
 
 
 _NUMBER = re.compile(r"(?<![0-9.])[0-9]+(?:[.:][0-9]+)?(?![0-9])")
+_REF = r"(?:reference|ref|number|no|code|id|confirmation|confirmed|is\s+confirmed)"
 # An English request's verb and the words that report it done.
 _DONE_FORMS = {
-    "book": "booked", "order": "ordered", "send": "sent", "schedule": "scheduled",
-    "reserve": "reserved", "buy": "bought", "pay": "paid", "create": "created",
+    "book": f"booked|booking {_REF}", "order": f"ordered|order {_REF}", "send": "sent",
+    "schedule": "scheduled", "reserve": f"reserved|reservation {_REF}", "buy": "bought",
+    "pay": "paid", "create": "created",
     "draft": "drafted", "write": "wrote|written", "add": "added", "set": "set",
     "cancel": "cancell?ed|canceled", "email": "emailed", "call": "called", "renew": "renewed",
     "submit": "submitted", "update": "updated", "fix": "fixed", "find": "found",
@@ -271,6 +285,12 @@ def report_adds(request_tokens: frozenset[str], report_tokens: frozenset[str]) -
     """The words a report of a request says beyond it: not the request's own, nor a time, nor
     the verb saying it is done ("I bought Anna a scarf" adds "scarf")."""
     return report_tokens - request_tokens - _TIME_WORDS - _DONE_WORDS
+
+
+def confirms(later: str) -> bool:
+    """True when ``later`` gives a reference for something made ("Booking reference
+    HX-5521", "订单号H123456"): it may close a request it shares no word with."""
+    return _CONFIRMATION.search(later) is not None
 
 
 def shared_numbers(request: str, later: str) -> int:
