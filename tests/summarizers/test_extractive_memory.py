@@ -315,6 +315,34 @@ def test_a_reference_with_no_word_in_common_closes_only_the_latest_request() -> 
     assert section(out, "待办") == ["用户：帮我订一家酒店。"]
 
 
+def test_durable_facts_said_once_outrank_a_one_off_event_with_a_date() -> None:
+    # With room for one line, a standing attribute ("my X is…"), a health condition, a pet's
+    # name, a secret are kept before an outing of last week.
+    event = user("Last weekend I went to the farmers market and it was so much fun.")
+    for fact in ["I'm lactose intolerant.",
+                 "We have a golden retriever named Biscuit.", "My employee ID is E-20417.",
+                 "我的工号是E20417。", "我乳糖不耐受。"]:
+        out = ask([event, user(fact)], max_tokens=25)
+        assert fact.rstrip(".。") in out, out
+
+
+def test_chinese_life_facts_outrank_an_outing() -> None:
+    event = user("昨天我们去公园玩了，特别开心。")
+    for fact in ["我2012年毕业于武汉大学。", "我穿42码的鞋。", "我妈妈住在昆明。",
+                 "我们家有一只金毛，叫饼干。", "我学日语已经三年了。"]:
+        out = ask([event, user(fact)], language="zh", max_tokens=22)
+        assert fact.rstrip("。") in out, out
+    # An opinion that mentions a life event is no fact of the speaker's.
+    assert "出生" not in ask([event, user("我觉得出生在那个年代挺好的。")], language="zh",
+                            max_tokens=22)
+
+
+def test_a_yes_no_question_with_or_offers_no_choice() -> None:
+    out = ask([assistant("Do you have any favorite scents or rituals for when you do it?"),
+               user("Lavender scents, mostly.")])
+    assert section(out, "Decisions") == []
+
+
 def test_a_report_of_the_asked_verb_closes_the_request() -> None:
     out = ask([user("Book a dentist appointment for next Tuesday morning."),
                assistant("Booked: Dr. Kim, Tuesday 9:30am, confirmation DK-220.")])

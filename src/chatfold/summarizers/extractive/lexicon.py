@@ -48,11 +48,15 @@ _NOTHING_TO_KEEP = {
 _NOTES = frozenset(_NOTHING_TO_KEEP.values())
 _FULL_STOP = {"en": ".", "zh": "。"}
 (_ID, _MONEY, _WHEN, _NAME, _NUM, _PREF, _DECIDE, _TASK, _INJECT, _FIRST, _SLOT, _FACT, _FOND,
- _FEEL) = (1 << i for i in range(14))
+ _FEEL, _ATTR) = (1 << i for i in range(15))
 # _FACT: a statement of fact about the speaker or the world ("my X is Y", "I live in",
 # "我叫", "我对…过敏"). _FOND: "love", "like", "enjoy": a preference only when the speaker
 # says it of a thing ("I love hiking"), chatter otherwise ("love it!", "I'd love to").
+# _ATTR: an attribute of the speaker or theirs, "my X is Y" ("my blood type is O negative",
+# "our anniversary is June 14", "我的工号是E20417"): true until said otherwise, so it outweighs
+# a one-off event of the same shape ("I went to a support group yesterday").
 _FACT_WEIGHT = 2.0
+_ATTR_WEIGHT = 1.5
 _FOND_WEIGHT = 0.8
 _WEIGHTS = (
     (_ID, 2.0),
@@ -71,7 +75,8 @@ _CAP_WEIGHT = 0.6
 _CAP_MAX = 3
 
 _ZH_WORDS: dict[int, str] = {
-    _PREF: "爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口 受不了 倾向",
+    _PREF: "爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口 受不了 倾向"
+    " 不耐受 清真",
     _FOND: "喜欢 习惯 爱上",
     _FEEL: "开心 高兴 快乐 幸福 感动 激动 兴奋 难过 伤心 骄傲 自豪 庆幸 感恩 温暖 好玩 有意思"
     " 太棒 真棒 美好 难忘",
@@ -105,7 +110,8 @@ _ZH_NEUTRAL = (
 
 _EN_WORDS: dict[int, str] = {
     _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates"
-    "|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather|i'd rather",
+    "|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather|i'd rather"
+    "|intolerant|intolerance|celiac|gluten-free|dairy-free|kosher|halal|pescatarian",
     _FOND: "like|likes|love|loves|enjoy|enjoys|fan of|passionate about",
     _FEEL: "happy|glad|grateful|thankful|excited|exciting|proud|lucky|blessed|amazing|awesome"
     "|incredible|wonderful|fantastic|special|powerful|rewarding|inspiring|inspired|beautiful"
@@ -134,7 +140,9 @@ _EN_WORDS: dict[int, str] = {
     "|i have|i've got|i own|allergic to|i moved|i was born|i grew up|i study|i teach|i married"
     "|i'm married|i got married|years old|my birthday|my wife|my husband|my partner|my kids"
     "|my son|my daughter|my mom|my dad|my mother|my father|my job|my sister|my brother"
-    "|my family|my dog|my cat|i graduated|i'm studying|i retired",
+    "|my family|my dog|my cat|i graduated|i'm studying|i retired|we have|we've got|we own"
+    "|our dog|our cat|our kids|our son|our daughter|blood type|i'm diabetic|i have diabetes"
+    "|i'm pregnant|i'm asthmatic|i have asthma",
     _SLOT: "live|lives|lived|living|moved|move|moving|relocated|based in|budget|name is|my name is"
     "|call me|phone|mobile|cell|email|e-mail|address|work|works|job is|occupation|years old"
     "|aged|deadline|ddl|due|headcount|destination|diet|vegetarian|vegan|allergic|prefer|prefers"

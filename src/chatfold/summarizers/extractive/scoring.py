@@ -8,6 +8,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from .lexicon import (
+    _ATTR,
+    _ATTR_WEIGHT,
     _CAP_MAX,
     _CAP_STOP,
     _CAP_WEIGHT,
@@ -232,6 +234,38 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     (_NAME, re.compile(rf"[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|医生|教授|律师|总)"),
      False, None, ""),
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
+    # A secret or an account said once: "the wifi password at the cabin is pinecone88".
+    (_ID | _FACT, re.compile(
+        r"(?:password|passcode|passphrase|pin|wi-?fi|username|user name|login|door code"
+        r"|gate code|access code|locker code)\b[^.!?\n]{0,30}?(?:\bis|:)\s*[^\s.,!?]{3,}"),
+     True, None, ""),
+    (_ID | _FACT, re.compile(
+        r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号)(?:是|为|：|:)\s*[A-Za-z0-9]"),
+     False, None, "码号名"),
+    (_NAME, re.compile(r"\bnamed [A-Z][a-z]"), False, None, ""),
+    # A pet's or a child's name: "我们家有一只金毛，叫饼干".
+    (_NAME, re.compile(r"(?:一只|一条|一匹|一个)[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"), False,
+     None, "叫"),
+    # A condition of the speaker's body or diet: as standing as "my X is Y".
+    (_ATTR | _FACT, re.compile(
+        r"\b(?:i'm|i am|i've|i have|i've got|i got)\s+(?:been\s+)?(?:a\s+)?(?:lactose|gluten"
+        r"|celiac|diabetic|diabetes|asthma|asthmatic|epilep|pregnant|allergic|allergies"
+        r"|vegetarian|vegan|pescatarian|colou?r-?blind|deaf|hard of hearing|type [12])"),
+     True, None, ""),
+    (_ATTR | _FACT, re.compile(
+        r"我(?:有|是|对)?.{0,4}?(?:不耐受|过敏|糖尿病|哮喘|高血压|怀孕|色盲|素食)"),
+     False, None, ""),
+    # Chinese life facts ("我2012年毕业于武汉大学", "我穿42码的鞋", "学日语已经三年了").
+    (_FACT, re.compile(
+        r"我(?:们)?(?!觉得|想|希望|感觉|认为|猜)[^，。！？!?\n]{0,8}?(?:毕业于|毕业|出生于|出生在|出生|来自"
+        r"|开一辆|开了一辆"
+        r"|开的是|养了|结婚|离婚|退休|入职|穿\d+码)"
+        r"|学[\u4e00-\u9fff]{1,4}(?:已经|有)?[\d一二两三四五六七八九十]+年"), False, None, "我学"),
+    (_ATTR, re.compile(
+        r"我(?:们家|家|妈妈?|爸爸?|老婆|老公|女儿|儿子|父母)?(?:住在|来自|毕业于|穿\d+码)"),
+     False, None, "我"),
+    (_ATTR, re.compile(r"(?:我|我们)的[\u4e00-\u9fff]{1,6}?(?:是|叫|在|为)(?!不是)"), False, None,
+     "的"),
     # "OK, Postgres it is.": a choice said as an idiom (texts are scanned joined by newlines).
     (_DECIDE, re.compile(
         r"^(?:(?:ok(?:ay)?|alright|all right|fine|great|then|so)[, ]+)?"
@@ -327,11 +361,14 @@ _FACT_AT = re.compile(
     r"(?:my|our) [a-z']+(?: [a-z']+)?"
     r"(?: (?:for|of|at|in|to|with|on) (?:the |my |our |a |an )?[a-z']+(?: [a-z']+)?)?"
     r" (?:is|are|was|were|expires?|starts?|ends?|begins?|lands?|leaves?|departs?|arrives?"
-    r"|opens?|closes?|costs?)(?![a-z])"
+    r"|opens?|closes?|costs?|lives?|lived|works?|worked|studies|teaches)(?![a-z])"
     # What the speaker does as a habit: "I take metformin", "I use Linux", "I drive a Subaru".
     r"|(?:i|we) (?:usually |always |still |also |now |only )?(?:take|use|drive|speak)"
     r" (?!(?:it|that|this|them|care|turns|your|my time|a (?:look|break|walk|nap|second|minute"
     r"|moment|chance|step))(?![a-z]))[a-z]"
+    # What the speaker has been doing for a while: "I've been learning Japanese for 3 years".
+    r"|(?:i|we)(?:'ve| have) been (?!(?:feeling|thinking|wondering|meaning|hoping|wanting"
+    r"|waiting|looking|going|trying|getting|doing|having|saying|telling)(?![a-z]))[a-z]{3,}ing"
     r"|(?:i|we) (?:just |finally |recently |also |even |once |already )?"
     r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
     r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
@@ -341,6 +378,10 @@ _FACT_AT = re.compile(
     r"|paid|rode|broke|chose|caught|fed|fought|led|quit|woke)(?![a-z])"
 )
 _FACT_LEADS = ("i", "we", "my", "our")
+# "my X is/lives/works…": an attribute in the present, true until said otherwise (_ATTR).
+_ATTR_VERBS = (" is", " are", " lives", " live", " works", " work")
+_ATTR_WORDS = frozenset({"i live", "i work", "i'm from", "i am from", "i come from", "my name is",
+                         "i grew up", "i was born", "i'm married", "i graduated"})
 
 
 _NAME_VERBS = (" is ", " was ", " has ", " had ", " works ", " worked ", " lives ", " lived ",
@@ -374,8 +415,12 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
         if not (at and _latin(low[at - 1])):
             word = m.group()
             masks[owner[at]] |= _EN_LEX[word]
-            if word.startswith(_FACT_LEADS) and _FACT_AT.match(low, at):
-                masks[owner[at]] |= _FACT
+            if word.startswith(_FACT_LEADS) and (fact := _FACT_AT.match(low, at)):
+                masks[owner[at]] |= _FACT | (
+                    _ATTR if word.startswith(("my", "our")) and fact.group().endswith(_ATTR_VERBS)
+                    else 0)
+            if word in _ATTR_WORDS:
+                masks[owner[at]] |= _ATTR
     for bit, rx, lowered, check, guard in _PATTERNS:
         src = low if lowered else big
         if guard and not any(g in src for g in guard):
@@ -466,6 +511,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     score = _WEIGHT_OF[weighed & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
     if mask & _FACT and role != "assistant":
         score += _FACT_WEIGHT  # an assistant's "my X is…" speaks of itself, not of the world
+        if mask & _ATTR:
+            score += _ATTR_WEIGHT
     fond = bool(mask & _FOND and _FOND_PREF.search(text))
     if fond:
         score += _FOND_WEIGHT

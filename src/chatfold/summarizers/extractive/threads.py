@@ -373,7 +373,13 @@ def alternatives(sentence: str) -> tuple[str, list[str]] | None:
              (core.split("还是") if "还是" in core else _ALT_SPLIT_EN.split(core))]
     if len(parts) < 2 or len(parts) > 4 or not all(parts) or max(map(len, parts)) > 60:
         return None
+    if _YES_NO.search(parts[0]):
+        return None  # "Do you have any favorite scents or rituals?" asks yes or no
     return core, parts
+
+
+_YES_NO = re.compile(r"(?i:\b(?:any|anything|anyone|anybody|anywhere|some|something|someone)\b)"
+                     r"|有没有|什么")
 
 
 def _words(text: str) -> set[str]:
