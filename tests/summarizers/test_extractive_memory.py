@@ -838,6 +838,17 @@ def test_a_value_said_to_be_current_replaces_the_old_one(
     assert new.rstrip("。.!！") in out
 
 
+def test_a_bare_switch_replaces_the_one_thing_the_user_said_they_use() -> None:
+    out = ask([user("I use an iPhone 12."), user("I switched to a Pixel 8 last week.")])
+    assert "iPhone" not in out and "Pixel 8" in out
+    zh = ask([user("我用的是iPhone 12。"), user("我上周换成Pixel 8了。")], language="zh")
+    assert "iPhone" not in zh and "Pixel 8" in zh
+    # Two things in use: which one was switched is not said, so both stay.
+    both = ask([user("I use an iPhone 12."), user("I drive a 2015 Honda Civic."),
+                user("I switched to a Pixel 8 last week.")])
+    assert "iPhone 12" in both and "Civic" in both
+
+
 @pytest.mark.parametrize(("language", "old", "new"), [
     ("en", "My sister lives in Boston.", "Now I live in Chicago."),  # someone else's
     ("en", "My flight lands at 6pm.", "My brother's flight now lands at 9pm."),

@@ -272,7 +272,27 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             it.score = max(it.score, old.score)
             it.replaces = True
             break
+        else:
+            caps = {w.lower() for w in _CAPITALISED.findall(it.body)}
+            if says == 2 and not new.topic - caps and _SWITCH.search(it.body):
+                # "I switched to a Pixel 8" names nothing but what it switched to: it replaces
+                # what the speaker said they use, when only one such statement is left.
+                habits = [k for k in range(n) if id(items[k]) not in emptied
+                          and items[k].tag == it.tag and items[k].role != "assistant"
+                          and _HABIT.search(items[k].body) and shape(k).values
+                          and shape(k).persons == new.persons]
+                if len(habits) == 1:
+                    emptied.add(id(items[habits[0]]))
+                    it.score = max(it.score, items[habits[0]].score)
+                    it.replaces = True
     return [it for it in items if id(it) not in emptied] if emptied else items
+
+
+_CAPITALISED = re.compile(r"[A-Z][A-Za-z]+")  # a brand, a model: "换成Pixel 8" names "Pixel"
+_SWITCH = re.compile(r"(?i:\bswitch(?:ed)? (?:over )?to\b|\bchanged to\b)|换成|换了|改用|换到")
+# What someone uses or has, which a bare switch replaces: "I use an iPhone 12", "我开的是思域".
+_HABIT = re.compile(r"(?i:\b(?:i|we) (?:use|drive|own|have|run|'m on|am on)\b)"
+                    r"|我(?:们)?(?:现在)?(?:用的是|用|开的是|开|在用)")
 
 
 # A state that ended: "I sold the Corolla", "I quit my job at Google", "不喝咖啡了".
