@@ -243,6 +243,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
         r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号)(?:是|为|：|:)\s*[A-Za-z0-9]"),
      False, None, "码号名"),
     (_NAME, re.compile(r"\bnamed [A-Z][a-z]"), False, None, ""),
+    # A Chinese place by its kind: "静安寺", "南京西路", "如家酒店", "浦东机场", "武汉大学".
+    (_NAME, re.compile(
+        r"(?:在|到|去|住|离|于|从|近|订|回|来|叫)[\u4e00-\u9fff]{2,4}?(?:路|街|寺|酒店|宾馆|饭店|公园"
+        r"|大学|医院|机场|广场|大厦|火车站|高铁站|餐厅|商场|小区|景区)"), False, None, ""),
     # A pet's or a child's name: "我们家有一只金毛，叫饼干".
     (_NAME, re.compile(r"(?:一只|一条|一匹|一个)[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"), False,
      None, "叫"),

@@ -111,7 +111,8 @@ def _trim(text: str, limit: int) -> str:
 
 # "好的，就订这家" keeps only "就订这家": a leading acknowledgement costs room and says nothing.
 _LEAD_FILLER = re.compile(
-    r"(?:(?:好的|好吧|好|嗯+|哦+|噢|哈哈+|对了|另外|还有|那么|(?i:ok|okay|sure|yes|yeah|yep|great"
+    r"(?:(?:好的|好吧|好|嗯+|哦+|噢|哈哈+|对了|另外|还有|那么|太好了|好极了|太棒了|谢谢|多谢"
+    r"|(?i:ok|okay|sure|yes|yeah|yep|great"
     r"|thanks|thank you|also|so|well|oh|alright|right|anyway))[，,、!！ ]+)+"
 )
 
@@ -120,9 +121,11 @@ _LEAD_FILLER = re.compile(
 # to keep a fact is the fact itself, not a task that closes once the assistant says "noted"
 # ("remember to call Mom" is a task, and keeps its lead).
 _MEMO_LEAD = re.compile(
-    r"(?:(?:请|麻烦你?|帮我|你)*(?:记一下|记住|记下来?|记着|备注一下)(?:吧|哦)?[，,：:、 ]+"
+    r"(?:(?:另外|还有|顺便|对了)?[，,]?(?:请|麻烦你?|帮我|你)*(?:记一下|记住|记下来?|记着|备注一下"
+    r"|提醒一下|提醒你一下|提个醒|说一下|补充一下|顺便说一下|跟你说一下)(?:吧|哦)?[，,：:、 ]+"
     r"|(?i:(?:please |can you |could you )?(?:remember|note|make a note|keep in mind|note down)"
-    r"(?: that|:)\s+|(?:fyi|for your records|for the record|just so you know)[,:]?\s+))"
+    r"(?: that|:)\s+|(?:fyi|for your records|for the record|just so you know|heads up"
+    r"|just a heads up|also note)[,:]?\s+))"
 )
 
 
