@@ -337,6 +337,19 @@ def test_chinese_life_facts_outrank_an_outing() -> None:
                             max_tokens=22)
 
 
+def test_a_reply_of_code_alone_closes_the_request() -> None:
+    out = ask([user("Please write a unit test for the retry logic."),
+               assistant("```python\ndef test_retries(mock_http):\n    mock_http.fail_times(2)\n"
+                         "    assert client.get('/x').status_code == 200\n```")])
+    assert section(out, "Open tasks") == []
+    assert section(out, "Facts") == ["User: Please write a unit test for the retry logic. (done)"]
+
+
+def test_an_accepted_recommendation_keeps_no_stray_space() -> None:
+    out = ask([assistant("建议用 Redis，支持持久化。"), user("行，就用 Redis。")], language="zh")
+    assert section(out, "决定") == ["用户同意：Redis，支持持久化"]
+
+
 def test_a_yes_no_question_with_or_offers_no_choice() -> None:
     out = ask([assistant("Do you have any favorite scents or rituals for when you do it?"),
                user("Lavender scents, mostly.")])

@@ -131,6 +131,7 @@ class _Row(NamedTuple):
     """Whose words they are for scoring (``decision`` for an accepted proposal)."""
 
 
+_CODE_REPLY = {"en": "Here is the code.", "zh": "这是代码。"}
 _CHOICE_LEAD = re.compile(r"^[^:：]{1,24}[:：]\s*")
 
 
@@ -365,6 +366,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if "```" in p.text:
                     # The code it wrote is no sentence, but says what request it answers.
                     attached[p.msg] = memo[p.text]
+                    if not split:
+                        split = [_CODE_REPLY[lang]]  # a reply of code alone still answers
             elif p.role == "user":
                 last_assistant = []
             last_msg = p.msg

@@ -169,6 +169,7 @@ def as_choice(offer: str) -> str:
     tail = asked if asked is not None and asked.start() > 0 else _OFFER_TAIL.search(rest)
     if tail is not None and tail.start() > 0:
         rest = rest[: tail.start()]
+    rest = rest.strip(" ,，")
     return rest if content_tokens(rest) else offer
 
 
