@@ -350,6 +350,27 @@ def test_an_accepted_recommendation_keeps_no_stray_space() -> None:
     assert section(out, "决定") == ["用户同意：Redis，支持持久化"]
 
 
+@pytest.mark.parametrize(("language", "said", "decision"), [
+    ("en", "We agreed to split the bill 60/40.", "60/40"),
+    ("en", "Let's meet at 7pm at Blue Bottle on Friday.", "Blue Bottle"),
+    ("en", "The team voted for option B.", "option B"),
+    ("zh", "我们商量好了，周末去杭州。", "杭州"),
+    ("zh", "那就周五晚上7点在星巴克见。", "星巴克"),
+])
+def test_agreements_and_plans_are_decisions(language: str, said: str, decision: str) -> None:
+    out = ask([user(said)], language=language)
+    assert any(decision in d for d in section(out, "Decisions" if language == "en" else "决定"))
+
+
+def test_an_option_picked_by_its_label() -> None:
+    out = ask([assistant("Option A: $500, 2 weeks. Option B: $800, 1 week. Which one?"),
+               user("B.")])
+    assert section(out, "Decisions") == ["User chose: Option B: $800, 1 week"]
+    zh = ask([assistant("方案A：500元，两周；方案B：800元，一周。选哪个？"), user("B吧。")],
+             language="zh")
+    assert section(zh, "决定") == ["用户选择：方案B：800元，一周"]
+
+
 def test_a_yes_no_question_with_or_offers_no_choice() -> None:
     out = ask([assistant("Do you have any favorite scents or rituals for when you do it?"),
                user("Lavender scents, mostly.")])

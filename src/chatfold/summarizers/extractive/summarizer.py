@@ -313,11 +313,15 @@ class ExtractiveSummarizer(BaseSummarizer):
                 cut = (_compress(_strip_vocative(_strip_filler(s), known))
                        for s in split_sentences(p.text))
                 split = sentences[p.text] = [s for s in cut if s]
-            replying = p.role == "user" and split and last_assistant and p.msg == last_msg + 1
+            replying = (p.role == "user" and bool(last_assistant) and p.msg == last_msg + 1
+                        and bool(split or p.text.strip()))
             # "Let's go with the Hilton" after a listing: a pick of one option, not a yes to all.
-            picked = _choice(last_assistant, split[0]) if replying else None
+            # ("B." alone is no sentence, a list marker's shape, but picks "Option B".)
+            picked = _choice(last_assistant, split[0] if split else p.text.strip()) \
+                if replying else None
             if (
                 replying
+                and split
                 and picked is None
                 # Before filler stripping: "Yes please." must not become "please."
                 and (is_acceptance(split[0]) or is_acceptance(split_sentences(p.text)[0]))

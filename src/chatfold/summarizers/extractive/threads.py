@@ -454,6 +454,17 @@ def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         return None
     core = (_PICK_EDGE_EN if latin else _PICK_EDGE_ZH).sub("", reply.strip()).strip(" ,，")
+    core = _LABEL_REPLY.sub("", core).strip(" ,，.。")
+    if len(core) == 1 and core.isalnum():
+        # "B.", "B吧": the label of a listed option ("Option B: $800, 1 week", "方案B：800元").
+        label = re.compile(
+            rf"(?i:\b(?:option|plan|choice)\s*{core}\b)|(?:方案|选项){core}(?![A-Za-z0-9])")
+        for sentence in asked:
+            for clause in re.split(r"[；;]", sentence):
+                if label.search(clause):
+                    option = clause.strip(" ?？。.!！")
+                    return option, option, True
+        return None
     if len(core) < (3 if latin else 2):
         return None
     if latin and not (content_tokens(core) or any(c.isupper() or c.isdigit() for c in core)):
@@ -470,6 +481,7 @@ def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     return None
 
 
+_LABEL_REPLY = re.compile(r"(?i)^(?:option|plan|choice|方案|选项)\s*(?=[A-Za-z0-9]$)")
 # Where one listed option ends and the next begins: "A (Sat 10am) and B (Sun 9am)", "A；B".
 _OPTION_SPLIT = re.compile(r"[；;。，,]|\s+(?:and|or)\s+|(?<=[）)])\s*(?:和|或|、)")
 _LIST_INTRO = re.compile(r"[:：]|^\s*(?:and|or)\s|^(?:和|或)")
