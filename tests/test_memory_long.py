@@ -143,3 +143,68 @@ def test_facts_updates_decisions_and_done_tasks_survive_many_folds(lang: str, se
     assert "@example.com" not in open_tasks and "DK-220" not in open_tasks
     assert "浦东新区" not in open_tasks
     assert ("library card" if lang == "en" else "张经理") in open_tasks
+
+
+# Later kinds of update and a booking that spans a pick, each among long small talk.
+_CURRENT: dict[str, list[tuple[list[dict[str, Any]], list[str], list[str]]]] = {
+    "en": [
+        ([{"role": "user", "content": "Our rent is $1,800 a month."}], [], []),
+        ([{"role": "user", "content": "I use an iPhone 12."}], [], []),
+        ([{"role": "user", "content": "Book me a hotel in Shoreditch for May 3-5."},
+          {"role": "assistant",
+           "content": "Found two: the Hoxton at £180 and the Ace at £195. Which one?"},
+          {"role": "user", "content": "The Hoxton, please."},
+          {"role": "assistant", "content": "Done! Booking reference HX-5521."}],
+         ["HX-5521", "Hoxton"], []),
+        ([{"role": "user", "content": "The landlord raised our rent to $1,950."}],
+         ["1,950"], ["1,800"]),
+        ([{"role": "user", "content": "I switched to a Pixel 8 last week."}],
+         ["Pixel 8"], ["iPhone"]),
+        ([{"role": "user", "content": "I'm lactose intolerant."}], ["lactose"], []),
+    ],
+    "zh": [
+        ([{"role": "user", "content": "我们的房租每月4500元。"}], [], []),
+        ([{"role": "user", "content": "我用的是iPhone 12。"}], [], []),
+        ([{"role": "user", "content": "帮我订一家浦东新区的酒店。"},
+          {"role": "assistant", "content": "为您找到两家：如家每晚800元；汉庭每晚850元。您选哪家？"},
+          {"role": "user", "content": "就如家吧。"},
+          {"role": "assistant", "content": "已为您预订如家，订单号H123456。"}],
+         ["H123456", "如家"], []),
+        ([{"role": "user", "content": "房东把房租涨到了4800元。"}], ["4800"], ["4500"]),
+        ([{"role": "user", "content": "我上周换成Pixel 8了。"}], ["Pixel 8"], ["iPhone"]),
+        ([{"role": "user", "content": "我乳糖不耐受。"}], ["乳糖不耐受"], []),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_current_values_and_a_booking_across_a_pick_survive_many_folds(lang: str) -> None:
+    rng = random.Random(3)
+    talk = itertools.cycle(_SMALL_TALK[lang])
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are an assistant."}]
+    for planted, _, _ in _CURRENT[lang]:
+        for _ in range(rng.randint(30, 50)):
+            role, text = next(talk)
+            if messages[-1]["role"] == role:
+                role, text = next(talk)
+            messages.append({"role": role, "content": text})
+        if planted[0]["role"] == messages[-1]["role"]:
+            messages.append({"role": "assistant", "content": next(talk)[1]})
+        messages += planted
+    messages += [{"role": r, "content": t} for r, t in _SMALL_TALK[lang] * 8]
+    folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=600, keep=4))
+    context: list[dict[str, Any]] = []
+    folds = 0
+    for message in messages:
+        result = folder.fold([*context, message])
+        folds += result.folded
+        context = result.messages
+    assert folds >= 5
+    summary = next(str(m["content"]) for m in context if m.get("is_summary"))
+    for _, must, must_not in _CURRENT[lang]:
+        for text in must:
+            assert text in summary, (text, summary)
+        for text in must_not:
+            assert text not in summary, (text, summary)
+    _, _, open_tasks = summary.partition("Open tasks:" if lang == "en" else "待办：")
+    assert ("Shoreditch" if lang == "en" else "浦东") not in open_tasks, summary
