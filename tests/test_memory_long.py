@@ -98,11 +98,15 @@ _PLANTED: dict[str, list[tuple[list[dict[str, Any]], list[str], list[str]]]] = {
 }
 
 
-def _conversation(lang: str, seed: int) -> list[dict[str, Any]]:
+_Planted = list[tuple[list[dict[str, Any]], list[str], list[str]]]
+
+
+def _conversation(lang: str, seed: int, plants: _Planted | None = None,
+                  tail: int = 120) -> list[dict[str, Any]]:
     rng = random.Random(seed)
     talk = itertools.cycle(_SMALL_TALK[lang])
     messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a travel agent."}]
-    for planted, _, _ in _PLANTED[lang]:
+    for planted, _, _ in _PLANTED[lang] if plants is None else plants:
         for _ in range(rng.randint(30, 50)):  # small talk, user and assistant in turn
             role, text = next(talk)
             if messages[-1]["role"] == role:
@@ -112,7 +116,7 @@ def _conversation(lang: str, seed: int) -> list[dict[str, Any]]:
             messages.append({"role": "assistant" if planted[0]["role"] == "user" else "user",
                              "content": next(talk)[1]})
         messages += planted
-    for _ in range(120):  # a long tail of small talk after the last fact
+    for _ in range(tail):  # a long tail of small talk after the last fact
         role, text = next(talk)
         if messages[-1]["role"] == role:
             role, text = next(talk)
@@ -146,7 +150,7 @@ def test_facts_updates_decisions_and_done_tasks_survive_many_folds(lang: str, se
 
 
 # Later kinds of update and a booking that spans a pick, each among long small talk.
-_CURRENT: dict[str, list[tuple[list[dict[str, Any]], list[str], list[str]]]] = {
+_CURRENT: dict[str, _Planted] = {
     "en": [
         ([{"role": "user", "content": "Our rent is $1,800 a month."}], [], []),
         ([{"role": "user", "content": "I use an iPhone 12."}], [], []),
@@ -180,23 +184,10 @@ _CURRENT: dict[str, list[tuple[list[dict[str, Any]], list[str], list[str]]]] = {
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_current_values_and_a_booking_across_a_pick_survive_many_folds(lang: str) -> None:
-    rng = random.Random(3)
-    talk = itertools.cycle(_SMALL_TALK[lang])
-    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are an assistant."}]
-    for planted, _, _ in _CURRENT[lang]:
-        for _ in range(rng.randint(30, 50)):
-            role, text = next(talk)
-            if messages[-1]["role"] == role:
-                role, text = next(talk)
-            messages.append({"role": role, "content": text})
-        if planted[0]["role"] == messages[-1]["role"]:
-            messages.append({"role": "assistant", "content": next(talk)[1]})
-        messages += planted
-    messages += [{"role": r, "content": t} for r, t in _SMALL_TALK[lang] * 8]
     folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=600, keep=4))
     context: list[dict[str, Any]] = []
     folds = 0
-    for message in messages:
+    for message in _conversation(lang, 3, _CURRENT[lang], tail=96):
         result = folder.fold([*context, message])
         folds += result.folded
         context = result.messages
