@@ -189,8 +189,9 @@ _CN_NUM_RE = re.compile(
     r"[一二两三四五六七八九十百千万][零一二两三四五六七八九十百千万]*(?:(?P<money>块|元|美元)|(?P<day>[月日号]))?"
 )
 
-# (bit, pattern, match the lowercased text, extra check, skip unless one of these is present)
-_PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
+# (bit, pattern, match the lowercased text, extra check, skip unless one of these characters,
+# or one of these substrings, is present)
+_PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str, ...]]] = [
     (_ID, re.compile(r"(?:https?://|www\.)[^\s<>\"'，。！？；）)\]」]+"), True, None, ""),
     (_ID, re.compile(r"@[a-z0-9.-]+\.[a-z][a-z]+"), True, _after_name, "@"),
     (_ID, re.compile(r"[/\\][A-Za-z0-9_.-]+(?:[/\\][A-Za-z0-9_.-]+)+"), False, _has_letter, "/\\"),
@@ -238,11 +239,11 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     (_ID | _FACT, re.compile(
         r"(?:password|passcode|passphrase|pin|wi-?fi|username|user name|login|door code"
         r"|gate code|access code|locker code)\b[^.!?\n]{0,30}?(?:\bis|:)\s*[^\s.,!?]{3,}"),
-     True, None, ""),
+     True, None, ("pass", "pin", "wifi", "wi-fi", "user", "login", "code")),
     (_ID | _FACT, re.compile(
         r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号)(?:是|为|：|:)\s*[A-Za-z0-9]"),
      False, None, "码号名"),
-    (_NAME, re.compile(r"\bnamed [A-Z][a-z]"), False, None, ""),
+    (_NAME, re.compile(r"\bnamed [A-Z][a-z]"), False, None, ("named ",)),
     # A Chinese place by its kind: "静安寺", "南京西路", "如家酒店", "浦东机场", "武汉大学".
     (_NAME, re.compile(
         r"(?:在|到|去|住|离|于|从|近|订|回|来|叫)[\u4e00-\u9fff]{2,4}?(?:路|街|寺|酒店|宾馆|饭店|公园"
@@ -255,7 +256,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
         r"\b(?:i'm|i am|i've|i have|i've got|i got)\s+(?:been\s+)?(?:a\s+)?(?:lactose|gluten"
         r"|celiac|diabetic|diabetes|asthma|asthmatic|epilep|pregnant|allergic|allergies"
         r"|vegetarian|vegan|pescatarian|colou?r-?blind|deaf|hard of hearing|type [12])"),
-     True, None, ""),
+     True, None, ("lactose", "gluten", "celiac", "diabet", "asthma", "epilep", "pregnan",
+                  "allerg", "vegetarian", "vegan", "pescatarian", "blind", "deaf", "type ")),
     (_ATTR | _FACT, re.compile(
         r"我(?:有|是|对)?.{0,4}?(?:不耐受|过敏|糖尿病|哮喘|高血压|怀孕|色盲|素食)"),
      False, None, ""),
@@ -274,7 +276,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str]] = [
     (_DECIDE, re.compile(
         r"^(?:(?:ok(?:ay)?|alright|all right|fine|great|then|so)[, ]+)?"
         r"(?!(?:that|this|it|what|here|there|so|which|who|how|such|is)\b)[a-z0-9$][\w$' .-]{0,30}?"
-        r" it is[.!]*$", re.M), True, None, ""),
+        r" it is[.!]*$", re.M), True, None, (" it is",)),
 ]
 _TASK_LEAD = re.compile(
     r"(?:(?:再|还|也|然后|另外|顺便|那)?(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必)"

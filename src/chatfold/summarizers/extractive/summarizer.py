@@ -39,7 +39,6 @@ from .scoring import _ID_TOKEN, _score_all
 from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
 from .threads import (
     CANCEL,
-    USER_DONE,
     TokenMemo,
     acceptance_rest,
     alternatives,
@@ -54,6 +53,7 @@ from .threads import (
     proposal,
     report_adds,
     shared_numbers,
+    user_done,
 )
 from .tools import _is_tool_block, _render_args, _render_result, _result_text, _ToolLine
 
@@ -156,7 +156,7 @@ def _closed_tasks(
     doers = [j for j in range(max(n_previous, requests[0] + 1), len(rows))
              if rows[j].role in ("assistant", "tool")
              or (rows[j].role == "user" and (CANCEL.search(rows[j].body)
-                                             or USER_DONE.search(rows[j].body)))]
+                                             or user_done(rows[j].body)))]
     if not doers:
         return closed
     users = [j for j in doers if rows[j].role == "user"]
