@@ -883,6 +883,17 @@ def test_a_bare_switch_replaces_the_one_thing_the_user_said_they_use() -> None:
     assert "iPhone 12" in both and "Civic" in both
 
 
+def test_a_new_favourite_without_its_kind_replaces_the_only_one_said() -> None:
+    zh = ask([user("我最喜欢的颜色是蓝色。"), user("我现在最喜欢绿色了。")], language="zh")
+    assert "蓝色" not in zh and "绿色" in zh
+    en = ask([user("My favorite band is Radiohead."), user("Now my favorite is Coldplay.")])
+    assert "Radiohead" not in en and "Coldplay" in en
+    # Two favourites said: which one changed is not said, so both stay.
+    both = ask([user("我最喜欢的颜色是蓝色。"), user("我最喜欢的水果是芒果。"),
+                user("我现在最喜欢绿色了。")], language="zh")
+    assert "蓝色" in both and "芒果" in both
+
+
 @pytest.mark.parametrize(("language", "old", "new"), [
     ("en", "My sister lives in Boston.", "Now I live in Chicago."),  # someone else's
     ("en", "My flight lands at 6pm.", "My brother's flight now lands at 9pm."),

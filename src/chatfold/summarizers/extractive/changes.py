@@ -278,6 +278,17 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
         if not says or _is_question(it.body):
             continue
         new = shape(n)
+        if not new.values and _FAVOURITE.search(it.body) and not _FAVOURITE_OF.search(it.body):
+            # "我现在最喜欢绿色了" names no attribute: it replaces the speaker's one favourite
+            # said before ("我最喜欢的颜色是蓝色"), and nothing when they named several.
+            liked = [k for k in range(n) if id(items[k]) not in emptied
+                     and items[k].tag == it.tag and items[k].role != "assistant"
+                     and _FAVOURITE.search(items[k].body) and shape(k).persons == new.persons]
+            if len(liked) == 1:
+                emptied.add(id(items[liked[0]]))
+                it.score = max(it.score, items[liked[0]].score)
+                it.replaces = True
+            continue
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
         for k in range(n - 1, -1, -1):
@@ -310,6 +321,10 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 
+_FAVOURITE = re.compile(r"(?i:\bfavou?rite\b|\blike (?:\w+ ){1,3}(?:the )?best\b)|最喜欢|最爱")
+# A favourite that names what it is a favourite of: "my favourite colour is", "最喜欢的颜色是".
+_FAVOURITE_OF = re.compile(
+    r"(?i:\bfavou?rite \w+(?: \w+)? (?:is|are)\b)|最(?:喜欢|爱)的[\u4e00-\u9fff]{1,5}?是")
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z]+")  # a brand, a model: "换成Pixel 8" names "Pixel"
 _SWITCH = re.compile(r"(?i:\bswitch(?:ed)? (?:over )?to\b|\bchanged to\b)|换成|换了|改用|换到")
 # What someone uses or has, which a bare switch replaces: "I use an iPhone 12", "我开的是思域".
