@@ -862,6 +862,12 @@ def test_a_statement_of_change_replaces_what_it_changes(
     ("zh", "我每天跑步5公里。", "我现在每天跑10公里了。", "5公里"),
     ("zh", "我们的房租每月4500元。", "房东把房租涨到了4800元。", "4500"),
     ("zh", "我的手机号是13800138000。", "我换号了，新号码是13911112222。", "13800138000"),
+    # the same thing counted, the same event at another time, a bare age
+    ("en", "I have 2 cats.", "We adopted another cat, so now we have 3 cats.", "2 cats"),
+    ("en", "The party is at 6pm.", "The party now starts at 7pm.", "6pm"),
+    ("en", "I'm 34.", "I turned 35 last week.", "34"),
+    ("zh", "我家有2只猫。", "我们又领养了一只，现在有3只猫了。", "2只"),
+    ("zh", "我的办公室在3楼。", "我们搬办公室了，现在在12楼。", "3楼"),
 ])
 def test_a_value_said_to_be_current_replaces_the_old_one(
     language: str, old: str, new: str, stale: str
@@ -905,6 +911,11 @@ def test_a_new_favourite_without_its_kind_replaces_the_only_one_said() -> None:
     ("zh", "早餐8点开始。", "午餐现在12点开始。"),
     ("zh", "房租每月4500元。", "水电费现在每月300元。"),
     ("zh", "我儿子8岁。", "我女儿现在5岁了。"),
+    ("en", "I have 2 cats.", "Now we have 3 dogs."),
+    ("en", "The meeting starts at 3pm.", "The party now starts at 7pm."),
+    ("en", "I'm 34.", "The temperature turned 35 degrees today."),
+    ("zh", "我住在3楼。", "我们公司现在在12楼。"),
+    ("zh", "会议3点开始。", "聚会现在7点开始。"),
 ])
 def test_a_current_value_of_another_thing_or_person_replaces_nothing(
     language: str, old: str, new: str

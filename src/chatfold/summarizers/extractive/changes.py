@@ -156,7 +156,7 @@ def _units(text: str) -> frozenset[str]:
     return frozenset(out)
 
 
-_NOT_UNIT_TEXT = "a an and or of the to in at on for per more other last next this"
+_NOT_UNIT_TEXT = "a an and or of the to in at on for per more other last next this is are was were"
 _NOT_UNIT = frozenset(_NOT_UNIT_TEXT.split())
 
 
@@ -238,15 +238,36 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
     topic = new.topic | named
     pool = old.topic | old.names
     shared = sum(1 for w in topic if _in(w, pool)) + len(new.names & old.topic)
+    units = new.units & old.units
     if strict:
         if topic and shared >= len(topic):
             return True
         same_kind = new.values & {"<email>", "<phone>"} or (new.topic & old.topic) & {
             "<email>", "<phone>"}
-        return bool(same_kind) or (not topic and bool(new.units & old.units))
+        if same_kind or (not topic and units):
+            return True
+        # A word in common and the same thing counted ("2只猫" / "3只猫", "3楼" / "12楼"), not
+        # a time or an amount, which many things have ("水电费每月300元" is no rent); or nothing
+        # new but when it happens ("the party now starts at 7pm" / "the party is at 6pm").
+        return shared > 0 and bool(units) and (
+            bool(units - _NOT_THING) or all(_in(w, pool) or w in _WHEN_VERBS for w in topic))
     if topic and 2 * shared >= len(topic):
         return True
-    return bool(new.units & old.units) and (shared > 0 or not topic)
+    if not topic and not old.topic and len(new.values) == len(old.values) == 1:
+        return True  # "I turned 35" / "I'm 34": a bare number said to change
+    return bool(units) and (shared > 0 or not topic)
+
+
+# Units that measure no thing of their own: times and amounts.
+_NOT_THING_TEXT = (
+    "$ € £ ¥ 元 块 点 号 日 月 年 分 秒 时 小 天 周 岁 pm am minut minute hour day week month year "
+    "dollar buck usd rmb yuan euro"
+)
+_NOT_THING = frozenset(_NOT_THING_TEXT.split())
+_WHEN_VERBS = content_tokens(
+    "start starts begin begins end ends finish finishes open opens close closes land lands "
+    "leave leaves depart departs arrive arrives due 开始 结束 出发 到达 起飞 开门 关门"
+)
 
 
 def _in(word: str, pool: frozenset[str]) -> bool:
