@@ -889,6 +889,21 @@ def test_a_bare_switch_replaces_the_one_thing_the_user_said_they_use() -> None:
     assert "iPhone 12" in both and "Civic" in both
 
 
+def test_a_request_to_change_a_value_replaces_it_once_done() -> None:
+    out = ask([user("My address is 5 Elm St."), user("Please update my address to 12 Oak St."),
+               assistant("Done, your address is now 12 Oak St.")])
+    assert "Elm" not in out and "12 Oak St." in out and section(out, "Open tasks") == []
+    zh = ask([user("我的地址是朝阳区幸福路5号。"), user("帮我把地址改成海淀区中关村大街12号。"),
+              assistant("好的，已将地址更新为海淀区中关村大街12号。")], language="zh")
+    assert "幸福路" not in zh and "中关村大街12号" in zh and section(zh, "待办") == []
+    # Asked but not yet done: the new value is what the user wants, the request stays open.
+    asked = ask([user("Dinner reservation is for 4 people."),
+                 user("Can you change the dinner reservation to 6 people?")])
+    assert "4 people" not in asked
+    assert section(asked, "Open tasks") == [
+        "User: Can you change the dinner reservation to 6 people?"]
+
+
 def test_a_new_favourite_without_its_kind_replaces_the_only_one_said() -> None:
     zh = ask([user("我最喜欢的颜色是蓝色。"), user("我现在最喜欢绿色了。")], language="zh")
     assert "蓝色" not in zh and "绿色" in zh

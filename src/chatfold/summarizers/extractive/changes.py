@@ -43,7 +43,8 @@ _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
     r"|(?:is|are|was|were) now|now (?:is|are)|from now on|postponed|rescheduled|delayed|renewed"
     r"|extended (?:to|until|through)|pushed (?:back |out )?to|bumped (?:up |down )?to"
-    r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew)(?: [\w']+){0,3}? to"
+    r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
+    r"|switch|set)(?: [\w']+){0,3}? to"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
 )
@@ -296,8 +297,8 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
         if it.role == "assistant" or it.replaces or not _has(it.body, _CHANGE_KEYS):
             continue
         says = _says_change(it.body)
-        if not says or _is_question(it.body):
-            continue
+        if not says or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)):
+            continue  # "Can you change the booking to 6 people?" asks for the change: it stays
         new = shape(n)
         if not new.values and _FAVOURITE.search(it.body) and not _FAVOURITE_OF.search(it.body):
             # "我现在最喜欢绿色了" names no attribute: it replaces the speaker's one favourite
@@ -342,6 +343,7 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 
+_ASKS_TO_DO = re.compile(r"(?i:(?:can|could|would|will) you|please)|帮我|麻烦|请")
 _FAVOURITE = re.compile(r"(?i:\bfavou?rite\b|\blike (?:\w+ ){1,3}(?:the )?best\b)|最喜欢|最爱")
 # A favourite that names what it is a favourite of: "my favourite colour is", "最喜欢的颜色是".
 _FAVOURITE_OF = re.compile(

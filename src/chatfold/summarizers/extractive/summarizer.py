@@ -12,7 +12,7 @@ from ...messages import content_text
 from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
 from ..prompts import SECTION_TITLES
-from .changes import _values, end_states, supersede_changes
+from .changes import _says_change, _values, end_states, supersede_changes
 from .dates import leading_date, message_date, render_date
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
@@ -402,6 +402,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 wanted = memo[row.body]
                 if (by.role == "user" and CANCEL.search(by.body)) or (
                     len(wanted & memo[by.body]) >= _DONE_SAYS_IT * len(wanted)
+                    # "Please update my address to 12 Oak St.": kept, it replaces the old value
+                    and not _says_change(row.body)
                 ):
                     continue
                 row = row._replace(body=row.body.rstrip() + _DONE_MARK[lang])
