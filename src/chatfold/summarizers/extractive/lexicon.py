@@ -119,8 +119,7 @@ _EN_WORDS: dict[int, str] = {
     "|feeling|feelings|belonged|meaningful|memorable|unforgettable|heartwarming|uplifting",
     _DECIDE: "decide|decided|decision|go with|going with|went with|settled on|chose|chosen"
     "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|change to"
-    "|changed to|let's not|agreed to|agreed on|we agreed|voted for|voted to|let's meet"
-    "|we'll meet|we're going with|we are going with|final decision",
+    "|changed to|let's not|agreed to|agreed on|we agreed|final decision",
     _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
     "|i will|would like|i'd like",
@@ -154,7 +153,8 @@ _EN_NEUTRAL = (
     "looks like|look like|seems like|sounds like|feel like|feels like|something like|be like"
     "|is like|was like|are like|were like|what's it like|i'd love|would love|love to|love that"
     "|love it|love you|love this|love hearing|like that|like it|like this|like you|enjoy it"
-    "|enjoy that|enjoy your|enjoyed it|i'd like to|would like to"
+    "|enjoy that|enjoy your|enjoyed it|i'd like to|would like to|agreed to disagree"
+    "|agree to disagree|we agreed to disagree|we agree to disagree"
 )
 
 
