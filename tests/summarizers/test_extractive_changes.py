@@ -91,7 +91,9 @@ _CHANGE_SAMPLES = [
     "改到周三", "改在三楼", "换成茶", "换到二楼", "变成红色", "变为十人", "搬到上海",
     "搬去深圳", "跳槽到腾讯", "推迟到周五", "提前到周一", "延期一周", "延到明天", "不再喝",
     "以后请用这个邮箱", "更新一下", "调整为三人", "调到九点", "增加到十人", "减少到五人",
-    "降到100元", "涨到200元", "升到经理", "现在是十点",
+    "降到100元", "涨到200元", "升到经理", "现在是十点", "set the thermostat to 21",
+    "the landlord raised our rent to $1,950", "please update my address to 12 Oak St.",
+    "extended to Feb 20", "延长到3月", "换号了",
 ]
 _ENDED_SAMPLES = ["I sold the car", "I quit", "I resigned from Acme", "no longer there",
                   "I gave up smoking", "we broke up with them", "divorced", "moved out of Leeds",

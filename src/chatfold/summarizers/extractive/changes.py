@@ -125,7 +125,7 @@ def _topic(text: str) -> frozenset[str]:
 _CHANGE_KEYS = (
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
-    "drop", "went", "grew", "renew", "extend", "down", "cut", "new",
+    "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后",
     "更新", "调", "增加", "减少", "现在", "新", "到",
 )
@@ -231,7 +231,8 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
     It does when most of its topic words are the older one's (all of them when ``strict``; a
     name counts whether it is a value in one and a topic word in the other: "Mia just turned 7"
     / "My daughter Mia is 6"), or when its numbers measure the same thing ("4800元" / "4500元",
-    "78 kg" / "82 kg") and it names nothing the older one does not.
+    "78 kg" / "82 kg") and it names nothing the older one does not, or when both are a bare
+    number ("I turned 35" / "I'm 34").
     """
     named = (new.words & old.names) - new.values
     if new.persons != old.persons and not named:
