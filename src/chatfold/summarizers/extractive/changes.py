@@ -28,6 +28,7 @@ The older statement loses the clauses that speak of that thing (and value fragme
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .items import _Item
 from .lexicon import ZH_NUMERALS
@@ -304,13 +305,7 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
         if not new.values and _FAVOURITE.search(it.body) and not _FAVOURITE_OF.search(it.body):
             # "我现在最喜欢绿色了" names no attribute: it replaces the speaker's one favourite
             # said before ("我最喜欢的颜色是蓝色"), and nothing when they named several.
-            liked = [k for k in range(n) if id(items[k]) not in emptied
-                     and items[k].tag == it.tag and items[k].role != "assistant"
-                     and _FAVOURITE.search(items[k].body) and shape(k).persons == new.persons]
-            if len(liked) == 1:
-                emptied.add(id(items[liked[0]]))
-                it.score = max(it.score, items[liked[0]].score)
-                it.replaces = True
+            _replace_the_only(items, n, emptied, _FAVOURITE, new.persons, shape)
             continue
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
@@ -329,19 +324,29 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             it.replaces = True
             break
         else:
-            caps = {w.lower() for w in _CAPITALISED.findall(it.body)}
-            if says == 2 and not new.topic - caps and _SWITCH.search(it.body):
+            if says == 2 and _SWITCH.search(it.body) and not new.topic - {
+                    w.lower() for w in _CAPITALISED.findall(it.body)}:
                 # "I switched to a Pixel 8" names nothing but what it switched to: it replaces
                 # what the speaker said they use, when only one such statement is left.
-                habits = [k for k in range(n) if id(items[k]) not in emptied
-                          and items[k].tag == it.tag and items[k].role != "assistant"
-                          and _HABIT.search(items[k].body) and shape(k).values
-                          and shape(k).persons == new.persons]
-                if len(habits) == 1:
-                    emptied.add(id(items[habits[0]]))
-                    it.score = max(it.score, items[habits[0]].score)
-                    it.replaces = True
+                _replace_the_only(items, n, emptied, _HABIT, new.persons, shape,
+                                  with_values=True)
     return [it for it in items if id(it) not in emptied] if emptied else items
+
+
+def _replace_the_only(items: list[_Item], n: int, emptied: set[int], kind: re.Pattern[str],
+                      persons: frozenset[str], shape: Callable[[int], _Shape], *,
+                      with_values: bool = False) -> None:
+    """Let ``items[n]`` replace the one earlier statement of ``kind`` by its speaker, about
+    the same people (and holding a value, ``with_values``); when several are of that kind,
+    which one it changes is not said, and none is replaced."""
+    it = items[n]
+    found = [k for k in range(n) if id(items[k]) not in emptied and items[k].tag == it.tag
+             and items[k].role != "assistant" and kind.search(items[k].body) is not None
+             and (not with_values or bool(shape(k).values)) and shape(k).persons == persons]
+    if len(found) == 1:
+        emptied.add(id(items[found[0]]))
+        it.score = max(it.score, items[found[0]].score)
+        it.replaces = True
 
 
 _ASKS_TO_DO = re.compile(r"(?i:(?:can|could|would|will) you|please)|帮我|麻烦|请")

@@ -131,6 +131,19 @@ class _Row(NamedTuple):
     """Whose words they are for scoring (``decision`` for an accepted proposal)."""
 
 
+def _drop_said(rows: list[_Row], msg: int, said: str, *, inside: bool) -> None:
+    """Remove the last row of message ``msg`` (the latest one) that is ``said`` (the offer a
+    decision now holds) or, with ``inside``, that holds it among more (the listing a pick was
+    made from)."""
+    j = len(rows) - 1
+    while j >= 0 and rows[j].msg == msg:
+        body = rows[j].body
+        if (said in body and body != said) if inside else body == said:
+            del rows[j]
+            return
+        j -= 1
+
+
 _CODE_REPLY = {"en": "Here is the code.", "zh": "这是代码。"}
 _CHOICE_LEAD = re.compile(r"^[^:：]{1,24}[:：]\s*")
 
@@ -166,7 +179,7 @@ def _closed_tasks(
                  or (r.role == "summary" and r.section == _DECISIONS)]
     for i in requests:
         row = rows[i]
-        wanted = content_tokens(row.body)
+        wanted = memo[row.body]
         if not wanted:
             continue
         chosen = [d for d in decisions if d > i or (i < n_previous and d < n_previous)]
@@ -337,12 +350,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                         body += f" ({rest})"  # "OK, book it for 3 nights": what it adds
                     if choice != offer:
                         # The offer now lives in the decision: not a second time as a fact.
-                        j = len(rows) - 1
-                        while j >= 0 and rows[j].msg == last_msg:
-                            if rows[j].body == offer:
-                                del rows[j]
-                                break
-                            j -= 1
+                        _drop_said(rows, last_msg, offer, inside=False)
                     rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
                                      "decision"))
                     split = split[1:]
@@ -355,12 +363,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                     body += f" ({core})" if lang == "en" else f"（{core}）"
                 else:
                     # The listing it was picked from: what was not chosen need not stay.
-                    j = len(rows) - 1
-                    while j >= 0 and rows[j].msg == last_msg:
-                        if option in rows[j].body and rows[j].body != option:
-                            del rows[j]
-                            break
-                        j -= 1
+                    _drop_said(rows, last_msg, option, inside=True)
                 rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
                                  "decision"))
                 if alone:

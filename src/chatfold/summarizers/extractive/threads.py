@@ -215,6 +215,12 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     result, or answers a question. A reminder promised is a reminder set. ``later_tokens``:
     the caller's ``content_tokens(later)``, with what came with it in its message and is no
     sentence (a code block)."""
+    if later_role == "assistant":
+        if _REFUSAL.search(later):
+            return False
+        if adjacent and _TEXT_TASK.search(request) and not _PROMISE.search(later) \
+                and not later.rstrip().endswith(("?", "？")):
+            return True  # a translation is its own answer, whatever its words
     if later_tokens is None:
         later_tokens = content_tokens(later)
     common = request_tokens & later_tokens
@@ -227,18 +233,13 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     verb = _ZH_DONE_VERB.search(later) if not later.isascii() else None
     asked = (verb.group("v") or verb.group("w") or verb.group("f") or ""
              if verb is not None else None)
-    if (asked is not None and asked in request) or _did_what_was_asked(request, later):
+    did = _did_what_was_asked(request, later)
+    if (asked is not None and asked in request) or did:
         shared += 1
     if later_role == "assistant" and _CONFIRMATION.search(later):
         shared += 1  # "Booking reference HX-5521", "订单号H123456": something was made
-        if not common and (asked or _did_what_was_asked(request, later)):
+        if not common and (asked or did):
             common = frozenset({"<confirmation>"})  # of the very thing asked: "Book…"
-    if later_role == "assistant":
-        if _REFUSAL.search(later):
-            return False
-        if adjacent and _TEXT_TASK.search(request) and not _PROMISE.search(later) \
-                and not later.rstrip().endswith(("?", "？")):
-            return True  # a translation is its own answer, whatever its words
     if adjacent:
         # The very next message: one word of what was asked is enough, a time is not ("book
         # Nopa for Friday" → "the weather for Friday"); "Reminder set." answers "remind me".
