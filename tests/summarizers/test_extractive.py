@@ -132,6 +132,11 @@ SAMPLE: list[dict[str, Any]] = [
         ("1. Buy milk\n2. 买菜\n- call Bob", ["Buy milk", "买菜", "call Bob"]),
         ("Before\n```python\nx = 1. y = 2.\n```\nAfter.", ["Before", "After."]),
         ("  \n\n ... \n", []),
+        # A hard-wrapped line (mail, docs) goes on; a label, a heading or a capital does not.
+        ("Return a list of the words, using *sep* as the\ndelimiter string. Done.",
+         ["Return a list of the words, using *sep* as the delimiter string.", "Done."]),
+        ("Steps:\nrun it\nThen stop", ["Steps:", "run it", "Then stop"]),
+        ("第一行\nand more", ["第一行 and more"]),
     ],
 )
 def test_split_sentences(text: str, expected: list[str]) -> None:

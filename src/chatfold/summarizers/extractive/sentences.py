@@ -21,6 +21,9 @@ _ABBREV = re.compile(
     r"|nov|dec|[a-z])$",
     re.I,
 )
+# A line that ends in one of these is not continued by a lowercase next line: a heading, a
+# label ("Steps:"), a line of code.
+_NO_WRAP_BEFORE = frozenset(":：{}[]()<>=|`\n")
 _SOFT_BREAK = re.compile(r"[，、]|,(?!\d)")
 _HAS_WORD = re.compile(r"[0-9A-Za-z\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af]")
 _SPACES = re.compile(r"\s+")
@@ -58,6 +61,11 @@ def split_sentences(text: str) -> list[str]:
             continue  # inside a list marker such as "1."
         first = text[at]
         if first == "\n":
+            if (
+                at + 1 < n and "a" <= text[at + 1] <= "z" and at > start
+                and text[at - 1] not in _NO_WRAP_BEFORE
+            ):
+                continue  # a hard-wrapped line (mail, docs): "…using *sep* as the\ndelimiter"
             if at > start:
                 _add_sentence(out, text[start:at])
             mark_at = _LIST_MARK.match(text, at + 1)
