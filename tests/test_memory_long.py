@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from typing import Any
 
 import pytest
@@ -200,3 +201,49 @@ def test_current_values_and_a_booking_across_a_pick_survive_many_folds(lang: str
             assert text not in summary, (text, summary)
     _, _, open_tasks = summary.partition("Open tasks:" if lang == "en" else "待办：")
     assert ("Shoreditch" if lang == "en" else "浦东") not in open_tasks, summary
+
+
+# A coding assistant's long answers (the standard library's own reference text, hard-wrapped
+# as in docs and mail) between the user's facts: the answers are what the model can say again,
+# the facts are what only the user knew.
+_DEV_FACTS = [
+    ("I'm on Windows 11 with Python 3.9.", "Windows 11"),
+    ("Our production database is PostgreSQL 14 on AWS RDS.", "PostgreSQL 14"),
+    ("The staging server is at 10.0.3.17.", "10.0.3.17"),
+    ("Our API rate limit is 600 requests per minute.", "600 requests"),
+    ("The repo is called billing-core.", "billing-core"),
+    ("Our team uses tabs and a line length of 100.", "line length of 100"),
+    ("We deploy with GitLab CI to Kubernetes.", "GitLab CI"),
+    ("The project deadline is March 15.", "March 15"),
+]
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_the_users_facts_outlive_long_assistant_answers(seed: int) -> None:
+    topics = pytest.importorskip("pydoc_data.topics").topics
+    rng = random.Random(seed)
+    names = sorted(topics)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding helper."}]
+    at = sorted(rng.sample(range(150), len(_DEV_FACTS)))
+    facts = iter(_DEV_FACTS)
+    for turn in range(210):
+        text = topics[rng.choice(names)]
+        start = rng.randrange(max(1, len(text) - 1400))
+        answer = text[start : start + rng.randrange(400, 1400)]
+        word = rng.choice(sorted(set(re.findall(r"\b[a-z]{6,}\b", answer))) or ["that"])
+        ask = f"Can you explain {word}?"
+        if at and turn == at[0]:
+            at.pop(0)
+            ask = next(facts)[0]
+        messages += [{"role": "user", "content": ask}, {"role": "assistant", "content": answer}]
+    folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=2000, keep=4))
+    context: list[dict[str, Any]] = []
+    folds = 0
+    for message in messages:
+        result = folder.fold([*context, message])
+        folds += result.folded
+        context = result.messages
+    assert folds >= 10
+    summary = next(str(m["content"]) for m in context if m.get("is_summary"))
+    for _, key in _DEV_FACTS:
+        assert key in summary, (key, summary)

@@ -15,8 +15,10 @@ DEFAULT_TOOL_RESULT_CHARS = 120
 DEFAULT_INCUMBENT_BONUS = 3.0
 """Added to the score of an item the previous summary kept: a new statement takes its place only
 if it scores clearly higher (a plain statement of fact scores about 4-7), so the summary is not
-traded for the next fold's chatter. Higher freezes the summary sooner: the facts it holds stay
-longer, but fewer later facts get in (``benchmarks/bench_drift.py`` measures both)."""
+traded for the next fold's chatter. The bonus is at most 1.5 times the item's own score: a weak
+item let in while the summary had room to spare does not hold off a fact worth far more. Higher
+freezes the summary sooner: the facts it holds stay longer, but fewer later facts get in
+(``benchmarks/bench_drift.py`` measures both)."""
 
 _FACTS, _PREFS, _DECISIONS, _TASKS = range(4)
 

@@ -244,6 +244,12 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号)(?:是|为|：|:)\s*[A-Za-z0-9]"),
      False, None, "码号名"),
     (_NAME, re.compile(r"\bnamed [A-Z][a-z]"), False, None, ("named ",)),
+    # What a thing is called: "The repo is called billing-core", "我们的项目名叫星火".
+    (_NAME | _FACT | _ATTR, re.compile(
+        r"\b(?:is|are|'s) (?:called|named) (?!after\b|for\b|by\b|out\b|off\b|in\b|on\b"
+        r"|to\b|up\b|that\b|it\b)[\w\"'“]"), True, None, (" called ", " named ")),
+    (_NAME | _FACT, re.compile(r"(?:名叫|名字叫|叫做|名为|名字是)[A-Za-z0-9\u4e00-\u9fff]"),
+     False, None, ("名", "叫做")),
     # A Chinese place by its kind: "静安寺", "南京西路", "如家酒店", "浦东机场", "武汉大学".
     (_NAME, re.compile(
         r"(?:在|到|去|住|离|于|从|近|订|回|来|叫)[\u4e00-\u9fff]{2,4}?(?:路|街|寺|酒店|宾馆|饭店|公园"
@@ -364,10 +370,11 @@ def _is_question(sentence: str) -> bool:
 # feelings about a thing, "I loved it", "I agreed", are not). Tried only where the cue trie
 # found "i", "we", "my" or "our", not at every position of the text.
 _FACT_AT = re.compile(
-    r"(?:my|our) [a-z']+(?: [a-z']+)?"
+    r"(?:my|our) [a-z']+(?: [a-z']+){0,2}"
     r"(?: (?:for|of|at|in|to|with|on) (?:the |my |our |a |an )?[a-z']+(?: [a-z']+)?)?"
     r" (?:is|are|was|were|expires?|starts?|ends?|begins?|lands?|leaves?|departs?|arrives?"
-    r"|opens?|closes?|costs?|lives?|lived|works?|worked|studies|teaches)(?![a-z])"
+    r"|opens?|closes?|costs?|lives?|lived|works?|worked|studies|teaches|uses|use|runs|run"
+    r"|owns|own|has(?! been)|have(?! been))(?![a-z])"
     # What the speaker does as a habit: "I take metformin", "I use Linux", "I drive a Subaru".
     r"|(?:i|we) (?:usually |always |still |also |now |only )?(?:take|use|drive|speak)"
     r" (?!(?:it|that|this|them|care|turns|your|my time|a (?:look|break|walk|nap|second|minute"
@@ -385,7 +392,8 @@ _FACT_AT = re.compile(
 )
 _FACT_LEADS = ("i", "we", "my", "our")
 # "my X is/lives/works…": an attribute in the present, true until said otherwise (_ATTR).
-_ATTR_VERBS = (" is", " are", " lives", " live", " works", " work")
+_ATTR_VERBS = (" is", " are", " lives", " live", " works", " work", " uses", " use", " runs",
+               " run", " owns", " own", " has", " have")
 _ATTR_WORDS = frozenset({"i live", "i work", "i'm from", "i am from", "i come from", "my name is",
                          "i grew up", "i was born", "i'm married", "i graduated"})
 

@@ -44,6 +44,7 @@ from .threads import (
     alternatives,
     as_choice,
     cancels,
+    changes_world,
     chosen_option,
     confirms,
     content_tokens,
@@ -63,6 +64,10 @@ _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as 
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
 _DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
 _DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and the facts it rivals
+# A question or ask the reply itself answered ("can you write a closure in Python? (done)"):
+# what was discussed, kept only while nothing said of the user or the world needs the room.
+_ANSWERED_FACTOR = 0.35
+_INCUMBENT_MAX_SHARE = 1.5  # the incumbency bonus is at most this share of the item's own score
 _DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
 _REPORT_SHARE = 0.6  # a report beside its kept request: this share of the request's worth
 _BARE_REPORT_CHARS = 40  # a report this short with nothing of its own is the request's "done"
@@ -211,6 +216,10 @@ def _closed_tasks(
                 closed[i] = j
                 break
     return closed
+
+
+def _done_factor(request: str) -> float:
+    return _DONE_FACTOR if changes_world(request) else _ANSWERED_FACTOR
 
 
 class ExtractiveSummarizer(BaseSummarizer):
@@ -410,7 +419,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 ):
                     continue
                 row = row._replace(body=row.body.rstrip() + _DONE_MARK[lang])
-                score *= _DONE_FACTOR
+                score *= _done_factor(row.body)
                 sec = _FACTS
                 # The request, kept, says what was asked; its report adds the order number:
                 # worth keeping, below what the user said.
@@ -431,8 +440,14 @@ class ExtractiveSummarizer(BaseSummarizer):
             if row.score_role == "decision":
                 score += _DECISION_BONUS
             if role == "summary":
-                # Kept by an earlier fold: never treated as small talk.
-                score = max(score, _PREVIOUS_FLOOR) + self.incumbent_bonus
+                if row.body.endswith(_DONE_MARK[lang]):
+                    score *= _done_factor(row.body)  # was discounted when it closed
+                # Kept by an earlier fold: never treated as small talk, and it holds its place
+                # against a newcomer that does not score clearly higher: by the bonus, but by at
+                # most a share of its own score, so an item let in while the summary had room to
+                # spare ("**PEP 3115** - Metaclasses") does not hold off a fact worth far more.
+                score = max(score, _PREVIOUS_FLOOR)
+                score += min(self.incumbent_bonus, _INCUMBENT_MAX_SHARE * score)
             elif i in fulfilled:
                 # It fulfilled a request: what was done is worth keeping, as a fact.
                 score = max(score, self.min_score + _DONE_BONUS, fulfilled[i])

@@ -289,6 +289,26 @@ def report_adds(request_tokens: frozenset[str], report_tokens: frozenset[str]) -
     return report_tokens - request_tokens - _TIME_WORDS - _DONE_WORDS
 
 
+# A request that changes something outside the chat: a booking, a message sent, a reminder set.
+# Done, it is worth remembering that it was done; a request answered by the reply itself
+# ("can you write a closure in Python?", "explain decorators", "翻译一下") is not.
+_EFFECT = re.compile(
+    r"(?i:\b(?:book|reserve|order|buy|purchase|send|email|e-mail|mail|pay|transfer|cancel"
+    r"|schedule|reschedule|remind|set\s+up|set\s+(?:a|an|the|my)|submit|renew|call|update"
+    r"|change|add|remove|delete|move|register|sign\s+(?:up|me\s+up)|subscribe|unsubscribe"
+    r"|install|deploy|refund|ship|deliver|invite|print|upload|save|archive|create|confirm"
+    r"|apply|enroll|rent|hire|replace|fix)\b)"
+    r"|订|买|购|下单|发给|发送|发个|发一|寄|付款|支付|缴|转账|取消|安排|提醒|预约|约一下|约个|改|更新|删"
+    r"|添加|加到|加入|提交|交费|续|办理|报名|注册|打电话|退款|退货|退票|换成|换到|安装|部署|开通|修好"
+)
+
+
+def changes_world(request: str) -> bool:
+    """True when ``request`` asks for something done outside the chat ("Book a table…",
+    "帮我订…"), not for an answer ("Explain decorators", "写一首诗", "What time is it in Rome?")."""
+    return _EFFECT.search(request) is not None
+
+
 def confirms(later: str) -> bool:
     """True when ``later`` gives a reference for something made ("Booking reference
     HX-5521", "订单号H123456"): it may close a request it shares no word with."""
