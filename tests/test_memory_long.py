@@ -6,6 +6,7 @@ folded away, in English and in Chinese (the extractive summarizer, real Folder).
 from __future__ import annotations
 
 import itertools
+import json
 import random
 import re
 from typing import Any
@@ -246,4 +247,59 @@ def test_the_users_facts_outlive_long_assistant_answers(seed: int) -> None:
     assert folds >= 10
     summary = next(str(m["content"]) for m in context if m.get("is_summary"))
     for _, key in _DEV_FACTS:
+        assert key in summary, (key, summary)
+
+
+# An agent's turns: a question, a read-only tool call, its JSON result and the answer, again
+# and again; the user's facts said between them. Lookups can be made again; the facts cannot.
+_AGENT_FACTS = {
+    "en": [("My name is Lena Fischer and I live in Hamburg.", "Hamburg"),
+           ("I'm vegetarian.", "vegetarian"),
+           ("My frequent flyer number is LH-88213.", "LH-88213"),
+           ("Our budget for the whole trip is 4,000 euros.", "4,000"),
+           ("My passport expires on 2027-02-11.", "2027-02-11")],
+    "zh": [("我叫林楠，住在杭州。", "杭州"), ("我吃素。", "吃素"),
+           ("我的常旅客号是CA88213。", "CA88213"), ("这次旅行总预算是3万元。", "3万元"),
+           ("我的护照2027年2月11日到期。", "2027年2月11日")],
+}
+_CITIES = ["Lisbon", "Porto", "Madrid", "Seville", "Rome", "Milan", "Vienna", "Prague"]
+
+
+def _agent_turn(lang: str, rng: random.Random, n: int) -> list[dict[str, Any]]:
+    city, day = rng.choice(_CITIES), f"2026-0{rng.randint(3, 9)}-{rng.randint(10, 28)}"
+    hotels = [{"name": f"Hotel {rng.choice(['Sol', 'Luna', 'Mar'])} {rng.randint(1, 99)}",
+               "eur": rng.randint(70, 300), "rating": rng.randint(30, 50) / 10} for _ in range(3)]
+    listing = "; ".join(f"{h['name']} €{h['eur']}" for h in hotels)
+    return [
+        {"role": "user", "content": f"Show me hotels in {city} for {day}." if lang == "en"
+         else f"帮我看看{city}{day}的酒店。"},
+        {"role": "assistant", "content": None, "tool_calls": [{
+            "id": f"c{n}", "type": "function", "function": {
+                "name": "search_hotels", "arguments": json.dumps({"city": city, "date": day})}}]},
+        {"role": "tool", "tool_call_id": f"c{n}", "content": json.dumps({"hotels": hotels})},
+        {"role": "assistant", "content": f"Options: {listing}." if lang == "en"
+         else f"可选：{listing}。"},
+    ]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_users_facts_outlive_an_agents_lookups(lang: str) -> None:
+    rng = random.Random(7)
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a travel agent."}]
+    facts = iter(_AGENT_FACTS[lang])
+    for n in range(90):
+        if n % 12 == 5 and (fact := next(facts, None)) is not None:
+            messages += [{"role": "user", "content": fact[0]},
+                         {"role": "assistant", "content": "Noted!" if lang == "en" else "好的。"}]
+        messages += _agent_turn(lang, rng, n)
+    folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=2000, keep=4))
+    context: list[dict[str, Any]] = []
+    folds = 0
+    for message in messages:
+        result = folder.fold([*context, message])
+        folds += result.folded
+        context = result.messages
+    assert folds >= 10
+    summary = next(str(m["content"]) for m in context if m.get("is_summary"))
+    for _, key in _AGENT_FACTS[lang]:
         assert key in summary, (key, summary)

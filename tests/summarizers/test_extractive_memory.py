@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from chatfold import InvalidArgumentError, SummaryRequest
 from chatfold.summarizers.extractive import ExtractiveSummarizer
-from chatfold.summarizers.extractive.threads import changes_world
+from chatfold.summarizers.extractive.threads import changes_world, looks_up
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -271,6 +271,56 @@ def test_it_was_called_off_names_nothing() -> None:
     out = ask([user("It was called off, whatever."),
                user("We watched a movie with Tom at the cinema yesterday.")], max_tokens=20)
     assert "cinema" in out and "called off" not in out
+
+
+@pytest.mark.parametrize(("line", "lookup"), [
+    ("Tool search_hotels(city=Rome) → hotels=[…]", True),
+    ("Tool get_weather(city=Rome) → high=21", True),
+    ("Tool webSearch(q=visa rules) → …", True),
+    ("工具 search_flights(to=Rome) → …", True),
+    ("Tool book_hotel(name=Hotel Sol) → confirmation=HS-1", False),
+    ("Tool sendEmail(to=bob@example.com) → ok", False),
+    ("Tool run_sql(q=…) → 3 rows", False),  # may have changed something: not a lookup
+    ("Tool result: 42", False),
+])
+def test_a_tool_that_only_reads_is_a_lookup(line: str, lookup: bool) -> None:
+    assert looks_up(line) is lookup
+
+
+def _fold_each(first: str, news: list[list[dict[str, Any]]], cap: int) -> str:
+    out = first
+    for new in news:  # one fold each, the cap full every time
+        out = ExtractiveSummarizer(count=count).summarize(
+            SummaryRequest(out, new, "en", cap))  # type: ignore[arg-type]
+    return out
+
+
+def test_stale_lookups_and_answered_questions_yield_to_facts_a_booking_stays() -> None:
+    lookups = "".join(
+        f"- Tool search_hotels(city={c}, date=2026-05-{d}) → hotels=[name=Hotel Sol {d}, "
+        f"eur=1{d}, rating=4.{d % 10}]\n" for c, d in (("Rome", 11), ("Milan", 12),
+                                                      ("Paris", 13), ("Vienna", 14)))
+    asked = "- User: Any flights from Hamburg to Rome on 2026-05-26?\n"
+    booked = "- Tool book_hotel(name=Hotel Sol 11) → confirmation=HS-5521\n"
+    first = f"Facts:\n{lookups}{asked}{booked}"
+    facts = ["My wife's name is Sara.", "We have two kids, aged 6 and 9.",
+             "My frequent flyer number is LH-88213.", "Our budget is 4,000 euros."]
+    out = _fold_each(first, [[user(f)] for f in facts], count(first))
+    assert all(key in out for key in ("Sara", "aged 6 and 9", "LH-88213", "4,000")), out
+    assert "HS-5521" in out  # what a tool did is memory, not a lookup
+
+
+def test_show_me_is_a_request_and_closes_when_answered() -> None:
+    out = ask([user("Show me hotels in Prague for May 3."),
+               assistant("Options in Prague for May 3: Hotel Sol €120; Hotel Luna €140.")])
+    # The listing says what was asked: the request is done and need not stay.
+    assert section(out, "Open tasks") == [] and "Show me" not in out
+
+
+def test_a_chinese_budget_is_a_standing_fact() -> None:
+    out = ask([user("这次旅行总预算是3万元。"), user("上周六我和王芳去了静安寺。")],
+              language="zh", max_tokens=20)
+    assert "3万元" in out and "静安寺" not in out
 
 
 def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:

@@ -248,6 +248,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_NAME | _FACT | _ATTR, re.compile(
         r"\b(?:is|are|'s) (?:called|named) (?!after\b|for\b|by\b|out\b|off\b|in\b|on\b"
         r"|to\b|up\b|that\b|it\b)[\w\"'“]"), True, None, (" called ", " named ")),
+    # A budget or a head count said as what it is: "这次旅行总预算是3万元", "人数定为12人".
+    (_FACT | _ATTR, re.compile(
+        r"(?:预算|人数)(?:是|为|定为|定在|控制在|大概是|不超过|有)[^，。！？\n]{0,3}?[0-9一二两三四五六七八九十百千万]"),
+     False, None, ("预算", "人数")),
     (_NAME | _FACT, re.compile(r"(?:名叫|名字叫|叫做|名为|名字是)[A-Za-z0-9\u4e00-\u9fff]"),
      False, None, ("名", "叫做")),
     # A Chinese place by its kind: "静安寺", "南京西路", "如家酒店", "浦东机场", "武汉大学".
@@ -296,7 +300,8 @@ _IMPERATIVE = re.compile(
     r"(?:(?:now |also |then |and )?(?:book|reserve|find|search for|look up|send|email|text"
     r"|schedule|reschedule|set up|set a|create|draft|write|order|buy|cancel|remind|add|update"
     r"|compare|translate|summari[sz]e|arrange|pay|file|submit|prepare|renew|call(?! me\b)|list"
-    r"|check(?! (?:it|this|that|these|those|out)\b)|get me|make me|put))\b"
+    r"|check(?! (?:it|this|that|these|those|out)\b)|get me|make me|show me|give me|tell me"
+    r"|put))\b"
     # ... followed by what to act on: "Update: my budget is…", "Put simply, …", "List of…",
     # "Order matters" are statements.
     r"(?=\s+[\w$\"'“‘])(?!\s+(?:of|simply|matters?|is|was|are|were|it|that)\b)"

@@ -35,7 +35,7 @@ from .lexicon import (
 )
 from .quantities import correct_quantities
 from .render import _as_sentence, _discount_repeats, _fit, _render
-from .scoring import _ID_TOKEN, _score_all
+from .scoring import _ID_TOKEN, _is_question, _score_all
 from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
 from .threads import (
     CANCEL,
@@ -50,6 +50,7 @@ from .threads import (
     content_tokens,
     fulfils,
     is_acceptance,
+    looks_up,
     named_pick,
     proposal,
     report_adds,
@@ -67,7 +68,11 @@ _DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and th
 # A question or ask the reply itself answered ("can you write a closure in Python? (done)"):
 # what was discussed, kept only while nothing said of the user or the world needs the room.
 _ANSWERED_FACTOR = 0.35
+# What a read-only tool returned ("Tool search_hotels(…) → …"): can be fetched again, and stale
+# once the talk moved on; what was picked from it is kept as a decision.
+_LOOKUP_FACTOR = 0.35
 _INCUMBENT_MAX_SHARE = 1.5  # the incumbency bonus is at most this share of the item's own score
+_HISTORY = "history"  # the role of a carried item that is history: it holds no place
 _DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
 _REPORT_SHARE = 0.6  # a report beside its kept request: this share of the request's worth
 _BARE_REPORT_CHARS = 40  # a report this short with nothing of its own is the request's "done"
@@ -400,6 +405,9 @@ class ExtractiveSummarizer(BaseSummarizer):
         # What fulfilled a request is worth what was asked: "订单号H123456" as much as the booking.
         fulfilled = {j: scores[i].score * _DONE_FACTOR for i, j in closed.items()}
         absorbed: set[int] = set()
+        # The last row the assistant or a tool said: a user's question before it was answered.
+        replied = max((i for i, r in enumerate(rows) if r.role in ("assistant", "tool")),
+                      default=-1)
         chosen: list[tuple[float, int, _Row, int, bool]] = []
         shapes: dict[tuple[str, str, bool], _Shape] = {}
         for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
@@ -437,17 +445,31 @@ class ExtractiveSummarizer(BaseSummarizer):
             role = row.role
             if role == "tool":
                 sec = _FACTS  # a call and what it returned: a fact, whatever its words
+            # History rather than memory: what a read-only tool returned, and the user's
+            # question to the assistant once answered ("Any flights to Vienna on May 26?": the
+            # answer holds what it found). Kept while there is room, never held in place.
+            history = False
+            if row.score_role == "tool" and looks_up(row.body):
+                score *= _LOOKUP_FACTOR
+                history = True
+            elif (row.score_role == "user" and not row.speaker and sec == _FACTS
+                  and (role == "summary" or i < replied) and _is_question(row.body)):
+                score *= _ANSWERED_FACTOR
+                history = True
             if row.score_role == "decision":
                 score += _DECISION_BONUS
             if role == "summary":
                 if row.body.endswith(_DONE_MARK[lang]):
-                    score *= _done_factor(row.body)  # was discounted when it closed
+                    factor = _done_factor(row.body)  # was discounted when it closed
+                    score *= factor
+                    history = factor == _ANSWERED_FACTOR
                 # Kept by an earlier fold: never treated as small talk, and it holds its place
                 # against a newcomer that does not score clearly higher: by the bonus, but by at
                 # most a share of its own score, so an item let in while the summary had room to
                 # spare ("**PEP 3115** - Metaclasses") does not hold off a fact worth far more.
                 score = max(score, _PREVIOUS_FLOOR)
-                score += min(self.incumbent_bonus, _INCUMBENT_MAX_SHARE * score)
+                if not history:
+                    score += min(self.incumbent_bonus, _INCUMBENT_MAX_SHARE * score)
             elif i in fulfilled:
                 # It fulfilled a request: what was done is worth keeping, as a fact.
                 score = max(score, self.min_score + _DONE_BONUS, fulfilled[i])
@@ -455,16 +477,18 @@ class ExtractiveSummarizer(BaseSummarizer):
                     sec = _FACTS
             elif score < self.min_score and role != "tool":
                 continue  # small talk; every tool call stays a candidate, however plain
+            if history and role == "summary":
+                row = row._replace(role=_HISTORY)  # no first claim on the cap either
             chosen.append((score, order, row, sec, scored.hints_slot))
         # Only the best new statements can ever fit the cap: the rest are not built into items
         # (clauses, slots, keys), which a long fold would pay for nothing. Carried items and
         # tool lines always stay; the cut grows with the cap, so a larger cap sees more.
         limit = max(_MIN_CANDIDATES, budget // 2)
-        new = [c for c in chosen if c[2].role not in ("summary", "tool")]
+        new = [c for c in chosen if c[2].role not in ("summary", "tool", _HISTORY)]
         if len(new) > limit:
             best = sorted(new, key=lambda c: (-c[0], -c[1]))[:limit]
             floor = (best[-1][0], best[-1][1])
-            chosen = [c for c in chosen if c[2].role in ("summary", "tool")
+            chosen = [c for c in chosen if c[2].role in ("summary", "tool", _HISTORY)
                       or (c[0], c[1]) >= floor]
         items = []
         for score, order, row, sec, slot in chosen:

@@ -76,7 +76,8 @@ _TEXT_TASK = re.compile(
     r"|spell[- ]check)\b)|翻译|译成|改写|润色|总结|概括|缩写|改成英文|改成中文"
 )
 _QUESTIONISH = re.compile(
-    r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|find|look\s+up|check|search)\b)"
+    r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|show\s+me|give\s+me|list|find"
+    r"|look\s+up|check|search)\b)"
     r"|什么|哪|多少|几|查|告诉|怎么"
 )
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9'-]{3,}")
@@ -307,6 +308,28 @@ def changes_world(request: str) -> bool:
     """True when ``request`` asks for something done outside the chat ("Book a table…",
     "帮我订…"), not for an answer ("Explain decorators", "写一首诗", "What time is it in Rome?")."""
     return _EFFECT.search(request) is not None
+
+
+# A tool that only reads ("search_hotels", "get_weather", "webSearch"): what it returned can be
+# fetched again, and is stale once the talk has moved on; a tool that acts ("book_hotel",
+# "send_email") changed the world, and what it did is worth remembering.
+_LOOKUP_TEXT = (
+    "get search find list lookup look query fetch read check view show describe retrieve browse "
+    "calculate calc compute convert estimate weather forecast price prices quote status info "
+    "details availability available web wiki maps map directions translate"
+)
+_LOOKUP_WORDS = frozenset(_LOOKUP_TEXT.split())
+_TOOL_NAME = re.compile(r"^(?:Tool|工具) ([A-Za-z][A-Za-z0-9_.-]*)\(")
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def looks_up(tool_line: str) -> bool:
+    """True for a summary line of a tool that only reads: "Tool search_hotels(…) → …"."""
+    m = _TOOL_NAME.match(tool_line)
+    if m is None:
+        return False
+    words = " ".join(_NAME_WORD.findall(m.group(1))).lower()
+    return not changes_world(words) and not _LOOKUP_WORDS.isdisjoint(words.split())
 
 
 def confirms(later: str) -> bool:
