@@ -444,6 +444,29 @@ def test_chinese_conversation_gets_the_seed_prefix(driver: Any) -> None:
     assert fake.requests[0].language == "zh"
 
 
+def test_the_users_words_decide_the_language(driver: Any) -> None:
+    # An English system prompt, JSON tool results and English replies; the user writes Chinese.
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a travel agent."}]
+    for i in range(40):
+        messages += [
+            {"role": "user", "content": f"帮我查一下第{i}天去Lisbon的航班。"},
+            {"role": "assistant", "content": None, "tool_calls": [{
+                "id": f"c{i}", "type": "function",
+                "function": {"name": "search_flights", "arguments": '{"to": "Lisbon"}'}}]},
+            {"role": "tool", "tool_call_id": f"c{i}",
+             "content": '{"flights": [{"no": "TP123", "dep": "09:40", "price_eur": 120}]}'},
+            {"role": "assistant", "content": "Found TP123 at 09:40 for 120 EUR, Lisbon Portela."},
+        ]
+    fake = FakeSummarizer("用户在查去里斯本的航班。")
+    driver(Folder(fake, POLICY), messages)
+    assert fake.requests[0].language == "zh"
+    # With no word of the user's to go by, all the text decides.
+    english = [m for m in messages if m["role"] != "user"]
+    fake = FakeSummarizer()
+    driver(Folder(fake, POLICY), english * 2)
+    assert fake.requests[0].language == "en"
+
+
 def test_language_can_be_forced(driver: Any) -> None:
     fake = FakeSummarizer()
     policy = Policy(trigger_tokens=1000, target_tokens=600, summary_max_tokens=150, language="zh")

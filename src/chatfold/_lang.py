@@ -26,9 +26,15 @@ def detect_language(text: str, default: Literal["zh", "en"] = "en") -> Literal["
         >>> detect_language("Please call 张伟 tomorrow about the contract")
         'en'
     """
+    found = script_of(text)
+    return default if found is None else found
+
+
+def script_of(text: str) -> Literal["zh", "en"] | None:
+    """Like :func:`detect_language`, but ``None`` when ``text`` has no letters at all."""
     sample = text[:_SAMPLE_CHARS]
     han = len(_HAN.findall(sample))
     words = len(_LATIN_WORD.findall(sample))
     if han == 0 and words == 0:
-        return default
+        return None
     return "zh" if han >= words and han >= 2 else "en"

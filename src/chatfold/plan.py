@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ._errors import ContextOverflowError
-from ._lang import detect_language
+from ._lang import detect_language, script_of
 from ._summary import SUMMARY_PREFIXES, Language, summary_text
 from .messages import content_text, is_pinned, is_summary, split_units
 from .policy import MIN_SUMMARY_TOKENS, Policy
@@ -126,16 +126,27 @@ def _summary_overhead(counter: TokenCounter, language: Language) -> int:
     return counter.count_message({"role": "system", "content": SUMMARY_PREFIXES[language]})
 
 
-def _detect(messages: Sequence[Message], indices: Sequence[int], previous: str) -> Language:
-    parts = [previous]
-    size = len(previous)
+def _text_of(messages: Sequence[Message], indices: Sequence[int], user_only: bool) -> str:
+    parts = []
+    size = 0
     for i in indices:
+        if user_only and messages[i].get("role") != "user":
+            continue
         text = content_text(messages[i].get("content"))
         parts.append(text)
         size += len(text)
         if size > 20_000:
             break
-    return detect_language("\n".join(parts))
+    return "\n".join(parts)
+
+
+def _detect(messages: Sequence[Message], indices: Sequence[int], previous: str) -> Language:
+    # The user's own words decide: an English system prompt, JSON tool results and English
+    # terms in the replies do not make a conversation the user holds in Chinese English.
+    found = script_of(_text_of(messages, indices, True))
+    if found is not None:
+        return found
+    return detect_language(previous + "\n" + _text_of(messages, indices, False))
 
 
 def plan_fold(

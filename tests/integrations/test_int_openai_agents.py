@@ -58,13 +58,15 @@ def test_session_folds_a_tool_calling_agent_run() -> None:
             await client.close()
             requests = server.requests
         assert len(requests) == 2 * TURNS
-        summaries: list[str] = []
+        folds = 0
         for n, body in enumerate(requests):
             check_input(body["messages"], user_turn(n // 2))
             found = summary_texts(body["messages"])
             assert len(found) <= 1
-            summaries += [s for s in found if s not in summaries]
-        assert len(summaries) >= 3, "the run should cross the trigger several times"
+            # A fold shows as a shorter input than the one before: a summary kept full of
+            # equally worthy turns may read the same after two folds.
+            folds += n > 0 and len(body["messages"]) < len(requests[n - 1]["messages"])
+        assert folds >= 3, "the run should cross the trigger several times"
 
         # Nothing is lost: the log holds every item of every turn, once, in order.
         log = await session.conversation.atranscript()
