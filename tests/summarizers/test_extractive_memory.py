@@ -323,6 +323,27 @@ def test_a_chinese_budget_is_a_standing_fact() -> None:
     assert "3万元" in out and "静安寺" not in out
 
 
+def test_the_assistants_my_name_is_never_the_users_name() -> None:
+    # Both carried: the assistant's line (code it explained) names itself, not the user.
+    previous = ("Facts:\n- User: My name is Priya Raman and I live in Leeds.\n"
+                "- Assistant: c.method.whoami = 'my name is method' # can't set on the method")
+    out = ExtractiveSummarizer(count=count).summarize(
+        SummaryRequest(previous, [user("ok thanks")], "en", 200))  # type: ignore[arg-type]
+    assert "My name is Priya Raman" in out
+
+
+@pytest.mark.parametrize("cap", [20, 30, 40])
+def test_a_confirmation_outweighs_the_assistants_explanations(cap: int) -> None:
+    # "Done! Booking reference HX-5521." is what was made for the user: memory, however plain
+    # its words; the assistant's reference text (names, versions, numbers) is not.
+    out = ask([user("Hi"), assistant("Done! Booking reference HX-5521."),
+               assistant("Changed in version 3.7: Dictionary order is insertion order."),
+               assistant("The Ellipsis Object is used by extended slicing in NumPy 1.2 arrays."),
+               assistant("PEP 3115 describes Metaclasses in Python 3000."),
+               assistant("Unicode 14.0.0 can be found at unicode.org.")], max_tokens=cap)
+    assert "HX-5521" in out
+
+
 def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
     code = "这是代码：\n```python\n@app.get('/health')\ndef health():\n    return {}\n```"
     out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],

@@ -79,13 +79,17 @@ class _Item:
         *,
         date: str | None = None,
         speaker: str = "",
+        said_by: str = "",
     ) -> _Item:
         """The item for ``body``; ``cache`` keeps the clause and key work of one fold, so a
-        statement said again costs a lookup (the parts are only read, never changed)."""
-        cache_key = (body, f"{role}\n{speaker}", slot)
+        statement said again costs a lookup (the parts are only read, never changed).
+        ``said_by``: whose words a carried statement is (``assistant`` for an "Assistant: "
+        line), so that the assistant's "my name is…" never fills the user's slot."""
+        who = said_by or role
+        cache_key = (body, f"{who}\n{speaker}", slot)
         shape = cache.get(cache_key) if cache is not None else None
         if shape is None:
-            parts, slots = _slots(body, role, speaker) if slot else ([], [])
+            parts, slots = _slots(body, who, speaker) if slot else ([], [])
             shape = _Shape(parts, slots, _dedup_key(body))
             if cache is not None:
                 cache[cache_key] = shape

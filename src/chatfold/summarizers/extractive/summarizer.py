@@ -71,6 +71,7 @@ _ANSWERED_FACTOR = 0.35
 # What a read-only tool returned ("Tool search_hotels(…) → …"): can be fetched again, and stale
 # once the talk moved on; what was picked from it is kept as a decision.
 _LOOKUP_FACTOR = 0.35
+_CONFIRMED_FLOOR = 4.0  # an assistant's confirmation with a reference: a plain fact's worth
 _INCUMBENT_MAX_SHARE = 1.5  # the incumbency bonus is at most this share of the item's own score
 _HISTORY = "history"  # the role of a carried item that is history: it holds no place
 _DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
@@ -456,6 +457,10 @@ class ExtractiveSummarizer(BaseSummarizer):
                   and (role == "summary" or i < replied) and _is_question(row.body)):
                 score *= _ANSWERED_FACTOR
                 history = True
+            elif row.score_role == "assistant" and confirms(row.body):
+                # What was made for the user, with the reference to quote ("Booking reference
+                # HX-5521"): as much the user's memory as a fact they stated.
+                score = max(score, _CONFIRMED_FLOOR)
             if row.score_role == "decision":
                 score += _DECISION_BONUS
             if role == "summary":
@@ -494,7 +499,8 @@ class ExtractiveSummarizer(BaseSummarizer):
         for score, order, row, sec, slot in chosen:
             items.append(
                 _Item.make(row.tag, row.body, sec, score, order, row.role, slot, shapes,
-                           date=row.date, speaker=row.speaker)
+                           date=row.date, speaker=row.speaker,
+                           said_by="assistant" if row.score_role == "assistant" else "")
             )
         return items
 
