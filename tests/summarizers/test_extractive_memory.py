@@ -344,6 +344,25 @@ def test_a_confirmation_outweighs_the_assistants_explanations(cap: int) -> None:
     assert "HX-5521" in out
 
 
+@pytest.mark.parametrize(("told", "key", "lang"), [
+    ("Your subscription is the Premium plan and renews on May 3.", "May 3", "en"),
+    ("Your order #44821 shipped today via UPS.", "44821", "en"),
+    ("您的会员等级是金卡，积分12800分。", "金卡", "zh"),
+])
+def test_what_the_assistant_tells_of_the_users_own_is_theirs(told: str, key: str,
+                                                              lang: str) -> None:
+    # A support chat: the account's facts come from the assistant (its tools), not the user.
+    chatter = (["Python 3.12 was released in October 2023 with faster CPython.",
+                "The Ellipsis Object is used by extended slicing in NumPy 1.2."] if lang == "en"
+               else ["Python 3.12于2023年10月发布，速度更快了。",
+                     "NumPy 1.2的扩展切片会用到Ellipsis对象。"])
+    out = ask([user("hi" if lang == "en" else "你好"), assistant(told),
+               *(assistant(c) for c in chatter)], language=lang, max_tokens=22)
+    assert key in out
+    assert "Your question" not in ask([user("How do refunds work?"),
+                                       assistant("Your question is a good one, Maria.")])
+
+
 def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
     code = "这是代码：\n```python\n@app.get('/health')\ndef health():\n    return {}\n```"
     out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],

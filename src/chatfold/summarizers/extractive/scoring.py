@@ -528,7 +528,13 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     # my best" are no tasks, "all the love and support" is no preference.
     weighed = mask if request or own_task else mask & ~_TASK
     score = _WEIGHT_OF[weighed & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
-    if mask & _FACT and role != "assistant":
+    # The assistant telling the user what is theirs, with a value ("Your plan renews on May 3",
+    # "您的会员等级是金卡"): the user's account, order or booking, as much theirs as "my X is".
+    yours = role == "assistant" and bool(mask & _ANCHORS or n_caps) \
+        and _YOUR_FACT.search(text) is not None
+    if yours:
+        score += _FACT_WEIGHT + _ATTR_WEIGHT
+    elif mask & _FACT and role != "assistant":
         score += _FACT_WEIGHT  # an assistant's "my X is…" speaks of itself, not of the world
         if mask & _ATTR:
             score += _ATTR_WEIGHT
@@ -543,7 +549,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if role == "user":
         score = (score + 0.6 + (0.4 if mask & _FIRST else 0.0)) * 1.3
     elif role == "assistant":
-        score = (score + 0.1) * (0.3 if question else 0.6)  # its questions ask, they tell nothing
+        # Its questions ask, they tell nothing; what it tells of the user's own is theirs.
+        score = (score + 0.1) * (0.3 if question else 1.0 if yours else 0.6)
     elif role == "tool":
         score = (score + 0.5) * 0.8  # dense, but the assistant's means, not the user's ends
     else:  # mid-conversation system notes, developer messages, the previous summary
@@ -586,6 +593,15 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
+
+
+_YOUR_FACT = re.compile(
+    r"(?i:\byour (?!(?:question|idea|point|call|choice|welcome|feedback|request|message|turn"
+    r"|best|patience|help|concern|understanding)\b)[\w#'-]+(?: [\w#'-]+){0,2}"
+    r" (?:is|are|was|were|has|have|expires?|renews?|starts?|ends?|ships?|shipped|arrives?"
+    r"|arrived|departs?|lands?|leaves?|costs?|will be|has been|have been)\b)"
+    r"|(?:您|你)的[\u4e00-\u9fff]{1,8}?(?:是|为|在|于|将于|已于|已经)"
+)
 
 
 # "You're so smart", "你是一个坏老师": the user telling the assistant what it is, with nothing
