@@ -531,7 +531,7 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     # The assistant telling the user what is theirs, with a value ("Your plan renews on May 3",
     # "您的会员等级是金卡"): the user's account, order or booking, as much theirs as "my X is".
     yours = role == "assistant" and bool(mask & _ANCHORS or n_caps) \
-        and _YOUR_FACT.search(text) is not None
+        and ("our " in text or "的" in text) and _YOUR_FACT.search(text) is not None
     if yours:
         score += _FACT_WEIGHT + _ATTR_WEIGHT
     elif mask & _FACT and role != "assistant":

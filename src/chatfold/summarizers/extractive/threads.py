@@ -335,7 +335,14 @@ def looks_up(tool_line: str) -> bool:
 def confirms(later: str) -> bool:
     """True when ``later`` gives a reference for something made ("Booking reference
     HX-5521", "订单号H123456"): it may close a request it shares no word with."""
+    low = later.lower()
+    if not any(k in low for k in _CONFIRMATION_KEYS):
+        return False
     return _CONFIRMATION.search(later) is not None
+
+
+# Literal pieces every _CONFIRMATION match holds.
+_CONFIRMATION_KEYS = ("confirm", "book", "reserv", "order", "ref", "ticket", "track", "号", "码")
 
 
 def shared_numbers(request: str, later: str) -> int:
