@@ -363,6 +363,40 @@ def test_what_the_assistant_tells_of_the_users_own_is_theirs(told: str, key: str
                                        assistant("Your question is a good one, Maria.")])
 
 
+@pytest.mark.parametrize(("lang", "before", "after", "gone", "kept"), [
+    ("en", [user("Please book the dentist for Thursday."),
+            assistant("Booked: dentist on Thursday at 10am.")],
+     [user("No, I said Tuesday, not Thursday!"),
+      assistant("Sorry! Changed: dentist on Tuesday at 10am.")], "Thursday at 10am", "Tuesday"),
+    ("zh", [user("帮我订周四的牙医。"), assistant("已为您预约周四上午10点的牙医。")],
+     [user("不对，我说的是周二，不是周四！"), assistant("抱歉，已改为周二上午10点。")],
+     "周四上午10点", "周二"),
+])
+def test_the_assistant_changes_what_it_said_itself(lang: str, before: list[dict[str, Any]],
+                                                  after: list[dict[str, Any]], gone: str,
+                                                  kept: str) -> None:
+    first = ExtractiveSummarizer(count=count).summarize(
+        SummaryRequest("", before, lang, 200))  # type: ignore[arg-type]
+    out = ExtractiveSummarizer(count=count).summarize(
+        SummaryRequest(first, after, lang, 200))  # type: ignore[arg-type]
+    assert gone not in out and kept in out
+
+
+@pytest.mark.parametrize(("lang", "said", "ended", "gone", "kept"), [
+    ("en", "I'm vegetarian and I live in Leeds.", "I'm not vegetarian anymore, I eat fish now.",
+     "I'm vegetarian", "Leeds"),
+    ("en", "I'm a member of the chess club. Remember that my gate code is 4512.",
+     "I'm no longer a member, too busy.", "chess club", "4512"),
+    ("zh", "我2015年毕业于武汉大学，在腾讯工作。", "我从腾讯离职了。", "在腾讯工作", "武汉大学"),
+    ("zh", "我在阿里巴巴做数据分析。", "我已经从阿里巴巴离职了，现在在字节跳动。", "做数据分析",
+     "字节跳动"),
+])
+def test_a_state_the_user_left_is_taken_out(lang: str, said: str, ended: str, gone: str,
+                                            kept: str) -> None:
+    out = ask([user(said), user(ended)], language=lang)
+    assert gone not in out and kept in out
+
+
 def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
     code = "这是代码：\n```python\n@app.get('/health')\ndef health():\n    return {}\n```"
     out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],

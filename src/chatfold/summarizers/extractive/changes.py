@@ -132,7 +132,7 @@ _CHANGE_KEYS = (
 )
 _ENDED_KEYS = (
     "sold", "quit", "resign", "longer", "gave up", "broke up", "divorc", "moved out", "more",
-    "不再", "卖了", "辞职", "离职", "戒了", "分手", "了",
+    "不再", "卖了", "辞职", "离职", "戒了", "分手", "了", "退休", "毕业", "搬",
 )
 
 
@@ -283,6 +283,14 @@ def _in(word: str, pool: frozenset[str]) -> bool:
     return any(w.startswith(head) for w in pool)
 
 
+_ASSISTANT_TAGS = ("Assistant", "助手")
+
+
+def _assistants(it: _Item) -> bool:
+    """The assistant's words, said in this fold or carried ("Assistant: …")."""
+    return it.role == "assistant" or (it.role == "summary" and it.tag.startswith(_ASSISTANT_TAGS))
+
+
 def supersede_changes(items: list[_Item]) -> list[_Item]:
     """Apply each statement of change to the latest older statement it changes (items oldest
     first); return the items, the emptied ones left out."""
@@ -296,13 +304,17 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
 
     emptied: set[int] = set()
     for n, it in enumerate(items):
-        if it.role == "assistant" or it.replaces or not _has(it.body, _CHANGE_KEYS):
+        if it.replaces or not _has(it.body, _CHANGE_KEYS):
             continue
+        # The assistant changes only what it said itself ("Booked: dentist on Thursday" →
+        # "Changed: dentist on Tuesday"); the user's words are the user's to change.
+        theirs = _assistants(it)
         says = _says_change(it.body)
         if not says or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)):
             continue  # "Can you change the booking to 6 people?" asks for the change: it stays
         new = shape(n)
-        if not new.values and _FAVOURITE.search(it.body) and not _FAVOURITE_OF.search(it.body):
+        if not theirs and not new.values and _FAVOURITE.search(it.body) \
+                and not _FAVOURITE_OF.search(it.body):
             # "我现在最喜欢绿色了" names no attribute: it replaces the speaker's one favourite
             # said before ("我最喜欢的颜色是蓝色"), and nothing when they named several.
             _replace_the_only(items, n, emptied, _FAVOURITE, new.persons, shape)
@@ -311,7 +323,7 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             continue  # a long statement that mentions a change is a story, not an update
         for k in range(n - 1, -1, -1):
             old = items[k]
-            if id(old) in emptied or old.tag != it.tag or old.role == "assistant":
+            if id(old) in emptied or old.tag != it.tag or _assistants(old) != theirs:
                 continue
             was = shape(k)
             if (not was.values - new.values or not new.values - was.values
@@ -324,7 +336,7 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             it.replaces = True
             break
         else:
-            if says == 2 and _SWITCH.search(it.body) and not new.topic - {
+            if not theirs and says == 2 and _SWITCH.search(it.body) and not new.topic - {
                     w.lower() for w in _CAPITALISED.findall(it.body)}:
                 # "I switched to a Pixel 8" names nothing but what it switched to: it replaces
                 # what the speaker said they use, when only one such statement is left.
@@ -363,10 +375,22 @@ _HABIT = re.compile(r"(?i:\b(?:i|we) (?:use|drive|own|have|run|'m on|am on)\b)"
 
 # A state that ended: "I sold the Corolla", "I quit my job at Google", "不喝咖啡了".
 _ENDED = re.compile(
-    r"(?i:\b(?:sold|quit|resigned from|no longer|gave up|broke up with|divorced|moved out of"
+    # A state the speaker was in: "I'm not vegetarian anymore", "I'm no longer a member".
+    r"(?i:\b(?:i'm|i am|we're|we are) (?:no longer (?:a |an )?(?P<state>[a-z-]{4,})"
+    r"|not (?:a |an )?(?P<was>[a-z-]{4,}) any ?more))"
+    r"|(?i:\b(?:sold|quit|resigned from|no longer|gave up|broke up with|divorced|moved out of"
     r"|(?:don't|do not|doesn't|does not) \w+(?: \w+)? any ?more)\b)"
+    # Where the speaker left: "我已经从阿里巴巴离职了".
+    r"|从(?P<org>[\u4e00-\u9fffA-Za-z0-9]{2,10}?)(?:离职|辞职|退休|毕业|搬走|搬出来)"
     r"|不再|卖了|辞职|离职|戒了|分手|不(?P<verb>[喝吃玩用住养开去做])(?P<obj>[\u4e00-\u9fff]{1,4}?)了"
 )
+
+
+def _any_of(named: frozenset[str]) -> re.Pattern[str]:
+    """Any of ``named``, a Latin one as a whole word ("member" is not in "remember")."""
+    alts = (rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w)
+            for w in sorted(named))
+    return re.compile("|".join(alts), re.I)
 
 
 def end_states(items: list[_Item]) -> list[_Item]:
@@ -380,21 +404,24 @@ def end_states(items: list[_Item]) -> list[_Item]:
         ended = _ENDED.search(it.body)
         if ended is None:
             continue
+        left = ended.group("state") or ended.group("was") or ended.group("org")
         if ended.group("obj"):
             what = content_tokens(ended.group("verb") + ended.group("obj")) | {ended.group("obj")}
             named = frozenset(w for w in what if len(w) >= 2)
+        elif left:
+            named = frozenset({left.lower()})
         else:
             named = frozenset(v for v in _values(it.body)[0] if not v[:1].isdigit())
         if not named:
             continue
+        names = _any_of(named)
         for old in items[:n]:
             if id(old) in emptied or old.tag != it.tag or old.role == "assistant":
                 continue
-            if not any(w in old.body.lower() for w in named):
+            if not names.search(old.body):
                 continue
             parts = _CLAUSE_SPLIT.split(old.body)
-            removed = {i // 2 for i in range(0, len(parts), 2)
-                       if any(w in parts[i].lower() for w in named)}
+            removed = {i // 2 for i in range(0, len(parts), 2) if names.search(parts[i])}
             if len(removed) == (len(parts) + 1) // 2:
                 old.body = ""
                 emptied.add(id(old))
