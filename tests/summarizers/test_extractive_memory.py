@@ -397,6 +397,30 @@ def test_a_state_the_user_left_is_taken_out(lang: str, said: str, ended: str, go
     assert gone not in out and kept in out
 
 
+@pytest.mark.parametrize(("lang", "decided", "again", "gone", "kept"), [
+    ("en", "Let's go with Postgres for the database.", "Actually, let's use MySQL instead.",
+     "Postgres", "MySQL"),
+    ("en", "We decided to launch on May 1.", "We pushed the launch to May 15.", "May 1.",
+     "May 15"),
+    ("zh", "我们决定用React做前端。", "还是改用Vue吧。", "React", "Vue"),
+    ("zh", "数据库就用Postgres。", "数据库换成MySQL。", "Postgres", "MySQL"),
+])
+def test_a_decision_taken_back_replaces_it(lang: str, decided: str, again: str, gone: str,
+                                           kept: str) -> None:
+    first = ExtractiveSummarizer(count=count).summarize(
+        SummaryRequest("", [user(decided)], lang, 200))  # type: ignore[arg-type]
+    out = ExtractiveSummarizer(count=count).summarize(
+        SummaryRequest(first, [user(again)], lang, 200))  # type: ignore[arg-type]
+    assert gone not in out and kept in out
+
+
+def test_a_bare_instead_replaces_nothing_when_two_decisions_could_be_meant() -> None:
+    out = ask([user("Let's go with Postgres for the database."),
+               user("We'll go with Vue for the frontend."),
+               user("Actually, let's use MySQL instead.")])
+    assert "Postgres" in out and "Vue" in out and "MySQL" in out
+
+
 def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
     code = "这是代码：\n```python\n@app.get('/health')\ndef health():\n    return {}\n```"
     out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],

@@ -31,19 +31,20 @@ import re
 from collections.abc import Callable
 
 from .items import _Item
-from .lexicon import ZH_NUMERALS
+from .lexicon import _DECISIONS, ZH_NUMERALS
 from .scoring import _is_question
 from .slots import _CLAUSE_SPLIT, _without_clauses
 from .threads import _stem, content_tokens
 
 _ZH_CHANGED = (
-    "改成|改为|改到|改在|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
+    "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到"
 )
 _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
     r"|(?:is|are|was|were) now|now (?:is|are)|from now on|postponed|rescheduled|delayed|renewed"
-    r"|extended (?:to|until|through)|pushed (?:back |out )?to|bumped (?:up |down )?to"
+    r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to"
+    r"|bumped (?:up |down )?to"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
     r"|switch|set)(?: [\w']+){0,3}? to"
     r")\b)"
@@ -74,7 +75,9 @@ _PHONE = re.compile(r"\+?\d[\d\s()-]{6,}\d")
 _VALUE = re.compile(
     r"\d[\d,.:/-]*(?:\s?(?:am|pm))?"  # numbers, times, dates
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
-    r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+)"  # a capitalised word inside a sentence
+    r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
+    # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
+    r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
     rf"|(?:周|星期|礼拜)[一二三四五六日天]|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天]|$)",
 )
 _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
@@ -82,7 +85,7 @@ _CUE_TOKENS = content_tokens(
     "no longer anymore instead change changed changes moved switched updated turned became now "
     "postponed rescheduled delayed pushed bumped raised lowered increased reduced dropped grew "
     "extended extend renewed down just yesterday today tonight recently last week good news "
-    "guess longer anymore went "
+    "guess longer anymore went actually "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
     "以后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚"
 )
@@ -336,31 +339,43 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             it.replaces = True
             break
         else:
-            if not theirs and says == 2 and _SWITCH.search(it.body) and not new.topic - {
-                    w.lower() for w in _CAPITALISED.findall(it.body)}:
+            if theirs:
+                continue
+            if says == 2 and _SWITCH.search(it.body) and not new.topic - {
+                    w.lower() for w in _CAPITALISED.findall(it.body)} and _replace_the_only(
+                    items, n, emptied, _HABIT, new.persons, shape, with_values=True):
                 # "I switched to a Pixel 8" names nothing but what it switched to: it replaces
                 # what the speaker said they use, when only one such statement is left.
-                _replace_the_only(items, n, emptied, _HABIT, new.persons, shape,
-                                  with_values=True)
+                continue
+            if not new.topic and _DECIDED_AGAIN.search(it.body):
+                # "Actually, let's use MySQL instead", "还是改用Vue吧": a decision taken back
+                # names nothing but its new value; it replaces the speaker's one decision.
+                _replace_the_only(items, n, emptied, _ANYTHING, new.persons, shape,
+                                  with_values=True, section=_DECISIONS)
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 
 def _replace_the_only(items: list[_Item], n: int, emptied: set[int], kind: re.Pattern[str],
                       persons: frozenset[str], shape: Callable[[int], _Shape], *,
-                      with_values: bool = False) -> None:
+                      with_values: bool = False, section: int | None = None) -> bool:
     """Let ``items[n]`` replace the one earlier statement of ``kind`` by its speaker, about
     the same people (and holding a value, ``with_values``); when several are of that kind,
     which one it changes is not said, and none is replaced."""
     it = items[n]
     found = [k for k in range(n) if id(items[k]) not in emptied and items[k].tag == it.tag
              and items[k].role != "assistant" and kind.search(items[k].body) is not None
-             and (not with_values or bool(shape(k).values)) and shape(k).persons == persons]
-    if len(found) == 1:
-        emptied.add(id(items[found[0]]))
-        it.score = max(it.score, items[found[0]].score)
-        it.replaces = True
+             and (not with_values or bool(shape(k).values)) and shape(k).persons == persons
+             and (section is None or items[k].section == section)]
+    if len(found) != 1:
+        return False
+    emptied.add(id(items[found[0]]))
+    it.score = max(it.score, items[found[0]].score)
+    it.replaces = True
+    return True
 
 
+_ANYTHING = re.compile("")
+_DECIDED_AGAIN = re.compile(r"(?i:\b(?:let's|let us|go with|going with|instead)\b)|改用|换用|还是")
 _ASKS_TO_DO = re.compile(r"(?i:(?:can|could|would|will) you|please)|帮我|麻烦|请")
 _FAVOURITE = re.compile(r"(?i:\bfavou?rite\b|\blike (?:\w+ ){1,3}(?:the )?best\b)|最喜欢|最爱")
 # A favourite that names what it is a favourite of: "my favourite colour is", "最喜欢的颜色是".
