@@ -421,6 +421,30 @@ def test_a_bare_instead_replaces_nothing_when_two_decisions_could_be_meant() -> 
     assert "Postgres" in out and "Vue" in out and "MySQL" in out
 
 
+@pytest.mark.parametrize(("lang", "request_text", "later", "still_open"), [
+    ("en", "Remind me to call the plumber tomorrow at 9.",
+     assistant("All set! I'll ping you tomorrow at 9am about the plumber."), False),
+    ("en", "I need to pay the electricity bill by Friday.",
+     user("Paid the electricity bill this morning."), False),
+    ("en", "I still have to finish the quarterly report.",
+     user("Finally finished the quarterly report!"), False),
+    ("en", "Book a table at Nopa for Saturday.",
+     assistant("Nopa is fully booked on Saturday. Want me to try Sunday?"), True),
+    ("en", "Please renew my gym membership.",
+     assistant("I wasn't able to renew it: the card on file expired."), True),
+    ("zh", "我得在周五前交电费。", user("电费今天早上交了。"), False),
+    ("zh", "我还得写完季度报告。", user("季度报告终于写完了！"), False),
+    ("zh", "帮我订周六晚上的海底捞。", assistant("周六晚上海底捞已经订满了，要不要试试周日？"),
+     True),
+    ("zh", "把PPT发给马可。", assistant("好的，我马上把PPT发给马可。"), True),
+])
+def test_done_said_without_i_closes_a_task_fully_booked_does_not(
+        lang: str, request_text: str, later: dict[str, Any], still_open: bool) -> None:
+    out = ask([user(request_text), later], language=lang)
+    tasks = section(out, "Open tasks" if lang == "en" else "待办")
+    assert any(request_text[:6] in t for t in tasks) is still_open, out
+
+
 def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
     code = "这是代码：\n```python\n@app.get('/health')\ndef health():\n    return {}\n```"
     out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],

@@ -307,7 +307,9 @@ _IMPERATIVE = re.compile(
     r"(?=\s+[\w$\"'“‘])(?!\s+(?:of|simply|matters?|is|was|are|were|it|that)\b)"
     r"|(?:先|再|然后|你)?(?:查一?下|查查|查个|找一?家|找一?个|找一?下|订一|订个|订张|订[两三四五六七八九十]"
     r"|预订|预约|安排一?下|安排个|发个|发一|写一|写个|搜一?下|买一|买个|提醒我|约一?下|取消"
-    r"|给[^，。！？,.!?]{1,6}(?:发|打|寄|订|买))",
+    r"|给[^，。！？,.!?]{1,6}(?:发|打|寄|订|买)"
+    # "把PPT发给马可", "把会议改到周三": what to act on, then the action.
+    r"|把[^，。！？,.!?]{1,12}?(?:发给|寄给|转给|交给|送到|改到|改成|删掉|加到|放到|订))",
     re.IGNORECASE,
 )
 # "I love hiking", "我喜欢爬山": the speaker's own liking of a thing; "their love and support",

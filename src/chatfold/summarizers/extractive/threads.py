@@ -48,7 +48,7 @@ _DONE = re.compile(
     r"(?i:\b(?:done|booked|reserved|ordered|sent|scheduled|completed|finished|fixed|created"
     r"|added|updated|cancelled|canceled|paid|confirmed|submitted|set\s+up|here\s+is|here's"
     r"|(?:reminder|alarm|timer|meeting|appointment|call)s?\s+(?:is\s+|are\s+|has\s+been\s+)?set"
-    r"|(?:is|are|'s)\s+(?:now\s+)?(?:on|in)\s+(?:your|the)"
+    r"|(?:is|are|'s)\s+(?:now\s+)?(?:on|in)\s+(?:your|the)|all\s+set|you're\s+(?:all\s+)?set"
     r"|here\s+are|i've|i\s+have|has\s+been|have\s+been|is\s+now|are\s+now"
     r"|(?:confirmation|booking|reservation|order|reference)\s+(?:number|no|code|id|reference|ref)"
     r")\b)"
@@ -66,8 +66,13 @@ _CONFIRMATION = re.compile(
 # "I can't book flights, but here are some options": what was asked was not done.
 _REFUSAL = re.compile(
     r"(?i:\b(?:i\s+(?:can't|cannot|can\s+not|am\s+unable\s+to|'m\s+unable\s+to|don't\s+have"
-    r"\s+(?:access|the\s+ability))|unable\s+to|not\s+able\s+to|unfortunately)\b)"
-    r"|我?(?:无法|不能|没法|没办法)(?:帮|为|替|直接)?|抱歉|很遗憾"
+    r"\s+(?:access|the\s+ability))|unable\s+to|not\s+able\s+to|unfortunately|wasn't\s+able"
+    r"|couldn't|could\s+not|failed\s+to"
+    # What was asked for is not to be had: "Nopa is fully booked on Saturday".
+    r"|fully\s+booked|booked\s+up|sold\s+out|no\s+availability|not\s+available|unavailable"
+    r"|no\s+(?:tables?|rooms?|seats?|slots?|tickets?)\s+(?:left|available))\b)"
+    r"|我?(?:无法|不能|没法|没办法)(?:帮|为|替|直接)?|抱歉|很遗憾|失败"
+    r"|订满|约满|已满|满了|售罄|卖完了|没有空位|没位|没有位置|没有房|无房|没票"
 )
 # Asks for text the reply itself is ("Translate this into Spanish: …" → "Hasta mañana."): the
 # very next answer does it, whatever its words.
@@ -367,13 +372,20 @@ _ZH_DONE_VERB = re.compile(
     r"(?P<v>[订买发写办弄做查改约寄交付])(?:好了|完了|完成)|(?P<f>[查找搜])到"
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
-_REMIND = re.compile(r"(?i:\bremind)|提醒")
+_REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify))|提醒")
 # The user saying they did it themselves: "the flight is booked, I did it myself", "我自己订好了".
 _USER_DONE = re.compile(
-    r"(?i:\b(?:i(?:'ve| have)? (?:already )?(?:booked|reserved|ordered|sent|paid|bought|done"
-    r"|finished|fixed|handled|sorted)|(?:is|are|was|were) (?:already )?(?:booked|reserved"
-    r"|ordered|sent|paid|done|sorted|handled)|did it myself|took care of it)\b)"
+    r"(?i:\b(?:i(?:'ve| have)? (?:already |just |finally )?(?:booked|reserved|ordered|sent|paid"
+    r"|bought|done|finished|fixed|handled|sorted|submitted|renewed|filed)|(?:is|are|was|were)"
+    r" (?:already )?(?:booked|reserved|ordered|sent|paid|done|sorted|handled)|did it myself"
+    r"|took care of it)\b)"
+    # Said without "I", as chat does: "Paid the electricity bill this morning.", "Finally
+    # finished the quarterly report!"
+    r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:paid|booked|sent|finished|submitted"
+    r"|ordered|bought|renewed|filed|mailed|returned|cancell?ed|fixed|done with)\b)"
     r"|(?:我)?(?:自己|已经)?(?:订|买|发|办|弄|处理|搞定|做)好了|我(?:已经|自己)?(?:订|买|发|交|付)了"
+    # "电费今天早上交了", "季度报告终于写完了！": the thing first, done last.
+    r"|(?:[写做办弄改][完好]|交|付|缴|寄)了[。！!~～]*$"
 )
 # "Tax form submitted!", "Slides done.": a short report with the verb last.
 _DONE_LAST = re.compile(
