@@ -937,6 +937,24 @@ def test_each_task_keeps_its_own_budget_unless_one_is_changed() -> None:
     assert "2000" in en and "4000" in en and "3500" not in en
 
 
+@pytest.mark.parametrize(("said", "changed", "kept", "gone"), [
+    # What the attribute is for, said after it: another thing, not a new value.
+    ("My budget for the hotel is $900.", "The budget for food is now $300.", "$900", ""),
+    ("The deadline of the report is May 3.", "The deadline of the launch is now June 1.",
+     "May 3", ""),
+    # The same thing: replaced.
+    ("My budget for the trip is $3,000.", "My budget for the trip is now $4,500.", "$4,500",
+     "$3,000"),
+])
+def test_an_attribute_for_another_thing_is_another_slot(said: str, changed: str, kept: str,
+                                                         gone: str) -> None:
+    previous = ExtractiveSummarizer(count=count).summarize(
+        SummaryRequest("", [user(said)], "en", 200))  # type: ignore[arg-type]
+    out = ExtractiveSummarizer(count=count).summarize(
+        SummaryRequest(previous, [user(changed)], "en", 200))  # type: ignore[arg-type]
+    assert kept in out and (not gone or gone not in out)
+
+
 def test_a_phone_number_in_groups_is_an_identifier() -> None:
     from chatfold.summarizers.extractive.lexicon import _ID
     from chatfold.summarizers.extractive.scoring import _scan

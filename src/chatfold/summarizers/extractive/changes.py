@@ -213,7 +213,7 @@ class _Shape:
     """What supersession compares of a statement: its values, the names among them, its topic
     and the units of its numbers."""
 
-    __slots__ = ("names", "persons", "topic", "units", "values", "words")
+    __slots__ = ("names", "of", "persons", "topic", "units", "values", "words")
 
     def __init__(self, body: str) -> None:
         self.values, rest = _values(body)
@@ -223,10 +223,14 @@ class _Shape:
         # Every Latin word, short ones too: a name opening a sentence is no value ("Mia …").
         self.words = frozenset(_WORD.findall(body.lower()))
         self.persons = _persons(body, self.words)
+        # What it is "for" or "of": "the budget for food" is not "the budget for the hotel".
+        self.of = frozenset(_OF.findall(body.lower())) - _CUE_TOKENS if " f" in body or \
+            " o" in body else frozenset()
 
 
 _DIGITS = re.compile(r"\d")
 _WORD = re.compile(r"[a-z]+")
+_OF = re.compile(r"\b(?:for|of) (?:the |my |our |your |a |an )?([a-z]{3,})\b")
 
 
 def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
@@ -241,6 +245,8 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
     named = (new.words & old.names) - new.values
     if new.persons != old.persons and not named:
         return False  # someone else's: "my brother's flight", "我老婆"
+    if new.of and old.of and not new.of & old.of:
+        return False  # "the budget for food" / "my budget for the hotel": another thing
     topic = new.topic | named
     pool = old.topic | old.names
     shared = sum(1 for w in topic if _in(w, pool)) + len(new.names & old.topic)

@@ -158,6 +158,10 @@ def _subject(prefix: str, role: str) -> tuple[str, str] | None:
     return "user", "" if qualifier in _QUALIFIER_STOP_EN else qualifier
 
 
+# What an attribute is for, said after it: "budget for the hotel", "deadline of the project".
+_FOR_WHAT = re.compile(r"\s+(?:for|of)\s+(?:the\s+|my\s+|our\s+|this\s+|a\s+|an\s+)?([a-z]{3,})\b")
+
+
 def _lower(text: str) -> str:
     """``text`` lowercased, with every character at the same offset."""
     low = text.lower()
@@ -206,6 +210,9 @@ def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
     who = _subject(prefix, role)
     if who is None:
         return None
+    if not who[1] and not han and (after := _FOR_WHAT.match(low, m.end())) is not None \
+            and after.group(1) not in _QUALIFIER_STOP_EN:
+        who = (who[0], after.group(1))  # "my budget for the hotel": the hotel's budget
     kind = m.lastgroup or ""
     # A person has one age, one job, one home: what comes before is the value ("在阿里巴巴
     # 上班"), not a qualifier of the attribute as in "酒店预算".
