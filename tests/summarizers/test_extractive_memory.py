@@ -310,6 +310,19 @@ def test_stale_lookups_and_answered_questions_yield_to_facts_a_booking_stays() -
     assert "HS-5521" in out  # what a tool did is memory, not a lookup
 
 
+def test_the_assistants_relays_yield_to_facts_its_reports_stay() -> None:
+    relays = "".join(f"- Assistant: In {c} on 2026-05-{d}: high {d}°C, {d * 3}% chance of rain.\n"
+                     for c, d in (("Rome", 11), ("Milan", 12), ("Paris", 13), ("Vienna", 14),
+                                  ("Lisbon", 15), ("Porto", 16)))
+    first = (f"Facts:\n{relays}- Assistant: Done: I've emailed the itinerary to "
+             "priya@example.com.\n- Assistant: Your plan renews on May 3.")
+    facts = ["My wife's name is Sara.", "We have two kids, aged 6 and 9.",
+             "My frequent flyer number is LH-88213."]
+    out = _fold_each(first, [[user(f)] for f in facts], count(first))
+    assert all(key in out for key in ("Sara", "aged 6 and 9", "LH-88213")), out
+    assert "priya@example.com" in out and "May 3" in out
+
+
 def test_show_me_is_a_request_and_closes_when_answered() -> None:
     out = ask([user("Show me hotels in Prague for May 3."),
                assistant("Options in Prague for May 3: Hotel Sol €120; Hotel Luna €140.")])

@@ -35,7 +35,7 @@ from .lexicon import (
 )
 from .quantities import correct_quantities
 from .render import _as_sentence, _discount_repeats, _fit, _render
-from .scoring import _ID_TOKEN, _is_question, _score_all
+from .scoring import _ID_TOKEN, _YOUR_FACT, _is_question, _score_all
 from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
 from .threads import (
     CANCEL,
@@ -74,6 +74,15 @@ _LOOKUP_FACTOR = 0.35
 _CONFIRMED_FLOOR = 4.0  # an assistant's confirmation with a reference: a plain fact's worth
 _INCUMBENT_MAX_SHARE = 1.5  # the incumbency bonus is at most this share of the item's own score
 _HISTORY = "history"  # the role of a carried item that is history: it holds no place
+# The assistant reporting what it did for the user: "Done: I've emailed the itinerary…",
+# "已为您预订…", "Reminder set for 9am".
+_DID_FOR_YOU = re.compile(
+    r"(?i:\b(?:booked|reserved|ordered|sent|emailed|scheduled|rescheduled|paid|cancell?ed"
+    r"|created|added|updated|renewed|submitted|confirmed|set up|changed|moved|(?:reminder|alarm"
+    r"|meeting|appointment)s? (?:is |are |has been )?set)\b)"
+    r"|已(?:经)?(?:为您|帮您|给您|帮你|为你)?(?:预订|订|发|预约|安排|取消|改|设置|提交|付|下单|购买|续)"
+    r"|(?:订|发|约|办|改|设置|安排)好了"
+)
 _DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
 _REPORT_SHARE = 0.6  # a report beside its kept request: this share of the request's worth
 _BARE_REPORT_CHARS = 40  # a report this short with nothing of its own is the request's "done"
@@ -461,6 +470,12 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # What was made for the user, with the reference to quote ("Booking reference
                 # HX-5521"): as much the user's memory as a fact they stated.
                 score = max(score, _CONFIRMED_FLOOR)
+            elif row.score_role == "assistant" and role == "summary" and not (
+                    _DID_FOR_YOU.search(row.body) or _YOUR_FACT.search(row.body)):
+                # The assistant's own words, kept before: what it relayed or explained ("In
+                # Lisbon on June 14: high 15°C", "Hotel Mar €126") stays while there is room,
+                # but only what it did for the user or told of the user's own holds its place.
+                history = True
             if row.score_role == "decision":
                 score += _DECISION_BONUS
             if role == "summary":
