@@ -303,3 +303,28 @@ def test_the_users_facts_outlive_an_agents_lookups(lang: str) -> None:
     summary = next(str(m["content"]) for m in context if m.get("is_summary"))
     for _, key in _AGENT_FACTS[lang]:
         assert key in summary, (key, summary)
+
+
+@pytest.mark.parametrize(("lang", "offer", "reply", "decided"), [
+    ("en", "Would you like the walnut table or the oak one?", "The walnut one, definitely.",
+     "chose: walnut"),
+    ("zh", "要不要帮你订西湖边的香格里拉酒店？", "好的，就订这家。",
+     "同意：订西湖边的香格里拉酒店"),
+])
+def test_a_choice_is_kept_wherever_the_fold_falls(lang: str, offer: str, reply: str,
+                                                  decided: str) -> None:
+    # Long turns, so folds come every few messages and fall at every point around the choice.
+    ask = "Tell me about topic {} please, in detail." if lang == "en" else "请详细讲讲第{}个话题。"
+    long = "Here is a long explanation. " * 12 if lang == "en" else "这是一段很长的解释。" * 12
+    talk = [{"role": "user" if i % 2 == 0 else "assistant",
+             "content": ask.format(i) if i % 2 == 0 else long} for i in range(30)]
+    for at in range(0, 24, 2):
+        messages = [{"role": "system", "content": "You help."}, *talk[:at],
+                    {"role": "assistant", "content": offer}, {"role": "user", "content": reply},
+                    *talk]
+        folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=700, keep=4))
+        context: list[dict[str, Any]] = []
+        for message in messages:
+            context = folder.fold([*context, message]).messages
+        summary = next(str(m["content"]) for m in context if m.get("is_summary"))
+        assert decided in summary, (at, summary)

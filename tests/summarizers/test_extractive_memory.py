@@ -458,6 +458,41 @@ def test_done_said_without_i_closes_a_task_fully_booked_does_not(
     assert any(request_text[:6] in t for t in tasks) is still_open, out
 
 
+@pytest.mark.parametrize(("lang", "asked", "reply", "decided"), [
+    ("en", "Shall I book the Hotel Arts in Barcelona for you?", "Yes, let's go with that.",
+     "User agreed: book the Hotel Arts in Barcelona"),
+    ("en", "Would you like the walnut table or the oak one?", "The walnut one, definitely.",
+     "User chose: walnut table"),
+    ("en", "Found two: the Hoxton at £180 and the Ace at £195. Which one?", "The Hoxton, please.",
+     "User chose: Hoxton at £180"),
+    ("zh", "要不要帮你订西湖边的香格里拉酒店？", "好的，就订这家。",
+     "用户同意：订西湖边的香格里拉酒店"),
+    ("zh", "你想要靠窗的位置还是包间？", "包间吧。", "用户选择：包间"),
+])
+def test_an_offer_the_fold_ended_on_is_decided_by_the_next_folds_first_reply(
+        lang: str, asked: str, reply: str, decided: str) -> None:
+    # The fold boundary fell between the offer and the answer: the offer waits under Open
+    # tasks for one fold, and the answer that opens the next fold makes the decision.
+    s = ExtractiveSummarizer(count=count)
+    opening = [user("hi" if lang == "en" else "你好"), assistant(asked)]
+    first = s.summarize(SummaryRequest("", opening, lang, 200))  # type: ignore[arg-type]
+    assert asked[:10] in "".join(section(first, "Open tasks" if lang == "en" else "待办"))
+    out = s.summarize(SummaryRequest(first, [user(reply)], lang, 200))  # type: ignore[arg-type]
+    assert decided in out and asked[:10] not in "".join(
+        section(out, "Open tasks" if lang == "en" else "待办")), out
+
+
+def test_a_waiting_offer_not_answered_first_leaves_and_decides_nothing() -> None:
+    s = ExtractiveSummarizer(count=count)
+    first = s.summarize(SummaryRequest(
+        "", [user("hi"), assistant("Shall I book the Hotel Arts in Barcelona for you?")], "en",
+        200))  # type: ignore[arg-type]
+    out = s.summarize(SummaryRequest(
+        first, [assistant("Also, the museum is closed on Mondays."), user("Yes, sure.")], "en",
+        200))  # type: ignore[arg-type]
+    assert "agreed" not in out and "Shall I book" not in out
+
+
 def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
     code = "这是代码：\n```python\n@app.get('/health')\ndef health():\n    return {}\n```"
     out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],

@@ -22,6 +22,7 @@ from .lexicon import (
     _FACTS,
     _JACCARD_DUP,
     _JACCARD_MIN_TOKENS,
+    _MAX_ITEM_CHARS,
     _MAX_MISSES,
     _NOTHING_TO_KEEP,
     _PREVIOUS_FLOOR,
@@ -62,6 +63,7 @@ from .tools import _is_tool_block, _render_args, _render_result, _result_text, _
 _AGREED = {"en": " agreed", "zh": "同意"}
 _CHOSE = {"en": " chose", "zh": "选择"}
 _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as a decision
+_DECISION_FLOOR = 5.0  # and worth at least a plain fact, whatever its words
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
 _DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
 _DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and the facts it rivals
@@ -116,6 +118,20 @@ def _repeats(words: frozenset[str], kept: Mapping[str, list[frozenset[str]]]) ->
             if both >= _JACCARD_DUP * (len(words) + len(other) - both):
                 return True
     return False
+
+
+_WAITING = "waiting"  # the score role of an offer a fold ended on (kept under Open tasks)
+_WAITING_SCORE = 5.0  # about a plain fact's worth: it must reach the next fold
+_WHICH = re.compile(r"(?i:\bwhich\b)|哪")
+
+
+def _awaits_choice(sentences: list[str]) -> bool:
+    """True when an assistant message ends by putting a choice to the user: an offer ("Shall I
+    book it?"), an either-or question, or a listing and "which one?"."""
+    if not sentences or sentences[-1].rstrip()[-1:] not in ("?", "？"):
+        return False
+    return (proposal(sentences) is not None or alternatives(sentences[-1]) is not None
+            or (len(sentences) >= 2 and _WHICH.search(sentences[-1]) is not None))
 
 
 def _choice(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
@@ -336,6 +352,15 @@ class ExtractiveSummarizer(BaseSummarizer):
         sentences: dict[str, list[str]] = {}  # a message said again is split once per fold
         last_assistant: list[str] = []  # sentences of the latest assistant message
         last_msg = -1
+        # An offer the last fold ended on, still waiting for its answer: the first message of
+        # this fold answers it ("Shall I book the Hotel Arts?" | fold | "Yes, let's go with
+        # that."). It lives one fold: answered here or not, it leaves.
+        waiting = [j for j, r in enumerate(rows)
+                   if r.section == _TASKS and r.score_role == "assistant"]
+        if waiting:
+            last_assistant = split_sentences(rows[waiting[-1]].body)
+            rows = [r for j, r in enumerate(rows) if j not in waiting]
+            n_previous = len(rows)
         attached: dict[int, frozenset[str]] = {}
         for p in pieces:
             if p.role == "tool":
@@ -405,6 +430,13 @@ class ExtractiveSummarizer(BaseSummarizer):
             rows.extend(
                 _Row(tag, s, p.role, None, p.date, p.msg, p.name, score_role) for s in split
             )
+        if pieces and pieces[-1].role == "assistant" and not pieces[-1].name \
+                and _awaits_choice(last_assistant):
+            # The fold ends on an offer or a choice put to the user: its answer is in the
+            # window and comes with the next fold, which needs the offer to make a decision.
+            offer = " ".join(last_assistant)[:_MAX_ITEM_CHARS]
+            rows.append(_Row(tags["assistant"], offer, "assistant", _TASKS, pieces[-1].date,
+                             pieces[-1].msg, "", _WAITING))
         # A carried-forward statement is scored as what it was: the user's words, the
         # assistant's, a tool line; an untagged one (an LLM's summary) as a fact about the user.
         scores = _score_all(
@@ -422,7 +454,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         shapes: dict[tuple[str, str, bool], _Shape] = {}
         for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
             order = i - n_previous  # previous-summary items come first, with negative orders
-            score = scored.score
+            score = scored.score if row.score_role != _WAITING else _WAITING_SCORE
             sec = scored.section if row.section is None else row.section
             if i in closed:
                 # A request fulfilled: dropped when it was called off or the report says what
@@ -477,7 +509,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # but only what it did for the user or told of the user's own holds its place.
                 history = True
             if row.score_role == "decision":
-                score += _DECISION_BONUS
+                # What the user agreed to or chose is worth a fact however few its features
+                # ("用户同意：订西湖边的香格里拉酒店" has no name or number the scorer sees).
+                score = max(score + _DECISION_BONUS, _DECISION_FLOOR)
             if role == "summary":
                 if row.body.endswith(_DONE_MARK[lang]):
                     factor = _done_factor(row.body)  # was discounted when it closed
