@@ -204,6 +204,18 @@ def test_current_values_and_a_booking_across_a_pick_survive_many_folds(lang: str
     assert ("Shoreditch" if lang == "en" else "浦东") not in open_tasks, summary
 
 
+def _fold_all(messages: list[dict[str, Any]], trigger: int) -> tuple[str, int]:
+    """Replay ``messages`` through a Folder turn by turn: the final summary and the folds."""
+    folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=trigger, keep=4))
+    context: list[dict[str, Any]] = []
+    folds = 0
+    for message in messages:
+        result = folder.fold([*context, message])
+        folds += result.folded
+        context = result.messages
+    return next(str(m["content"]) for m in context if m.get("is_summary")), folds
+
+
 # A coding assistant's long answers (the standard library's own reference text, hard-wrapped
 # as in docs and mail) between the user's facts: the answers are what the model can say again,
 # the facts are what only the user knew.
@@ -237,15 +249,8 @@ def test_the_users_facts_outlive_long_assistant_answers(seed: int) -> None:
             at.pop(0)
             ask = next(facts)[0]
         messages += [{"role": "user", "content": ask}, {"role": "assistant", "content": answer}]
-    folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=2000, keep=4))
-    context: list[dict[str, Any]] = []
-    folds = 0
-    for message in messages:
-        result = folder.fold([*context, message])
-        folds += result.folded
-        context = result.messages
+    summary, folds = _fold_all(messages, 2000)
     assert folds >= 10
-    summary = next(str(m["content"]) for m in context if m.get("is_summary"))
     for _, key in _DEV_FACTS:
         assert key in summary, (key, summary)
 
@@ -292,15 +297,8 @@ def test_the_users_facts_outlive_an_agents_lookups(lang: str) -> None:
             messages += [{"role": "user", "content": fact[0]},
                          {"role": "assistant", "content": "Noted!" if lang == "en" else "好的。"}]
         messages += _agent_turn(lang, rng, n)
-    folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=2000, keep=4))
-    context: list[dict[str, Any]] = []
-    folds = 0
-    for message in messages:
-        result = folder.fold([*context, message])
-        folds += result.folded
-        context = result.messages
+    summary, folds = _fold_all(messages, 2000)
     assert folds >= 10
-    summary = next(str(m["content"]) for m in context if m.get("is_summary"))
     for _, key in _AGENT_FACTS[lang]:
         assert key in summary, (key, summary)
 
@@ -322,9 +320,5 @@ def test_a_choice_is_kept_wherever_the_fold_falls(lang: str, offer: str, reply: 
         messages = [{"role": "system", "content": "You help."}, *talk[:at],
                     {"role": "assistant", "content": offer}, {"role": "user", "content": reply},
                     *talk]
-        folder = Folder(ExtractiveSummarizer(), Policy(trigger_tokens=700, keep=4))
-        context: list[dict[str, Any]] = []
-        for message in messages:
-            context = folder.fold([*context, message]).messages
-        summary = next(str(m["content"]) for m in context if m.get("is_summary"))
+        summary, _ = _fold_all(messages, 700)
         assert decided in summary, (at, summary)
