@@ -985,6 +985,23 @@ def test_each_task_keeps_its_own_budget_unless_one_is_changed() -> None:
     assert "2000" in en and "4000" in en and "3500" not in en
 
 
+@pytest.mark.parametrize(("lang", "chain", "final", "stale"), [
+    ("en", ["My budget for the trip is $3,000.", "Update: my budget for the trip is now $3,500.",
+            "Actually, the budget for the trip is now $4,000.",
+            "We cut the trip budget to $3,800.",
+            "Final answer: my budget for the trip is now $4,200."],
+     "4,200", ["3,000", "3,500", "4,000", "3,800", "Actually."]),
+    ("zh", ["这次旅行的预算是3000元。", "更新一下：旅行预算改成3500元。",
+            "旅行预算现在是4000元了。", "旅行预算砍到3800元。", "最后定了，旅行预算改为4200元。"],
+     "4200", ["3000", "3500", "4000", "3800"]),
+])
+def test_a_value_changed_again_and_again_keeps_only_the_last(lang: str, chain: list[str],
+                                                             final: str,
+                                                             stale: list[str]) -> None:
+    out = ask([user(line) for line in chain], language=lang)
+    assert final in out and not any(v in out for v in stale), out
+
+
 @pytest.mark.parametrize(("said", "changed", "kept", "gone"), [
     # What the attribute is for, said after it: another thing, not a new value.
     ("My budget for the hotel is $900.", "The budget for food is now $300.", "$900", ""),

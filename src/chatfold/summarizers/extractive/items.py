@@ -17,8 +17,10 @@ from .slots import _slots, _without_clauses
 _PER_TASK = frozenset({"budget", "deadline", "headcount", "destination"})
 _UPDATE = re.compile(
     r"改成|改为|改到|换成|变成|变为|更新|调整|调到|提高到|增加到|降到|减少到|加到|延到|推迟|提前到"
-    r"|现在|其实|不是.{0,12}而是|不再|(?i:\b(?:now|actually|instead|update[ds]?|changed?|raised?"
-    r"|lowered?|increased?|reduced?|moved|no longer|any ?more|new|revised|extended|pushed)\b)"
+    r"|涨到|升到|砍到|压到|缩减到|现在|其实|不是.{0,12}而是|不再"
+    r"|(?i:\b(?:now|actually|instead|update[ds]?|changed?|raised?|lowered?|increased?|reduced?"
+    r"|moved|no longer|any ?more|new|revised|extended|pushed|cut|dropped|bumped|trimmed|upped"
+    r"|doubled|halved|postponed|rescheduled|delayed|switched)\b)"
 )
 
 # ---------------------------------------------------------------------------------------------

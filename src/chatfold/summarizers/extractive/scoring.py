@@ -622,7 +622,8 @@ _LIGHT_WORDS_TEXT = (
     "yep no not nope true right same go going gone went come came made make keep kept posted "
     "post a an the of to at in on up out back for with and but or all what how wow oh ah aw "
     "haha lol ok okay thanks thank cool nice great good awesome amazing indeed sure exactly "
-    "agree agreed one way well know see let let's by anyway"
+    "agree agreed one way well know see let let's by anyway actually basically honestly "
+    "update correction sorry btw final answer scratch"
 )
 _LIGHT_WORDS = frozenset(_LIGHT_WORDS_TEXT.split())
 _LATIN_WORDS = re.compile(r"[a-z][a-z']*")
