@@ -192,6 +192,19 @@ def test_recall_finds_an_inflected_form_and_a_chinese_topic_among_particles() ->
     assert conv.last_recall.hits[0].seq == 2
 
 
+def test_recall_finds_a_fact_told_in_other_words() -> None:
+    # "dog" finds the retriever, "called" finds "named", "mother" finds "mom": the words a
+    # personal fact is told in are not always the ones the question uses.
+    conv = _conv(trigger_tokens=800, recall_tokens=200)
+    conv.append({"role": "user", "content": "We have a golden retriever named Biscuit."})
+    conv.append({"role": "user", "content": "My mom lives in Tucson."})
+    _filler(conv, 40)
+    conv.context(query="What's our dog called?")
+    assert conv.last_recall.hits[0].seq == 1
+    conv.context(query="Where does my mother live?")
+    assert conv.last_recall.hits[0].seq == 2
+
+
 def test_a_recalled_question_comes_with_its_answer() -> None:
     conv = _conv(recall_tokens=200)
     conv.append({"role": "user", "content": "Which airline did we book for the Oslo trip?"})

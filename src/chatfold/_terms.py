@@ -165,7 +165,37 @@ def query_groups(text: str, limit: int = MAX_QUERY_TERMS) -> list[tuple[str, ...
         if len(out) >= limit:
             break
     found = [t for t in out if t not in _QUERY_STOP][:limit] or terms(text, limit)
-    return [(t,) if t in names else tuple(_variants(t)) for t in found]
+    return [(t,) if t in names else (*_variants(t), *_RELATED.get(t, ())) for t in found]
+
+
+# Words a message says for what a question asks about: "What's our dog called?" finds "We have a
+# golden retriever named Biscuit". Searched with the word and scored as it; a small table of the
+# family, pets and naming words personal facts are told in, not a thesaurus.
+_RELATED_GROUPS = (
+    "dog puppy retriever labrador poodle terrier beagle husky corgi bulldog spaniel dachshund",
+    "cat kitten kitty",
+    "mother mom mum mama",
+    "father dad papa",
+    "wife husband spouse partner",
+    "kid child children son daughter",
+    "called named name",
+    "allergy allergic",
+    "birthday born",
+    "job work employer",
+    "phone cell mobile",
+)
+
+
+def _related_table() -> dict[str, tuple[str, ...]]:
+    table: dict[str, tuple[str, ...]] = {}
+    for group in _RELATED_GROUPS:
+        words = [_stem(w) for w in group.split()]
+        for w in words:
+            table[w] = tuple(o for o in words if o != w)
+    return table
+
+
+_RELATED = _related_table()
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+")
