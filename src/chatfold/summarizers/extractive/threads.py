@@ -61,7 +61,7 @@ _PROMISE = re.compile(
 _CONFIRMATION = re.compile(
     r"(?i:\b(?:confirmation|booking|reservation|order|reference|ticket|tracking)(?:\s+(?:number"
     r"|no\.?|code|id|ref|reference|#))?\s*[:：#]?\s*[A-Z0-9-]*\d[A-Z0-9-]{2,})"
-    r"|(?:订单|预订|确认|预约|取票|票)(?:号|码)(?:是|为)?\s*[:：]?\s*[A-Za-z0-9-]{4,}"
+    r"|(?:订单|预订|确认|预约|取票|票)(?:号|码)(?:是|为)?\s*[:：]?\s*(?=[A-Za-z-]*\d)[A-Za-z0-9-]{4,}"
 )
 # "I can't book flights, but here are some options": what was asked was not done.
 _REFUSAL = re.compile(
@@ -340,12 +340,15 @@ def looks_up(tool_line: str) -> bool:
 def confirms(later: str) -> bool:
     """True when ``later`` gives a reference for something made ("Booking reference
     HX-5521", "订单号H123456"): it may close a request it shares no word with."""
+    if _DIGIT.search(later) is None:
+        return False  # a reference holds a digit ("HX-5521", "H123456")
     low = later.lower()
     if not any(k in low for k in _CONFIRMATION_KEYS):
         return False
     return _CONFIRMATION.search(later) is not None
 
 
+_DIGIT = re.compile(r"\d")
 # Literal pieces every _CONFIRMATION match holds.
 _CONFIRMATION_KEYS = ("confirm", "book", "reserv", "order", "ref", "ticket", "track", "号", "码")
 
