@@ -818,6 +818,14 @@ def test_message_timestamps_are_kept_zh() -> None:
     assert "[2024年3月5日]" in out and "[2024年4月1日]" in out
 
 
+def test_a_datetime_in_message_metadata_is_a_date() -> None:
+    # A framework's message objects carry datetimes, not strings.
+    import datetime as dt
+    out = ask([user("I'm allergic to penicillin.", sent_at=dt.datetime(2024, 3, 5, 10, 0)),
+               user("I'm flying to Lisbon next month.", date=dt.date(2024, 4, 1))])
+    assert "[5 March 2024]" in out and "[1 April 2024]" in out, out
+
+
 def test_a_dated_line_is_parsed_back_with_its_date() -> None:
     previous = "Facts:\n- [8 May 2023] Caroline: I went to a support group.\n- Caroline: I paint."
     out = ask([user("[9 May 2023] I moved to Denver.", name="Melanie")], previous=previous)

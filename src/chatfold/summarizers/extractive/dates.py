@@ -32,7 +32,7 @@ _ZH = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*[日号]")
 _DAY_MONTH = re.compile(rf"(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH_WORD})\.?,?\s+(\d{{4}})", re.I)
 _MONTH_DAY = re.compile(rf"({_MONTH_WORD})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})", re.I)
 _LEADING = re.compile(r"\s*\[([^\[\]\n]{6,48})\]\s*")
-_KEYS = ("timestamp", "created_at", "date")
+_KEYS = ("timestamp", "created_at", "date", "sent_at", "ts")
 
 
 def _iso(year: int, month: int, day: int) -> str | None:
@@ -51,6 +51,8 @@ def parse_date(value: object) -> str | None:
     """
     if isinstance(value, bool):
         return None
+    if isinstance(value, _dt.date):  # a datetime (a framework's message metadata) or a date
+        return value.isoformat()[:10]
     if isinstance(value, (int, float)):
         seconds = value / 1000 if value > 1e11 else value  # milliseconds since the epoch
         try:
