@@ -493,6 +493,24 @@ def test_a_waiting_offer_not_answered_first_leaves_and_decides_nothing() -> None
     assert "agreed" not in out and "Shall I book" not in out
 
 
+def test_a_question_is_answered_by_its_whole_reply_and_across_a_fold() -> None:
+    # The topic word comes late in a long answer; and the fold can fall between the question
+    # and its answer, which then opens the next fold.
+    answer = " ".join(f"Sentence {i} is about something else entirely." for i in range(20))
+    answer += " In short, decorators are syntax sugar for wrapping a function."
+    out = ask([user("Can you explain decorators?"), assistant(answer), user("ok")],
+              max_tokens=600)
+    assert section(out, "Open tasks") == []
+    s = ExtractiveSummarizer(count=count)
+    first = s.summarize(SummaryRequest(
+        "", [user("Can you explain decorators?")], "en", 200))  # type: ignore[arg-type]
+    assert section(first, "Open tasks") == ["User: Can you explain decorators?"]
+    out = s.summarize(SummaryRequest(
+        first, [assistant(answer), user("Thanks! Book a table at Nopa for Friday.")], "en",
+        600))  # type: ignore[arg-type]
+    assert section(out, "Open tasks") == ["User: Book a table at Nopa for Friday."]
+
+
 def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
     code = "这是代码：\n```python\n@app.get('/health')\ndef health():\n    return {}\n```"
     out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],

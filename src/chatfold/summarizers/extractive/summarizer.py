@@ -44,6 +44,7 @@ from .threads import (
     acceptance_rest,
     alternatives,
     as_choice,
+    asks_for_information,
     cancels,
     changes_world,
     chosen_option,
@@ -186,7 +187,7 @@ _CHOICE_LEAD = re.compile(r"^[^:：]{1,24}[:：]\s*")
 
 def _closed_tasks(
     rows: Sequence[_Row], scores: Sequence[Any], n_previous: int, memo: TokenMemo,
-    attached: Mapping[int, frozenset[str]],
+    attached: Mapping[int, frozenset[str]], replies: Mapping[int, str],
 ) -> dict[int, int]:
     """{request row: the later row that fulfils it}. A carried-forward open task may be closed
     by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements, or by
@@ -200,6 +201,8 @@ def _closed_tasks(
     ]
     if not requests:
         return closed
+    # The first message of this fold the user wrote: what comes before it answers the last fold.
+    opening = min((r.msg for r in rows[n_previous:] if r.role == "user"), default=len(rows))
     # Who can close a request: the assistant or a tool doing it, the user calling it off or
     # saying it is done (only the user's rows after the first request can).
     doers = [j for j in range(max(n_previous, requests[0] + 1), len(rows))
@@ -228,7 +231,16 @@ def _closed_tasks(
             later = memo[rows[j].body] | attached.get(rows[j].msg, frozenset())
             # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
             # one word in common; a later one, two.
-            adjacent = i >= n_previous and rows[j].msg == row.msg + 1
+            # A carried question is answered by the reply this fold opens with, when the last
+            # fold ended on the question ("Can you explain decorators?" | fold | the answer).
+            adjacent = (rows[j].msg == row.msg + 1) if i >= n_previous else (
+                rows[j].msg < opening and rows[j].role == "assistant"
+                and asks_for_information(row.body))
+            if adjacent and not wanted & later and rows[j].msg in replies \
+                    and asks_for_information(row.body):
+                # "Can you explain decorators?": the answer names them somewhere in the
+                # reply, not necessarily in its first sentences.
+                later = later | memo[replies[rows[j].msg]]
             if not adjacent and not wanted & later \
                     and not shared_numbers(row.body, rows[j].body) \
                     and not (rows[j].role == "assistant" and confirms(rows[j].body)
@@ -362,6 +374,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             rows = [r for j, r in enumerate(rows) if j not in waiting]
             n_previous = len(rows)
         attached: dict[int, frozenset[str]] = {}
+        replies: dict[int, str] = {}  # each assistant message's whole text, by message
         for p in pieces:
             if p.role == "tool":
                 rows.append(_Row("", p.text, "tool", None, p.date, p.msg, "", "tool"))
@@ -419,6 +432,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                     split = split[1:]
             if p.role == "assistant":
                 last_assistant = split
+                replies[p.msg] = p.text
                 if "```" in p.text:
                     # The code it wrote is no sentence, but says what request it answers.
                     attached[p.msg] = memo[p.text]
@@ -443,7 +457,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             [r.body for r in rows], ["user" if r.score_role == "decision" else r.score_role
                                      for r in rows]
         )
-        closed = _closed_tasks(rows, scores, n_previous, memo, attached)
+        closed = _closed_tasks(rows, scores, n_previous, memo, attached, replies)
         # What fulfilled a request is worth what was asked: "订单号H123456" as much as the booking.
         fulfilled = {j: scores[i].score * _DONE_FACTOR for i, j in closed.items()}
         absorbed: set[int] = set()

@@ -309,6 +309,12 @@ _EFFECT = re.compile(
 )
 
 
+def asks_for_information(request: str) -> bool:
+    """True when ``request`` asks for an answer, not for something done ("Can you explain
+    decorators?", "What time does the pharmacy open?", "查一下明天的天气")."""
+    return _QUESTIONISH.search(request) is not None and not changes_world(request)
+
+
 def changes_world(request: str) -> bool:
     """True when ``request`` asks for something done outside the chat ("Book a table…",
     "帮我订…"), not for an answer ("Explain decorators", "写一首诗", "What time is it in Rome?")."""
