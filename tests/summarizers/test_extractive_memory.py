@@ -511,6 +511,27 @@ def test_a_question_is_answered_by_its_whole_reply_and_across_a_fold() -> None:
     assert section(out, "Open tasks") == ["User: Book a table at Nopa for Friday."]
 
 
+@pytest.mark.parametrize(("lang", "request_text", "reports", "done"), [
+    ("en", "Please book flights and a hotel for Lisbon, May 3-7.",
+     ["Flights booked: TP123 on May 3, return TP456 on May 7."], False),
+    ("en", "Please book flights and a hotel for Lisbon, May 3-7.",
+     ["Flights booked: TP123 on May 3.", "Hotel booked: Hotel Sol, confirmation HS-77."], True),
+    ("en", "Remind me to call mom and buy milk.",
+     ["Reminder set: call mom and buy milk at 5pm."], True),
+    ("en", "Book a table for me and my wife at Nopa on Friday.",
+     ["Booked: Nopa, Friday 8pm, table for 2."], True),
+    ("zh", "帮我订去里斯本的机票和酒店，5月3日到7日。",
+     ["机票已订好：5月3日TP123，5月7日返程TP456。"], False),
+    ("zh", "帮我订去里斯本的机票和酒店，5月3日到7日。",
+     ["机票已订好：5月3日TP123。", "酒店已订好：阳光酒店，订单号HS77。"], True),
+])
+def test_a_request_for_two_things_is_done_when_both_are_reported(
+        lang: str, request_text: str, reports: list[str], done: bool) -> None:
+    out = ask([user(request_text), *(assistant(r) for r in reports)], language=lang)
+    tasks = section(out, "Open tasks" if lang == "en" else "待办")
+    assert (tasks == []) is done, out
+
+
 def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
     code = "这是代码：\n```python\n@app.get('/health')\ndef health():\n    return {}\n```"
     out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],

@@ -56,6 +56,7 @@ from .threads import (
     named_pick,
     proposal,
     report_adds,
+    request_parts,
     shared_numbers,
     user_done,
 )
@@ -225,6 +226,8 @@ def _closed_tasks(
         if chosen:
             # What was chosen, without who chose it ("User chose: ", "用户选择：").
             wanted = wanted.union(*(memo[_CHOICE_LEAD.sub("", rows[d].body)] for d in chosen))
+        parts = request_parts(row.body, memo.__getitem__)
+        reported: frozenset[str] = frozenset()
         limit = len(rows) if i < n_previous else i + 1 + _TASK_WINDOW
         near = doers[bisect_right(doers, i) : bisect_left(doers, limit)]
         for j in near + users[bisect_left(users, max(limit, i + 1)) :]:
@@ -256,6 +259,12 @@ def _closed_tasks(
                 if not adjacent:
                     verdicts[pair] = done
             if done:
+                if parts and not (rows[j].role == "user" and CANCEL.search(rows[j].body)):
+                    # Each thing asked must be reported: "Flights booked: TP123" leaves "…and
+                    # a hotel" to do.
+                    reported |= later
+                    if not all(part & reported for part in parts):
+                        continue
                 closed[i] = j
                 break
     return closed

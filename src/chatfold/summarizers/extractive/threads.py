@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 # The user's opening words that accept what was just offered.
 _ACCEPT = re.compile(
@@ -307,6 +308,28 @@ _EFFECT = re.compile(
     r"|订|买|购|下单|发给|发送|发个|发一|寄|付款|支付|缴|转账|取消|安排|提醒|预约|约一下|约个|改|更新|删"
     r"|添加|加到|加入|提交|交费|续|办理|报名|注册|打电话|退款|退货|退票|换成|换到|安装|部署|开通|修好"
 )
+
+
+# "Book flights and a hotel for Lisbon": one request, two things to do. Joined by "and", "和",
+# "以及", "、"; a companion ("for me and my wife") or a time ("Friday and Saturday") is no thing.
+_AND = re.compile(r"(?i:\s+(?:and|as well as|plus)\s+)"
+                  r"|(?<=[\u4e00-\u9fff])(?:和|以及|及|还有|、)(?=[\u4e00-\u9fff])")
+_COMPANION_TEXT = (
+    "me my wife husband partner family kids kid child children friend friends mom dad parents us "
+    "together myself 我 老婆 老公 家人 孩子 朋友 父母 我们 自己"
+)
+_COMPANION = frozenset(_COMPANION_TEXT.split())
+
+
+def request_parts(request: str, tokens: Callable[[str], frozenset[str]]) -> list[frozenset[str]]:
+    """The things a request to act asks done, one word set each, when it names two or more
+    ("Book flights and a hotel" → {book, flights}, {hotel}); else []: a report must name each
+    before the request is done."""
+    if not changes_world(request) or _AND.search(request) is None:
+        return []
+    parts = [t for piece in _AND.split(request)
+             if (t := tokens(piece) - _TIME_WORDS - _COMPANION)]
+    return parts if len(parts) >= 2 else []
 
 
 def asks_for_information(request: str) -> bool:
