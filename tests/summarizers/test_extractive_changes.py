@@ -95,7 +95,8 @@ _CHANGE_SAMPLES = [
     "以后请用这个邮箱", "更新一下", "调整为三人", "调到九点", "增加到十人", "减少到五人",
     "降到100元", "涨到200元", "升到经理", "现在是十点", "set the thermostat to 21",
     "the landlord raised our rent to $1,950", "please update my address to 12 Oak St.",
-    "extended to Feb 20", "延长到3月", "换号了",
+    "extended to Feb 20", "延长到3月", "换号了", "I meant Munich", "Correction: 4pm",
+    "sorry, typo", "not Saturday but Sunday", "我说错了", "更正一下", "打错了", "不是周六，是周日",
 ]
 _ENDED_SAMPLES = ["I sold the car", "I quit", "I resigned from Acme", "no longer there",
                   "I gave up smoking", "we broke up with them", "divorced", "moved out of Leeds",

@@ -1049,6 +1049,21 @@ def test_a_value_changed_again_and_again_keeps_only_the_last(lang: str, chain: l
     assert final in out and not any(v in out for v in stale), out
 
 
+@pytest.mark.parametrize(("lang", "said", "corrected", "stale"), [
+    ("en", "My sister lives in Berlin.", "Oops, I meant my sister lives in Munich.", "Berlin"),
+    ("en", "The meeting is at 3pm.", "Correction: the meeting is at 4pm.", "3pm"),
+    ("en", "The party is on Saturday.", "Not Saturday but Sunday, the party is on Sunday.",
+     "on Saturday"),
+    ("zh", "会议是下午3点。", "更正一下，会议是下午4点。", "3点"),
+    ("zh", "聚会在周六。", "不是周六，是周日，聚会在周日。", "聚会在周六"),
+])
+def test_a_correction_replaces_what_it_corrects(lang: str, said: str, corrected: str,
+                                                stale: str) -> None:
+    out = ask([user(said), user("haha" if lang == "en" else "哈哈"), user(corrected)],
+              language=lang)
+    assert corrected in out and stale not in out.replace(corrected, ""), out
+
+
 @pytest.mark.parametrize(("said", "changed", "kept", "gone"), [
     # What the attribute is for, said after it: another thing, not a new value.
     ("My budget for the hotel is $900.", "The budget for food is now $300.", "$900", ""),

@@ -43,12 +43,16 @@ _ZH_CHANGED = (
 _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
     r"|(?:is|are|was|were) now|now (?:is|are)|from now on|postponed|rescheduled|delayed|renewed"
+    # A correction: "I meant…", "Correction: …", "not Saturday but Sunday", "should be…".
+    r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said"
+    r"|not [\w']+(?: [\w']+)? but"
     r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to"
     r"|bumped (?:up |down )?to"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
     r"|switch|set)(?: [\w']+){0,3}? to"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
+    r"|更正|纠正|说错|打错|写错|记错|应该是|不是[^，。！？,.!?]{1,8}[，,]\s*(?:而)?是"
 )
 # Words that say a value is the current one without saying it changed: "I'm 78 kg now", "my new
 # number is…", "我现在每天跑10公里", "新号码是…", "瘦到78公斤". As often they tell of something
@@ -64,7 +68,8 @@ _ZH_TO_VALUE = re.compile(rf"[\u4e00-\u9fff]到了?(?=\d|[{ZH_NUMERALS}])")
 # ("航班改成" is "航班"). English ones leave as tokens (_CUE_TOKENS), never with the words they
 # frame: "raised our rent to" still speaks of the rent, "new manager is" of the manager.
 _ZH_CUE = re.compile(
-    rf"{_ZH_CHANGED}|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])"
+    rf"{_ZH_CHANGED}|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])|更正一下|更正|纠正|说错了|打错了"
+    r"|写错了|记错了|应该是|不是|而是"
     rf"|[\u4e00-\u9fff]到了?(?=[\s\d{ZH_NUMERALS}])"  # _ZH_TO_VALUE, once values are blanked
 )
 _MAX_TOPIC = 8
@@ -85,7 +90,8 @@ _CUE_TOKENS = content_tokens(
     "no longer anymore instead change changed changes moved switched updated turned became now "
     "postponed rescheduled delayed pushed bumped raised lowered increased reduced dropped grew "
     "extended extend renewed down just yesterday today tonight recently last week good news "
-    "guess longer anymore went actually "
+    "guess longer anymore went actually meant mean correction corrected typo mistyped misspoke "
+    "oops sorry should "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
     "以后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚"
 )
@@ -127,6 +133,8 @@ def _topic(text: str) -> frozenset[str]:
 # Literal pieces every match of _CHANGE or _ENDED holds: a substring test in C rules most
 # statements out before the regex engine tries them at every position.
 _CHANGE_KEYS = (
+    "meant", "correct", "typo", "mistyped", "misspoke", "said", " but", "更正", "纠正", "说错",
+    "打错", "写错", "记错", "应该", "不是",
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set",
@@ -293,6 +301,7 @@ def _in(word: str, pool: frozenset[str]) -> bool:
 
 
 _ASSISTANT_TAGS = ("Assistant", "助手")
+_NEGATED = re.compile(r"(?i:\bnot [\w']+(?: [\w']+)?,? but\b)|不是[^，。！？,.!?]{1,8}[，,]")
 
 
 def _assistants(it: _Item) -> bool:
@@ -321,7 +330,8 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
         says = _says_change(it.body)
         if not says or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)):
             continue  # "Can you change the booking to 6 people?" asks for the change: it stays
-        new = shape(n)
+        # "Not Saturday but Sunday", "不是周六，是周日": the value said not to be is the old one.
+        new = _Shape(_NEGATED.sub(" ", it.body)) if _NEGATED.search(it.body) else shape(n)
         if not theirs and not new.values and _FAVOURITE.search(it.body) \
                 and not _FAVOURITE_OF.search(it.body):
             # "我现在最喜欢绿色了" names no attribute: it replaces the speaker's one favourite
