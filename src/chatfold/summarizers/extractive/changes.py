@@ -40,6 +40,8 @@ _ZH_CHANGED = (
     "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到"
 )
+# A correction: "更正一下", "我说错了", "打错了", "应该是…".
+_ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|写错了|写错|记错了|记错|应该是"
 _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
     r"|(?:is|are|was|were) now|now (?:is|are)|from now on|postponed|rescheduled|delayed|renewed"
@@ -52,7 +54,7 @@ _CHANGE = re.compile(
     r"|switch|set)(?: [\w']+){0,3}? to"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
-    r"|更正|纠正|说错|打错|写错|记错|应该是|不是[^，。！？,.!?]{1,8}[，,]\s*(?:而)?是"
+    rf"|{_ZH_CORRECTED}|不是[^，。！？,.!?]{{1,8}}[，,]\s*(?:而)?是"
 )
 # Words that say a value is the current one without saying it changed: "I'm 78 kg now", "my new
 # number is…", "我现在每天跑10公里", "新号码是…", "瘦到78公斤". As often they tell of something
@@ -68,8 +70,7 @@ _ZH_TO_VALUE = re.compile(rf"[\u4e00-\u9fff]到了?(?=\d|[{ZH_NUMERALS}])")
 # ("航班改成" is "航班"). English ones leave as tokens (_CUE_TOKENS), never with the words they
 # frame: "raised our rent to" still speaks of the rent, "new manager is" of the manager.
 _ZH_CUE = re.compile(
-    rf"{_ZH_CHANGED}|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])|更正一下|更正|纠正|说错了|打错了"
-    r"|写错了|记错了|应该是|不是|而是"
+    rf"{_ZH_CHANGED}|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}|不是|而是"
     rf"|[\u4e00-\u9fff]到了?(?=[\s\d{ZH_NUMERALS}])"  # _ZH_TO_VALUE, once values are blanked
 )
 _MAX_TOPIC = 8

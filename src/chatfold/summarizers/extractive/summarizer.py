@@ -45,11 +45,13 @@ from .threads import (
     alternatives,
     as_choice,
     asks_for_information,
+    awaits_choice,
     cancels,
     changes_world,
     chosen_option,
     confirms,
     content_tokens,
+    did_for_user,
     fulfils,
     is_acceptance,
     looks_up,
@@ -78,15 +80,6 @@ _LOOKUP_FACTOR = 0.35
 _CONFIRMED_FLOOR = 4.0  # an assistant's confirmation with a reference: a plain fact's worth
 _INCUMBENT_MAX_SHARE = 1.5  # the incumbency bonus is at most this share of the item's own score
 _HISTORY = "history"  # the role of a carried item that is history: it holds no place
-# The assistant reporting what it did for the user: "Done: I've emailed the itinerary…",
-# "已为您预订…", "Reminder set for 9am".
-_DID_FOR_YOU = re.compile(
-    r"(?i:\b(?:booked|reserved|ordered|sent|emailed|scheduled|rescheduled|paid|cancell?ed"
-    r"|created|added|updated|renewed|submitted|confirmed|set up|changed|moved|(?:reminder|alarm"
-    r"|meeting|appointment)s? (?:is |are |has been )?set)\b)"
-    r"|已(?:经)?(?:为您|帮您|给您|帮你|为你)?(?:预订|订|发|预约|安排|取消|改|设置|提交|付|下单|购买|续)"
-    r"|(?:订|发|约|办|改|设置|安排)好了"
-)
 _DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
 _REPORT_SHARE = 0.6  # a report beside its kept request: this share of the request's worth
 _BARE_REPORT_CHARS = 40  # a report this short with nothing of its own is the request's "done"
@@ -124,18 +117,6 @@ def _repeats(words: frozenset[str], kept: Mapping[str, list[frozenset[str]]]) ->
 
 _WAITING = "waiting"  # the score role of an offer a fold ended on (kept under Open tasks)
 _WAITING_SCORE = 5.0  # about a plain fact's worth: it must reach the next fold
-_WHICH = re.compile(r"(?i:\bwhich\b)|哪")
-
-
-def _awaits_choice(sentences: list[str]) -> bool:
-    """True when an assistant message ends by putting a choice to the user: an offer ("Shall I
-    book it?"), an either-or question, or a listing and "which one?"."""
-    if not sentences or sentences[-1].rstrip()[-1:] not in ("?", "？"):
-        return False
-    return (proposal(sentences) is not None or alternatives(sentences[-1]) is not None
-            or (len(sentences) >= 2 and _WHICH.search(sentences[-1]) is not None))
-
-
 def _choice(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     """(the option chosen, the question's core, whether the reply said only that) when
     ``reply`` picks one option of the assistant's last either-or question, else None."""
@@ -454,7 +435,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 _Row(tag, s, p.role, None, p.date, p.msg, p.name, score_role) for s in split
             )
         if pieces and pieces[-1].role == "assistant" and not pieces[-1].name \
-                and _awaits_choice(last_assistant):
+                and awaits_choice(last_assistant):
             # The fold ends on an offer or a choice put to the user: its answer is in the
             # window and comes with the next fold, which needs the offer to make a decision.
             offer = " ".join(last_assistant)[:_MAX_ITEM_CHARS]
@@ -526,7 +507,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # HX-5521"): as much the user's memory as a fact they stated.
                 score = max(score, _CONFIRMED_FLOOR)
             elif row.score_role == "assistant" and role == "summary" and not (
-                    _DID_FOR_YOU.search(row.body) or _YOUR_FACT.search(row.body)):
+                    did_for_user(row.body) or _YOUR_FACT.search(row.body)):
                 # The assistant's own words, kept before: what it relayed or explained ("In
                 # Lisbon on June 14: high 15°C", "Hotel Mar €126") stays while there is room,
                 # but only what it did for the user or told of the user's own holds its place.

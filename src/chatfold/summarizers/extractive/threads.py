@@ -243,7 +243,7 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     did = _did_what_was_asked(request, later)
     if (asked is not None and asked in request) or did:
         shared += 1
-    if later_role == "assistant" and _CONFIRMATION.search(later):
+    if later_role == "assistant" and confirms(later):
         shared += 1  # "Booking reference HX-5521", "订单号H123456": something was made
         if not common and (asked or did):
             common = frozenset({"<confirmation>"})  # of the very thing asked: "Book…"
@@ -364,6 +364,35 @@ def looks_up(tool_line: str) -> bool:
         return False
     words = " ".join(_NAME_WORD.findall(m.group(1))).lower()
     return not changes_world(words) and not _LOOKUP_WORDS.isdisjoint(words.split())
+
+
+# The assistant reporting what it did for the user: "Done: I've emailed the itinerary…",
+# "已为您预订…", "Reminder set for 9am".
+_DID_FOR_USER = re.compile(
+    r"(?i:\b(?:booked|reserved|ordered|sent|emailed|scheduled|rescheduled|paid|cancell?ed"
+    r"|created|added|updated|renewed|submitted|confirmed|set up|changed|moved|(?:reminder|alarm"
+    r"|meeting|appointment)s? (?:is |are |has been )?set)\b)"
+    r"|已(?:经)?(?:为您|帮您|给您|帮你|为你)?(?:预订|订|发|预约|安排|取消|改|设置|提交|付|下单|购买|续)"
+    r"|(?:订|发|约|办|改|设置|安排)好了"
+)
+
+
+def did_for_user(text: str) -> bool:
+    """True when the assistant reports something it did for the user ("Done: I've emailed the
+    itinerary…", "已为您预订…"), as against what it relayed or explained."""
+    return _DID_FOR_USER.search(text) is not None
+
+
+_WHICH = re.compile(r"(?i:\bwhich\b)|哪")
+
+
+def awaits_choice(sentences: list[str]) -> bool:
+    """True when an assistant message ends by putting a choice to the user: an offer ("Shall I
+    book it?"), an either-or question, or a listing and "which one?"."""
+    if not sentences or sentences[-1].rstrip()[-1:] not in ("?", "？"):
+        return False
+    return (proposal(sentences) is not None or alternatives(sentences[-1]) is not None
+            or (len(sentences) >= 2 and _WHICH.search(sentences[-1]) is not None))
 
 
 def confirms(later: str) -> bool:
