@@ -600,9 +600,23 @@ def test_the_users_own_report_closes_their_task_and_keeps_what_they_did() -> Non
 def test_weather_and_feelings_with_only_a_day_are_chatter() -> None:
     out = ask([user("The weather was so nice today, it felt amazing."),
                user("I went to a support group yesterday and it was so powerful."),
-               user("今天天气真好，心情特别开心。")], max_tokens=30)
-    assert section(out, "Facts") == [
-        "User: I went to a support group yesterday and it was so powerful."]
+               user("今天天气真好，心情特别开心。")], max_tokens=20)
+    # How it felt goes with the chatter; the event and its day are the fact.
+    assert section(out, "Facts") == ["User: I went to a support group yesterday."]
+
+
+@pytest.mark.parametrize("said, kept", [
+    ("I went to a pride parade last Friday and it was awesome.",
+     "I went to a pride parade last Friday."),
+    ("We drove to Tahoe on Saturday but it was so tiring.", "We drove to Tahoe on Saturday."),
+    # What followed is a fact, not a feeling: it stays.
+    ("I went to the museum on Monday and it was closed.",
+     "I went to the museum on Monday and it was closed."),
+    ("I signed up for the pottery class and it was $120 for six weeks.",
+     "I signed up for the pottery class and it was $120 for six weeks."),
+])
+def test_a_feeling_joined_by_and_leaves_the_event(said: str, kept: str) -> None:
+    assert section(ask([user(said)]), "Facts") == [f"User: {kept}"]
 
 
 @pytest.mark.parametrize("cut", [0, 1, 3, 4])
@@ -1000,6 +1014,51 @@ def test_the_incumbent_bonus_sets_how_firmly_kept_items_hold() -> None:
     loose = ExtractiveSummarizer(count=count, incumbent_bonus=0.0).summarize(request)
     assert "BA2490" not in firm and "Anna" in firm
     assert "BA2490" in loose and "Anna" not in loose and "5512" in loose
+
+
+_EVENTS = {
+    "en": ["Last week I went to a pride parade in Denver.",
+           "Yesterday I took the kids to the science museum in Boston."],
+    "zh": ["上周六我去参加了北京的半程马拉松。", "昨晚我和老王去工体看了国安的比赛。"],
+}
+
+
+@pytest.mark.parametrize("lang, standing", [
+    ("en", "My blood type is O negative."),
+    ("en", "I've been learning Japanese for 3 years."),
+    ("en", "We have a golden retriever named Biscuit."),
+    ("en", "The wifi password at the cabin is pinecone88."),
+    ("zh", "我学日语已经三年了。"),
+    ("zh", "我们家有一只金毛，叫饼干。"),
+    ("zh", "我的工号是E20417。"),
+    ("en", "I drive a blue Subaru Outback."),
+    ("en", "We speak Spanish at home."),
+])
+@pytest.mark.parametrize("event", [0, 1])
+def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, event: int) -> None:
+    # A summary full of narrated events (a companion chat, LoCoMo's friends) still lets in the
+    # user's standing facts: true until said otherwise, they outweigh an event and its day.
+    told = _EVENTS[lang][event]
+    title = "Facts" if lang == "en" else "事实"
+    tag = "User: " if lang == "en" else "用户："
+    cap = max(count(f"{title}:\n- {tag}{t}\n") for t in (told, standing)) + 2
+    for said in ([told, standing], [standing, told]):
+        out = ask([user(t) for t in said], language=lang, max_tokens=cap)
+        assert section(out, title) == [f"{tag}{standing}"]
+
+
+@pytest.mark.parametrize("chatter", [
+    "Wow, having symbols of travel memories in our homes is so cool!",
+    "We get our creative on and have a blast together.",
+    "Our weekend was really relaxing.",
+])
+def test_how_something_is_felt_is_no_standing_fact(chatter: str) -> None:
+    # "our X is so cool" has the shape of "my X is Y" but says how it felt; "our creative on
+    # and have" has no subject at all.
+    told = _EVENTS["en"][0]
+    cap = max(count(f"Facts:\n- User: {t}\n") for t in (told, chatter)) + 2
+    out = ask([user(chatter), user(told)], max_tokens=cap)
+    assert section(out, "Facts") == [f"User: {told}"]
 
 
 def test_kept_chatter_yields_to_a_new_fact_however_high_the_bonus() -> None:

@@ -56,9 +56,10 @@ _FULL_STOP = {"en": ".", "zh": "。"}
 # says it of a thing ("I love hiking"), chatter otherwise ("love it!", "I'd love to").
 # _ATTR: an attribute of the speaker or theirs, "my X is Y" ("my blood type is O negative",
 # "our anniversary is June 14", "我的工号是E20417"): true until said otherwise, so it outweighs
-# a one-off event of the same shape ("I went to a support group yesterday").
+# a one-off event of the same shape ("I went to a support group yesterday"), whose time weighs
+# _WHEN's 1.5: a user's own standing facts get into a summary full of narrated events.
 _FACT_WEIGHT = 2.0
-_ATTR_WEIGHT = 1.5
+_ATTR_WEIGHT = 2.5
 _FOND_WEIGHT = 0.8
 _WEIGHTS = (
     (_ID, 2.0),

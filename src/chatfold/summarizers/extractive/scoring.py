@@ -236,11 +236,11 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      False, None, ""),
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
     # A secret or an account said once: "the wifi password at the cabin is pinecone88".
-    (_ID | _FACT, re.compile(
+    (_ID | _FACT | _ATTR, re.compile(
         r"(?:password|passcode|passphrase|pin|wi-?fi|username|user name|login|door code"
         r"|gate code|access code|locker code)\b[^.!?\n]{0,30}?(?:\bis|:)\s*[^\s.,!?]{3,}"),
      True, None, ("pass", "pin", "wifi", "wi-fi", "user", "login", "code")),
-    (_ID | _FACT, re.compile(
+    (_ID | _FACT | _ATTR, re.compile(
         r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号)(?:是|为|：|:)\s*[A-Za-z0-9]"),
      False, None, "码号名"),
     (_NAME, re.compile(r"\bnamed [A-Z][a-z]"), False, None, ("named ",)),
@@ -258,9 +258,19 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_NAME, re.compile(
         r"(?:在|到|去|住|离|于|从|近|订|回|来|叫)[\u4e00-\u9fff]{2,4}?(?:路|街|寺|酒店|宾馆|饭店|公园"
         r"|大学|医院|机场|广场|大厦|火车站|高铁站|餐厅|商场|小区|景区)"), False, None, ""),
+    # What has gone on for years ("I've been learning Japanese for 3 years", "学日语已经三年了")
+    # and what the speaker keeps and named ("We have a golden retriever named Biscuit"): as
+    # standing as "my X is Y".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:i|we)(?:'ve| have) been [a-z]+ing\b[^.!?\n]{0,40}?\bfor (?:\d+|a|an|one|two"
+        r"|three|four|five|six|seven|eight|nine|ten|several|many|a few|over \w+) (?:years?"
+        r"|months?|decades?)\b"), True, None, ("been ",)),
+    (_ATTR, re.compile(
+        r"\b(?:I|[Ww]e) (?:have|own|adopted) (?:a|an|two|three|four)\b[^.!?\n]{0,30}?"
+        r"\b(?:named|called) [A-Z]"), False, None, (" named ", " called ")),
     # A pet's or a child's name: "我们家有一只金毛，叫饼干".
-    (_NAME, re.compile(r"(?:一只|一条|一匹|一个)[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"), False,
-     None, "叫"),
+    (_NAME | _ATTR, re.compile(r"(?:一只|一条|一匹|一个)[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"),
+     False, None, "叫"),
     # A condition of the speaker's body or diet: as standing as "my X is Y".
     (_ATTR | _FACT, re.compile(
         r"\b(?:i'm|i am|i've|i have|i've got|i got)\s+(?:been\s+)?(?:a\s+)?(?:lactose|gluten"
@@ -275,8 +285,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_FACT, re.compile(
         r"我(?:们)?(?!觉得|想|希望|感觉|认为|猜)[^，。！？!?\n]{0,8}?(?:毕业于|毕业|出生于|出生在|出生|来自"
         r"|开一辆|开了一辆"
-        r"|开的是|养了|结婚|离婚|退休|入职|穿\d+码)"
-        r"|学[\u4e00-\u9fff]{1,4}(?:已经|有)?[\d一二两三四五六七八九十]+年"), False, None, "我学"),
+        r"|开的是|养了|结婚|离婚|退休|入职|穿\d+码)"), False, None, "我"),
+    (_FACT | _ATTR, re.compile(
+        r"(?:学|练|弹|教|做|干|当)[\u4e00-\u9fff]{1,4}(?:已经|有)?[\d一二两三四五六七八九十]+年"),
+     False, None, "年"),
     (_ATTR, re.compile(
         r"我(?:们家|家|妈妈?|爸爸?|老婆|老公|女儿|儿子|父母)?(?:住在|来自|毕业于|穿\d+码)"),
      False, None, "我"),
@@ -377,8 +389,9 @@ def _is_question(sentence: str) -> bool:
 # feelings about a thing, "I loved it", "I agreed", are not). Tried only where the cue trie
 # found "i", "we", "my" or "our", not at every position of the text.
 _FACT_AT = re.compile(
-    r"(?:my|our) [a-z']+(?: [a-z']+){0,2}"
-    r"(?: (?:for|of|at|in|to|with|on) (?:the |my |our |a |an )?[a-z']+(?: [a-z']+)?)?"
+    r"(?:my|our) [a-z']+(?: (?!(?:and|or|but|so|then|on|in|at|to|it)(?![a-z']))[a-z']+){0,2}"
+    r"(?: (?:for|of|at|in|to|with|on) (?:the |my |our |a |an )?"
+    r"(?!(?:and|or|but|so|then)(?![a-z']))[a-z']+(?: [a-z']+)?)?"
     r" (?:is|are|was|were|expires?|starts?|ends?|begins?|lands?|leaves?|departs?|arrives?"
     r"|opens?|closes?|costs?|lives?|lived|works?|worked|studies|teaches|uses|use|runs|run"
     r"|owns|own|has(?! been)|have(?! been))(?![a-z])"
@@ -401,6 +414,13 @@ _FACT_LEADS = ("i", "we", "my", "our")
 # "my X is/lives/works…": an attribute in the present, true until said otherwise (_ATTR).
 _ATTR_VERBS = (" is", " are", " lives", " live", " works", " work", " uses", " use", " runs",
                " run", " owns", " own", " has", " have")
+# "I use Linux", "we speak Spanish at home": a habit, as standing as "my X is Y".
+_HABIT = re.compile(
+    r"(?:i|we) (?:usually |always |still |also |now |only )?(?:use|drive|speak) ")
+# "Our trip was so much fun", "my day is really good": how it is, not what it is.
+_HOW_IT_FEELS = (" so ", " really ", " very ", " such ", " too ", " super ", " pretty ", " quite ",
+                 " totally ", " absolutely ", " incredibly ", " amazing", " awesome", " great",
+                 " cool", " fun", " lovely", " wonderful", " fantastic", " nice")
 _ATTR_WORDS = frozenset({"i live", "i work", "i'm from", "i am from", "i come from", "my name is",
                          "i grew up", "i was born", "i'm married", "i graduated"})
 
@@ -437,9 +457,11 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
             word = m.group()
             masks[owner[at]] |= _EN_LEX[word]
             if word.startswith(_FACT_LEADS) and (fact := _FACT_AT.match(low, at)):
-                masks[owner[at]] |= _FACT | (
-                    _ATTR if word.startswith(("my", "our")) and fact.group().endswith(_ATTR_VERBS)
-                    else 0)
+                found = fact.group()
+                masks[owner[at]] |= _FACT | (_ATTR if (
+                    word.startswith(("my", "our")) and found.endswith(_ATTR_VERBS)
+                    and not low.startswith(_HOW_IT_FEELS, fact.end())
+                ) or _HABIT.match(found) else 0)
             if word in _ATTR_WORDS:
                 masks[owner[at]] |= _ATTR
     for bit, rx, lowered, check, guard in _PATTERNS:

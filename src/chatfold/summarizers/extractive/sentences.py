@@ -222,18 +222,22 @@ def _is_participant(word: str, names: frozenset[str]) -> bool:
 
 _SHORT_BYTES = 48  # UTF-8 bytes: shorter sentences are kept whole
 _LONG_BYTES = 150  # about 50 Chinese characters, or 150 Latin ones
-_CLAUSE_BREAK = re.compile(r"([，；;]\s*|,(?!\d)\s*|\s+[-–—]+\s+|——)")
+_CLAUSE_BREAK = re.compile(
+    r"([，；;]\s*|,(?!\d)\s*|\s+[-–—]+\s+|——"
+    r"|\s+(?=(?:and|but) (?:it|that|this)(?:'s| is| was| felt| has been) ))"
+)
 _SAYS_SOMETHING = re.compile(
     r"[0-9@#$¥￥€£%]|(?<=[^\s.!?])\s+[A-Z][A-Za-z]|[A-Z]{2,}|我|(?i:\b(?:my|i|i'm|i've|we)\b)"
 )
-# A clause that only says how it felt ("it was so powerful", "which was awesome", "太开心了"):
-# the event it follows is the fact.
+# A clause that only says how it felt ("it was so powerful", "which was awesome", "太开心了"),
+# set off by a comma, a dash or "and it was": the event it follows is the fact.
 _FEELING = re.compile(
     r"(?i:(?:and |but |so )?(?:it|that|this|which)(?:'s| is| was| has been| felt| feels)"
     r" (?:so |really |super |just |truly |very |such |a |an |totally |pretty |quite )*"
     r"(?:great|amazing|awesome|powerful|rewarding|fun|cool|nice|good|lovely|wonderful"
     r"|incredible|fantastic|beautiful|special|exciting|inspiring|meaningful|hard|tough|sad"
-    r"|experience|blast|relief)\b[^0-9]{0,24})"
+    r"|experience|blast|relief|tiring|exhausting|stressful|relaxing|enlightening|emotional"
+    r"|touching|memorable|unforgettable|surreal|intense|worth it)\b[^0-9]{0,24})"
     r"|(?:真是|真的|太|好|特别|非常)?(?:开心|高兴|棒|好玩|有意思|难忘|感动|累)了?[!！。.~]*",
 )
 
