@@ -132,6 +132,52 @@ def test_accepted_proposal_is_one_decision_zh() -> None:
     assert len(decisions) == 1 and "同意" in decisions[0] and "湖畔酒店" in decisions[0]
 
 
+@pytest.mark.parametrize("lang, asked, said", [
+    ("en", "Great! What is your budget for the trip?", "Around $2,000."),
+    ("en", "And where will you be flying from?", "Boston."),
+    ("en", "How many people are travelling?", "Just me and my wife."),
+    ("en", "Do you have any allergies?", "Peanuts and shellfish."),
+    ("zh", "好的！您的预算是多少？", "大概两万元。"),
+    ("zh", "从哪个城市出发？", "上海。"),
+    ("zh", "您有车吗？", "有，一辆特斯拉。"),
+])
+def test_a_short_answer_keeps_the_question_it_answers(lang: str, asked: str, said: str) -> None:
+    # "Boston." alone says nothing of what it answers; with its question it is the user's.
+    out = ask([user("I want to plan a trip." if lang == "en" else "帮我规划一下旅行。"),
+               assistant(asked), user(said)], language=lang)
+    question = asked.split("! ")[-1].split("！")[-1].removeprefix("And ")
+    question = question[:1].upper() + question[1:]
+    arrow = " → " if lang == "en" else "→"
+    assert f"{question}{arrow}{said}" in out
+
+
+@pytest.mark.parametrize("lang, asked, said", [
+    # A statement of its own needs no question.
+    ("en", "Any dietary restrictions I should know about?", "My wife is vegetarian."),
+    ("zh", "您对什么过敏吗？", "我对花生过敏。"),
+    # Nothing to keep, with or without the question.
+    ("en", "What would you like to do today?", "Not sure yet."),
+    ("zh", "想吃点什么？", "随便吧。"),
+    # A question back is no answer; the assistant's statement asks nothing.
+    ("en", "What is your budget?", "What do hotels cost there?"),
+    ("en", "The museum opens at 9am.", "Great."),
+])
+def test_a_reply_that_stands_alone_or_answers_nothing_is_not_joined(
+    lang: str, asked: str, said: str
+) -> None:
+    out = ask([assistant(asked), user(said)], language=lang)
+    assert "→" not in out
+
+
+def test_a_joined_answer_is_replaced_by_a_new_value() -> None:
+    out = ask([assistant("What is your budget for the trip?"), user("Around $2,000."),
+               user("Actually, my budget for the trip is now $2,500.")])
+    assert "$2,500" in out and "$2,000" not in out
+    out = ask([assistant("您的预算是多少？"), user("大概两万元。"), user("预算改成三万了。")],
+              language="zh")
+    assert "三万" in out and "两万" not in out
+
+
 def test_a_refusal_is_no_decision() -> None:
     out = ask([assistant("How about Hotel Lumière at €140 per night?"),
                user("No, not that one, too far from the station.")])

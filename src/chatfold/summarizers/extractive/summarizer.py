@@ -57,6 +57,7 @@ from .threads import (
     looks_up,
     named_pick,
     proposal,
+    question_answered,
     report_adds,
     request_parts,
     shared_numbers,
@@ -66,6 +67,7 @@ from .tools import _is_tool_block, _render_args, _render_result, _result_text, _
 
 _AGREED = {"en": " agreed", "zh": "同意"}
 _CHOSE = {"en": " chose", "zh": "选择"}
+_ANSWER = {"en": " → ", "zh": "→"}
 _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as a decision
 _DECISION_FLOOR = 5.0  # and worth at least a plain fact, whatever its words
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
@@ -420,6 +422,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                                  "decision"))
                 if alone:
                     split = split[1:]
+            elif replying and split and (
+                    asked := question_answered(last_assistant, split[0])) is not None:
+                # "What is your budget for the trip?" then "Around $2,000.": the answer means
+                # nothing without its question, which goes with it.
+                split = [f"{asked}{_ANSWER[lang]}{split[0]}", *split[1:]]
             if p.role == "assistant":
                 last_assistant = split
                 replies[p.msg] = p.text

@@ -385,6 +385,51 @@ def did_for_user(text: str) -> bool:
 
 _WHICH = re.compile(r"(?i:\bwhich\b)|哪")
 
+# What the assistant asks of the user ("What is your budget for the trip?", "And where will you
+# be flying from?", "Do you have a car?", "您的预算是多少？", "几个人去？", "您有车吗？"): a
+# question a short reply answers.
+_ASKS_OF_YOU = re.compile(
+    r"(?i:^(?:(?:and|so|also|then|great|okay|ok|perfect|got it|thanks)[,!.]?\s+)*"
+    r"(?:what|what's|where|when|which|who|whose|how (?:many|much|long|old|far|often|soon)"
+    r"|(?:do|does|did|are|were|have|will|would|can|could) you|any)"
+    r"\b[^?]*\?$)"
+    r"|^[^？?]*(?:什么|哪|几|多少|谁|多久|多大|多远|何时|(?:你|您)[^？?]*吗)[^？?]*[？?]$"
+)
+_LEADING_LINK = re.compile(r"(?i:(?:and|so|also|then)\s+)")
+# A reply that is no statement of its own ("Around $2,000.", "Boston.", "Just me and my wife.",
+# "上海。", "有，一辆特斯拉。"): no verb (in Chinese, none after "我") that would make it one.
+_STATEMENT = re.compile(
+    r"(?i:\b(?:is|are|am|was|were|be|been|have|has|had|do|does|did|will|would|can|could"
+    r"|should|need|want|like|love|prefer|live|work|go|think|know)\b|'(?:s|m|re|ve|ll|d)\b"
+    r"|[?？])"
+    r"|我们?(?:现在|已经|也|都|还|一直|平时)?(?:是|有|要|想|会|能|对|喜欢|住|打算|准备|觉得|知道)|吗"
+)
+_UNSURE = re.compile(
+    r"(?i:not sure|don't know|dunno|no idea|whatever|anything|nothing|no preference|up to you"
+    r"|maybe)|不知道|不确定|随便|都行|无所谓|还没想好|没想好|看情况"
+)
+_FRAGMENT_WORDS = 8
+_FRAGMENT_CHARS = 16
+
+
+def question_answered(asked: list[str], reply: str) -> str | None:
+    """The assistant's question that ``reply`` answers when the reply is a short fragment
+    that means nothing without it ("What is your budget for the trip?" then "Around $2,000."),
+    else None."""
+    if not asked or _STATEMENT.search(reply) is not None or _UNSURE.search(reply) is not None:
+        return None
+    han = sum(1 for ch in reply if "\u4e00" <= ch <= "\u9fff")
+    if (han > _FRAGMENT_CHARS if han else len(reply.split()) > _FRAGMENT_WORDS):
+        return None
+    question = asked[-1].strip()
+    if _ASKS_OF_YOU.search(question) is None:
+        return None
+    link = _LEADING_LINK.match(question)
+    if link is not None:
+        question = question[link.end() :]
+        question = question[:1].upper() + question[1:]
+    return question
+
 
 def awaits_choice(sentences: list[str]) -> bool:
     """True when an assistant message ends by putting a choice to the user: an offer ("Shall I
