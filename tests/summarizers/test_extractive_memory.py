@@ -636,6 +636,14 @@ def test_x_it_is_and_lets_not_are_decisions() -> None:
         "User: Let's not invite Kevin to the party.", "User: Postgres it is."]
 
 
+@pytest.mark.parametrize("said", [
+    "Let's meet at 7pm at Blue Bottle on Friday.", "The team voted for option B.",
+    "We voted to move the offsite to June.", "Let's go with the blue logo.",
+])
+def test_a_plan_or_a_vote_is_a_decision(said: str) -> None:
+    assert section(ask([user(said)]), "Decisions") == [f"User: {said}"]
+
+
 def test_the_users_own_report_closes_their_task_and_keeps_what_they_did() -> None:
     previous = "Open tasks:\n- User: I still need to buy a gift for Anna's birthday."
     out = ask([user("I bought Anna a scarf yesterday.")], previous=previous)

@@ -122,7 +122,8 @@ _EN_WORDS: dict[int, str] = {
     "|feeling|feelings|belonged|meaningful|memorable|unforgettable|heartwarming|uplifting",
     _DECIDE: "decide|decided|decision|go with|going with|went with|settled on|chose|chosen"
     "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|change to"
-    "|changed to|let's not|agreed to|agreed on|we agreed|final decision",
+    "|changed to|let's not|agreed to|agreed on|we agreed|final decision|voted for|voted to"
+    "|let's go with|let's meet at|let's meet on|we'll meet at|we'll meet on",
     _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
     "|i will|would like|i'd like",
