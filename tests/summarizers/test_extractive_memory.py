@@ -449,6 +449,8 @@ def test_the_assistant_changes_what_it_said_itself(lang: str, before: list[dict[
     ("zh", "我2015年毕业于武汉大学，在腾讯工作。", "我从腾讯离职了。", "在腾讯工作", "武汉大学"),
     ("zh", "我在阿里巴巴做数据分析。", "我已经从阿里巴巴离职了，现在在字节跳动。", "做数据分析",
      "字节跳动"),
+    # "不吃素" holds "吃素": the negation must not hide the diet it changes.
+    ("zh", "我是素食者，住在成都。", "我现在不吃素了，开始吃鱼。", "素食者", "吃鱼"),
 ])
 def test_a_state_the_user_left_is_taken_out(lang: str, said: str, ended: str, gone: str,
                                             kept: str) -> None:
