@@ -1301,6 +1301,50 @@ def test_a_reminder_set_closes_the_request() -> None:
     assert not section(out, "Open tasks") and "9am" in out
 
 
+_UPDATES = [
+    ("en", "My commute is about 40 minutes each way.",
+     "Since we moved, my commute's down to 25 minutes.", "25 minutes", "40 minutes"),
+    ("en", "My daughter is in 3rd grade.", "My daughter just started 4th grade.", "4th", "3rd"),
+    ("en", "I run 5 km every morning.", "These days I run 10 km every morning.", "10 km",
+     "5 km"),
+    ("en", "I sleep about 6 hours a night.", "I've been sleeping 8 hours a night lately.",
+     "8 hours", "6 hours"),
+    ("zh", "我通勤要40分钟。", "搬家以后通勤只要25分钟了。", "25分钟", "40分钟"),
+    ("zh", "我在腾讯做产品经理。", "我跳槽到字节跳动了。", "字节跳动", "腾讯"),
+    ("zh", "我女儿上三年级。", "我女儿今年升四年级了。", "四年级", "三年级"),
+    ("zh", "我们家有两只猫。", "我们又领养了一只，现在有三只猫了。", "三只猫", "两只猫"),
+    ("zh", "我每晚睡6个小时。", "最近我每晚能睡8个小时了。", "8个小时", "6个小时"),
+]
+
+
+@pytest.mark.parametrize(("lang", "old", "new", "kept", "gone"), _UPDATES)
+@pytest.mark.parametrize("carried", [False, True])
+def test_a_habit_or_a_count_said_anew_replaces_the_old(
+    lang: str, old: str, new: str, kept: str, gone: str, carried: bool
+) -> None:
+    # No "my X is" and no slot: the same doing, counted the same way, with a word that says it
+    # is what holds now ("these days", "lately", "最近", "…以后", "三只猫了").
+    if carried:
+        out = ask([user(new)], previous=ask([user(old)], language=lang), language=lang)
+    else:
+        out = ask([user(old), user(new)], language=lang)
+    assert kept in out and gone not in out
+
+
+@pytest.mark.parametrize(("lang", "old", "new"), [
+    ("en", "I sleep about 6 hours a night.", "These days I run 10 km every morning."),
+    ("en", "My son is in 3rd grade.", "My daughter just started 4th grade."),
+    ("zh", "我每天喝两杯咖啡。", "今天已经喝了三杯茶了。"),
+    ("zh", "我们家有两只猫。", "我朋友家现在有三只猫了。"),
+    ("zh", "下班以后我去健身一小时。", "周末我去游泳两小时。"),
+    ("zh", "我在腾讯做产品经理。", "我老婆跳槽到字节跳动了。"),
+    ("zh", "我在家做饭。", "我跳槽到字节跳动了。"),
+])
+def test_another_habit_count_or_person_replaces_nothing(lang: str, old: str, new: str) -> None:
+    out = ask([user(old), user(new)], language=lang)
+    assert old.rstrip("。.") in out and new.rstrip("。.") in out
+
+
 def test_a_new_value_named_another_way_replaces_the_old() -> None:
     out = ask([user("My phone number is 555-123-4567."), user("My new number is 555-987-6543.")])
     assert "555-987-6543" in out and "555-123-4567" not in out

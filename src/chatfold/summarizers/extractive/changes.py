@@ -52,8 +52,11 @@ _CHANGE = re.compile(
     r"|bumped (?:up |down )?to"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
     r"|switch|set)(?: [\w']+){0,3}? to"
+    r"|since (?:we|i) (?:moved|switched|changed)"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
+    # "搬家以后通勤只要25分钟了": what changed it, then the new value; "升四年级".
+    rf"|[\u4e00-\u9fff](?:以后|之后)[，,]?(?=[\u4e00-\u9fff])|升(?=[\d{ZH_NUMERALS}])"
     rf"|{_ZH_CORRECTED}|不是[^，。！？,.!?]{{1,8}}[，,]\s*(?:而)?是"
 )
 # Words that say a value is the current one without saying it changed: "I'm 78 kg now", "my new
@@ -61,9 +64,13 @@ _CHANGE = re.compile(
 # else ("Now the meeting is in room 310"), so they replace only a statement of the very same
 # thing: one whose topic holds every word of theirs.
 _WEAK_CHANGE = re.compile(
-    r"(?i:\b(?:now|down to(?= [$€£¥]?\d)|new(?: [\w']+){1,2}? (?:is|are))\b)"
-    r"|现在|新[\u4e00-\u9fff]{1,4}?[是为]"
+    r"(?i:\b(?:now|these days|lately|nowadays|currently|down to(?= [$€£¥]?\d)"
+    r"|new(?: [\w']+){1,2}? (?:is|are)|(?:just )?started)\b)"
+    r"|现在|最近|如今|目前|这阵子|新[\u4e00-\u9fff]{1,4}?[是为]"
 )
+# "现在有三只猫了", "最近能睡8个小时了": a count followed by 了 is a new state, and with a word of
+# "current" it says the value changed.
+_ZH_NEW_STATE = re.compile(rf"[\d{ZH_NUMERALS}]+[个]?[\u4e00-\u9fff]{{0,3}}了")
 # "瘦到78公斤", "跑到10公里": a verb reaching a new value; not a range's end ("从5点到7点").
 _ZH_TO_VALUE = re.compile(rf"[\u4e00-\u9fff]到了?(?=\d|[{ZH_NUMERALS}])")
 # The Chinese words of change, cut before a topic is taken: no character pair should span them
@@ -76,6 +83,7 @@ _ZH_CUE = re.compile(
 _MAX_TOPIC = 8
 """A statement of change names the thing it changes; one with more content words than this
 tells a story ("the room was 902, dirty, noisy…") and changes nothing."""
+_ZH_MEASURES = "只条张本辆套件盆台部双杯次斤"  # what a Chinese count counts ("两只", "三辆")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\+?\d[\d\s()-]{6,}\d")
 _VALUE = re.compile(
@@ -84,17 +92,19 @@ _VALUE = re.compile(
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
-    rf"|(?:周|星期|礼拜)[一二三四五六日天]|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天]|$)",
+    rf"|(?:周|星期|礼拜)[一二三四五六日天]|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天{_ZH_MEASURES}]|$)",
 )
 _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
 _CUE_TOKENS = content_tokens(
     "no longer anymore instead change changed changes moved switched updated turned became now "
     "postponed rescheduled delayed pushed bumped raised lowered increased reduced dropped grew "
     "extended extend renewed down just yesterday today tonight recently last week good news "
+    "these days lately nowadays currently started start since "
     "guess longer anymore went actually meant mean correction corrected typo mistyped misspoke "
     "oops sorry should "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
-    "以后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚"
+    "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 "
+    "如今 目前 今年"
 )
 
 
@@ -138,9 +148,10 @@ _CHANGE_KEYS = (
     "打错", "写错", "记错", "应该", "不是",
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
-    "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set",
-    "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后",
-    "更新", "调", "增加", "减少", "现在", "新", "到",
+    "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
+    "nowadays", "currently", "start", "since",
+    "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
+    "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子",
 )
 _ENDED_KEYS = (
     "sold", "quit", "resign", "longer", "gave up", "broke up", "divorc", "moved out", "more",
@@ -156,6 +167,7 @@ def _has(text: str, keys: tuple[str, ...]) -> bool:
 _UNIT = re.compile(
     r"(?P<cur>[$€£¥])\s?\d"
     r"|\d(?:[\d,.]*\d)?\s?(?:(?P<en>[A-Za-z]{1,8})(?![A-Za-z])|(?P<zh>[公千毫厘]?[\u4e00-\u9fff]))"
+    rf"|[{ZH_NUMERALS}]+(?P<zhm>[{_ZH_MEASURES}])"  # "三只猫": a count in Chinese numerals
 )
 
 
@@ -164,7 +176,8 @@ def _units(text: str) -> frozenset[str]:
     number ("$", "kg", "mile", "元", "公斤", "岁")."""
     out = set()
     for m in _UNIT.finditer(text):
-        unit = m.group("cur") or m.group("zh") or _stem((m.group("en") or "").lower())
+        unit = m.group("cur") or m.group("zh") or m.group("zhm") \
+            or _stem((m.group("en") or "").lower())
         if unit and unit not in _NOT_UNIT:
             out.add(unit)
     return frozenset(out)
@@ -179,7 +192,7 @@ def _says_change(text: str) -> int:
     if _CHANGE.search(text):
         return 2
     if _WEAK_CHANGE.search(text):
-        return 1
+        return 2 if not text.isascii() and _ZH_NEW_STATE.search(text) else 1
     m = _ZH_TO_VALUE.search(text)
     return 1 if m is not None and "从" not in text[: m.start()] else 0
 
@@ -228,7 +241,7 @@ class _Shape:
         self.values, rest = _values(body)
         self.names = frozenset(v for v in self.values if v[:1].isalpha())
         self.topic = _topic(rest)
-        self.units = _units(body) if _DIGITS.search(body) else frozenset()
+        self.units = _units(body) if _DIGITS.search(body) or not body.isascii() else frozenset()
         # Every Latin word, short ones too: a name opening a sentence is no value ("Mia …").
         self.words = frozenset(_WORD.findall(body.lower()))
         self.persons = _persons(body, self.words)

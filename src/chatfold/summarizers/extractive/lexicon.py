@@ -101,8 +101,8 @@ _ZH_WORDS: dict[int, str] = {
     " 我们的 我们有 我每天 我平时 我一直 我经常 我通常 我开的 我用的",
     _SLOT: "住在 搬到 搬去 搬家 定居 预算 我叫 名叫 名字 电话 手机 邮箱 电子邮件 地址 职业"
     " 工作是 上班 就职 岁 截止 期限 人数 目的地 饮食 吃素 素食 喜欢 爱吃 爱喝 讨厌 偏好"
-    " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在 现在有 已经有 一共有 总共有 目前有 有了 不吃素"
-    " 跳槽 入职",
+    " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在 现在有 已经有 一共有 总共有 目前有 有了"
+    " 不吃素 跳槽 入职",
 }
 # Matched as a whole so that the cue inside them is not: "不确定" decides nothing, "你确定"
 # asks someone else, "也就这样" shrugs; "我在想" is what the speaker is doing, not a fact.

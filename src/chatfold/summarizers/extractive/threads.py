@@ -93,7 +93,8 @@ _STOP_TEXT = (
     "into just like make more most much need needs only over please same some such than that "
     "their them then there these they this those very want what when where which while will "
     "with would your you're yours remind check find tell book order send show give help "
-    "thanks thank sure okay anything something else other another shall should"
+    "thanks thank sure okay anything something else other another shall should "
+    "i've i'll i'm we've we'll we're you've you'll they're they've it's that's there's here's"
 )
 _STOP = frozenset(_STOP_TEXT.split())
 _ZH_STOP_CHARS = frozenset("我你您的了是在和吗呢吧啊一个这那也就都要请帮下")
