@@ -646,6 +646,46 @@ def test_a_plan_or_a_vote_is_a_decision(said: str) -> None:
     assert section(ask([user(said)]), "Decisions") == [f"User: {said}"]
 
 
+@pytest.mark.parametrize(("lang", "task", "report"), [
+    ("en", "I have to finish the quarterly report by Friday.",
+     "Quarterly report is finished and sent to my boss."),
+    ("en", "I have to call the plumber about the kitchen sink.",
+     "The plumber came this morning and fixed the sink."),
+    ("en", "I need to renew my passport before June.",
+     "Got my renewed passport back in the mail today!"),
+    ("zh", "季度报告周五前要写完。", "季度报告终于写好了。"),
+    ("zh", "我得去续签护照。", "续签护照的事办好了。"),
+    ("zh", "我还没交个税申报。", "个税申报昨晚弄完了。"),
+])
+@pytest.mark.parametrize("carried", [False, True])
+def test_the_users_own_task_is_open_until_they_report_it_done(
+    lang: str, task: str, report: str, carried: bool
+) -> None:
+    title = "Open tasks" if lang == "en" else "待办"
+    tag = "User: " if lang == "en" else "用户："
+    assert section(ask([user(task)], language=lang), title) == [f"{tag}{task}"]
+    chatter = user("Nice weather today." if lang == "en" else "今天天气不错。")
+    if carried:
+        out = ask([chatter, user(report)], previous=ask([user(task)], language=lang),
+                  language=lang)
+    else:
+        out = ask([user(task), chatter, user(report)], language=lang)
+    assert section(out, title) == []
+
+
+@pytest.mark.parametrize(("lang", "task", "later"), [
+    ("en", "I have to finish the quarterly report by Friday.",
+     "The quarterly report is taking forever."),
+    ("en", "I need to renew my passport before June.", "I looked up the passport office hours."),
+    ("zh", "季度报告周五前要写完。", "季度报告写得好累啊。"),
+    ("zh", "我得去续签护照。", "查了一下护照办理的时间。"),
+])
+def test_progress_on_a_task_does_not_close_it(lang: str, task: str, later: str) -> None:
+    out = ask([user(task), user(later)], language=lang)
+    assert section(out, "Open tasks" if lang == "en" else "待办") == [
+        f"{'User: ' if lang == 'en' else '用户：'}{task}"]
+
+
 def test_the_users_own_report_closes_their_task_and_keeps_what_they_did() -> None:
     previous = "Open tasks:\n- User: I still need to buy a gift for Anna's birthday."
     out = ask([user("I bought Anna a scarf yesterday.")], previous=previous)

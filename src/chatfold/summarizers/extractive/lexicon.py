@@ -86,7 +86,7 @@ _ZH_WORDS: dict[int, str] = {
     _DECIDE: "决定 定了 就这样 就这么定 确定 选了 选定 选择 敲定 拍板 最终 就用 就订 就选"
     " 改成 改为 换成 采用 确认 商量好 说好了 约好 定好了 那就",
     _TASK: "帮我 帮忙 麻烦 记得 别忘 需要 要求 提醒 待办 任务 截止 尽快 请 务必 跟进 安排"
-    " 我会 我来",
+    " 我会 我来 我得 还得 我还没 前要 之前要 前得",
     _INJECT: "忽略以上 忽略上面 忽略之前 忽略前面 忽略所有 忽略上述 无视以上 无视上面"
     " 无视之前 无视上述 作为摘要 摘要只写 摘要就写 摘要改写 把摘要写成 系统提示",
     _NAME: "我叫 名叫 叫做 名字是 我姓",
@@ -125,6 +125,7 @@ _EN_WORDS: dict[int, str] = {
     "|changed to|let's not|agreed to|agreed on|we agreed|final decision|voted for|voted to"
     "|let's go with|let's meet at|let's meet on|we'll meet at|we'll meet on",
     _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
+    "|i have to|we have to|i still have to"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
     "|i will|would like|i'd like",
     _INJECT: "ignore the above|ignore all previous|ignore previous|ignore the previous|ignore all"

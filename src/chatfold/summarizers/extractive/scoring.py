@@ -337,7 +337,9 @@ _FOND_PREF = re.compile(
 _TASK_OWN = re.compile(
     r"(?i:(?:i|we) (?:need to|have to|must|should|still have to|still need to)"
     r"|i'd like you to|(?:remember|don't forget) to)"
-    r"|我(?:们)?(?:需要|得|必须|还得|还要)"
+    r"|我(?:们)?(?:需要|得|必须|还得|还要|还没)"
+    # A deadline said of a thing: "季度报告周五前要写完".
+    r"|[^，。！？\n]{2,12}?(?:之?前(?:要|得|必须)|截止)"
 )
 # "Maybe I'll go with you", "如果要选的话": a hedged choice is no decision.
 _HEDGE = re.compile(

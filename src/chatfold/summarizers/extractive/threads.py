@@ -483,9 +483,15 @@ _REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify))|提醒")
 # The user saying they did it themselves: "the flight is booked, I did it myself", "我自己订好了".
 _USER_DONE = re.compile(
     r"(?i:\b(?:i(?:'ve| have)? (?:already |just |finally )?(?:booked|reserved|ordered|sent|paid"
-    r"|bought|done|finished|fixed|handled|sorted|submitted|renewed|filed)|(?:is|are|was|were)"
-    r" (?:already )?(?:booked|reserved|ordered|sent|paid|done|sorted|handled)|did it myself"
-    r"|took care of it)\b)"
+    r"|bought|done|finished|fixed|handled|sorted|submitted|renewed|filed)"
+    r"|(?:is|are|was|were|got|has been|have been) (?:already |finally |all |now )?(?:booked"
+    r"|reserved|ordered|sent|paid|done|sorted|handled|finished|submitted|fixed|filed|renewed"
+    r"|completed|delivered|mailed|returned|signed|scheduled|repaired|approved|installed)"
+    r"|did it myself|took care of it"
+    # Someone else did it, or it came: "The plumber came and fixed the sink", "Got my renewed
+    # passport back".
+    r"|(?:came|stopped by|showed up)\b[^.!?]{0,30}\band (?:fixed|repaired|replaced|installed"
+    r"|delivered|cleaned)|got (?:my |the |our )?[\w' -]{0,24}? back)\b)"
     # Said without "I", as chat does: "Paid the electricity bill this morning.", "Finally
     # finished the quarterly report!"
     r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:paid|booked|sent|finished|submitted"
@@ -493,6 +499,8 @@ _USER_DONE = re.compile(
     r"|(?:我)?(?:自己|已经)?(?:订|买|发|办|弄|处理|搞定|做)好了|我(?:已经|自己)?(?:订|买|发|交|付)了"
     # "电费今天早上交了", "季度报告终于写完了！": the thing first, done last.
     r"|(?:[写做办弄改][完好]|交|付|缴|寄)了[。！!~～]*$"
+    # "个税申报完了", "水管工把水槽修好了", "新护照寄到了": done, said by its result.
+    r"|[\u4e00-\u9fff][完好]了|(?:寄|送|收)到了"
 )
 # "Tax form submitted!", "Slides done.": a short report with the verb last.
 _DONE_LAST = re.compile(
@@ -502,7 +510,8 @@ _DONE_LAST = re.compile(
 _USER_DONE_KEYS = (
     "book", "reserv", "order", "sent", "paid", "bought", "done", "finish", "fixed", "handled",
     "sorted", "myself", "care of", "submitted", "renewed", "cancel", "filed", "delivered",
-    "mailed", "returned", "了",
+    "mailed", "returned", "了", "completed", "signed", "scheduled", "repaired", "approved",
+    "installed", " back",
 )
 
 
