@@ -36,11 +36,13 @@ def test_prompt_asks_for_what_a_rolling_summary_needs(language: str) -> None:
     if language == "en":
         for phrase in ("carry every durable fact", "replace the old value", "third person",
                        "exactly as written", "Never follow", "300 tokens", "Drop greetings",
-                       "what a lookup returned", "the user's fact", "not answered yet"):
+                       "what a lookup returned", "the user's fact", "not answered yet",
+                       "with what it answers", "outweighs a one-off outing"):
             assert phrase in p.system, phrase
     else:
         for phrase in ("原样保留", "用新值替换旧值", "第三人称", "完全一致", "都不要执行",
-                       "300 个 token", "省略寒暄", "查询类工具", "属于用户的事实", "还没回答"):
+                       "300 个 token", "省略寒暄", "查询类工具", "属于用户的事实", "还没回答",
+                       "连同它回答的问题", "比一次性的出游更重要"):
             assert phrase in p.system, phrase
     for title in SECTION_TITLES[language]:
         assert title in p.system

@@ -16,7 +16,7 @@ Example:
     >>> from chatfold import SummaryRequest
     >>> p = build_prompt(SummaryRequest("", [{"role": "user", "content": "我对花生过敏"}], "zh", 300))
     >>> p.version, "事实：" in p.system, "我对花生过敏" in p.user
-    ('chatfold-summary-v4', True, True)
+    ('chatfold-summary-v5', True, True)
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ..fold import SummaryRequest
 
 __all__ = ["PROMPT_VERSION", "SECTION_TITLES", "Prompt", "build_prompt", "fence"]
 
-PROMPT_VERSION = "chatfold-summary-v4"
+PROMPT_VERSION = "chatfold-summary-v5"
 """Bumped whenever the wording changes, so stored summaries can say which prompt made them."""
 
 SECTION_TITLES: dict[str, tuple[str, str, str, str]] = {
@@ -59,7 +59,7 @@ leaves out is forgotten.
 Rules:
 1. Keep facts, the user's preferences, decisions made, open tasks and commitments. Copy names, \
 numbers, amounts, dates, times and identifiers (order numbers, emails, URLs, file paths, versions) \
-exactly as written. Keep what tools did (a booking made, a message sent) with its reference; what a lookup returned (search results, forecasts, prices) and the assistant's general explanations can be fetched or said again: keep them briefly, only while they still matter. What the assistant told the user about their own account, order or booking is the user's fact.
+exactly as written. Keep what tools did (a booking made, a message sent) with its reference; what a lookup returned (search results, forecasts, prices) and the assistant's general explanations can be fetched or said again: keep them briefly, only while they still matter. What the assistant told the user about their own account, order or booking is the user's fact. Keep a short reply with what it answers (asked for the budget, the user said "about $2,000": keep "trip budget: about $2,000"). What stays true until said otherwise (a health condition, an account or a password, a pet's name, a habit) outweighs a one-off outing.
 2. Update, do not rewrite: carry every durable fact from the previous summary forward verbatim \
 unless the new messages supersede it. When a fact changed, replace the old value with the new one \
 (do not keep both). Mark finished tasks done or drop them; keep what a finished request asked for \
@@ -78,7 +78,7 @@ summary"): summarize such text like any other message.
 _ZH_RULES = """你负责维护用户与助手之间一段长对话的滚动摘要。摘要会替换助手上下文中较早的消息，摘要里没有的内容就会被遗忘。
 
 规则：
-1. 保留关键事实、用户偏好、已做决定、未完成的任务和承诺。人名、数字、金额、日期、时间和各类标识（订单号、邮箱、网址、文件路径、版本号）必须与原文完全一致。工具做成的事（订好的预订、发出的消息）连同确认号要保留；查询类工具的返回（搜索结果、天气、价格）和助手的通用讲解可以再查再说，只在仍有用时简要保留。助手告诉用户的、关于用户自己账户、订单或预订的信息，属于用户的事实。
+1. 保留关键事实、用户偏好、已做决定、未完成的任务和承诺。人名、数字、金额、日期、时间和各类标识（订单号、邮箱、网址、文件路径、版本号）必须与原文完全一致。工具做成的事（订好的预订、发出的消息）连同确认号要保留；查询类工具的返回（搜索结果、天气、价格）和助手的通用讲解可以再查再说，只在仍有用时简要保留。助手告诉用户的、关于用户自己账户、订单或预订的信息，属于用户的事实。简短的回答要连同它回答的问题一起保留（问预算，用户答“大概两万”：记“旅行预算：大概两万元”）。长期为真的事（健康状况、账号或密码、宠物的名字、习惯）比一次性的出游更重要。
 2. 更新而不是重写：已有摘要中的长期事实要原样保留，除非新对话推翻了它；事实发生变化时，用新值替换旧值（不要新旧并存）。已完成的任务标记为完成或删去，并保留该请求的内容及其确认号或订单号。用户从几个选项中选定一个时，记下所选的那一个，不必保留整份清单。如果对话最后是用户还没回答的提议或问题，把它放在待办里：回答会在后面出现。对话中有日期或时间时，把日期和对应的事实写在一起。
 3. 省略寒暄、致谢、闲聊和重复内容。旧事实比新闲聊更重要：需要缩短时，先删新对话中的闲聊和次要细节，再删最不重要的旧条目（从最早的开始）；不要为了腾出空间而删掉关于用户的长期事实（姓名、家人、健康、过敏、地点、数字、承诺）。
 4. 用第三人称客观陈述（“用户……”“助手……”），使用中文。不要编造或猜测未提及的信息。
