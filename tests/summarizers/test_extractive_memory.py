@@ -328,6 +328,10 @@ def test_it_was_called_off_names_nothing() -> None:
     ("Tool sendEmail(to=bob@example.com) → ok", False),
     ("Tool run_sql(q=…) → 3 rows", False),  # may have changed something: not a lookup
     ("Tool result: 42", False),
+    # What it reads is the user's own: their account, order, booking.
+    ("Tool get_user_profile() → plan=Pro, renews=2025-05-03", False),
+    ("Tool get_order_status(order_id=A-7731) → status=shipped", False),
+    ("Tool listMyBookings() → …", False),
 ])
 def test_a_tool_that_only_reads_is_a_lookup(line: str, lookup: bool) -> None:
     assert looks_up(line) is lookup

@@ -358,13 +358,26 @@ _TOOL_NAME = re.compile(r"^(?:Tool|工具) ([A-Za-z][A-Za-z0-9_.-]*)\(")
 _NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 
 
+# What a tool reads of the user's own ("get_user_profile", "get_order_status", "listMyBookings"):
+# the user's account, order or booking, as much their fact as "Your plan renews on May 3".
+_OWN_TEXT = (
+    "user users profile account accounts order orders booking bookings reservation reservations "
+    "subscription subscriptions customer member membership my me appointment appointments "
+    "ticket tickets invoice invoices bill bills payment payments shipment shipments delivery "
+    "cart contact contacts calendar preferences settings"
+)
+_OWN_WORDS = frozenset(_OWN_TEXT.split())
+
+
 def looks_up(tool_line: str) -> bool:
-    """True for a summary line of a tool that only reads: "Tool search_hotels(…) → …"."""
+    """True for a summary line of a tool that only reads the world: "Tool search_hotels(…) →
+    …"; not one that reads the user's own ("Tool get_order_status(…) → …")."""
     m = _TOOL_NAME.match(tool_line)
     if m is None:
         return False
-    words = " ".join(_NAME_WORD.findall(m.group(1))).lower()
-    return not changes_world(words) and not _LOOKUP_WORDS.isdisjoint(words.split())
+    words = " ".join(_NAME_WORD.findall(m.group(1))).lower().split()
+    return (not changes_world(" ".join(words)) and not _LOOKUP_WORDS.isdisjoint(words)
+            and _OWN_WORDS.isdisjoint(words))
 
 
 # The assistant reporting what it did for the user: "Done: I've emailed the itinerary…",
