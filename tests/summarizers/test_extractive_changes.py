@@ -97,7 +97,7 @@ _CHANGE_SAMPLES = [
     "the landlord raised our rent to $1,950", "please update my address to 12 Oak St.",
     "extended to Feb 20", "延长到3月", "换号了", "I meant Munich", "Correction: 4pm",
     "sorry, typo", "not Saturday but Sunday", "我说错了", "更正一下", "打错了", "不是周六，是周日",
-    "since we moved", "搬家以后通勤", "升四年级",
+    "since we moved", "搬家以后通勤", "升四年级", "guest count is up to 55", "换了新领导",
 ]
 _ENDED_SAMPLES = ["I sold the car", "I quit", "I resigned from Acme", "no longer there",
                   "I gave up smoking", "we broke up with them", "divorced", "moved out of Leeds",
@@ -109,7 +109,7 @@ _ENDED_SAMPLES = ["I sold the car", "I quit", "I resigned from Acme", "no longer
 _WEAK_SAMPLES = ["I'm 78 kg now", "now 5", "down to 78 kg", "down to $40", "my new number is",
                  "the new office address is", "现在每天跑10公里", "新号码是", "新地址为",
                  "these days I run 10 km", "lately", "nowadays", "currently", "just started",
-                 "最近能睡8个小时了", "如今", "目前", "这阵子"]
+                 "最近能睡8个小时了", "如今", "目前", "这阵子", "New number: 555-0123"]
 _TO_VALUE_SAMPLES = ["瘦到78公斤", "跑到10公里了", "长到一米八"]
 
 

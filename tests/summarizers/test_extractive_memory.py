@@ -1358,12 +1358,20 @@ _UPDATES = [
     ("zh", "我女儿上三年级。", "我女儿今年升四年级了。", "四年级", "三年级"),
     ("zh", "我们家有两只猫。", "我们又领养了一只，现在有三只猫了。", "三只猫", "两只猫"),
     ("zh", "我每晚睡6个小时。", "最近我每晚能睡8个小时了。", "8个小时", "6个小时"),
+    ("en", "I prefer aisle seats.", "Actually I like window seats better now.", "window",
+     "aisle"),
+    ("en", "My phone number is 555-0199.", "New number: 555-0123.", "555-0123", "555-0199"),
+    ("en", "We're planning 40 guests for the party.", "Guest count is up to 55 now.", "55",
+     "40 guests"),
+    ("zh", "我的领导是王经理。", "我们换了新领导，是李经理。", "李经理", "王经理"),
+    ("zh", "我喜欢靠过道的座位。", "现在我更喜欢靠窗的座位了。", "靠窗", "过道"),
+    ("zh", "聚会计划来40个人。", "聚会人数增加到55人了。", "55", "40个人"),
 ]
 
 
 @pytest.mark.parametrize(("lang", "old", "new", "kept", "gone"), _UPDATES)
 @pytest.mark.parametrize("carried", [False, True])
-def test_a_habit_or_a_count_said_anew_replaces_the_old(
+def test_a_value_said_anew_in_other_words_replaces_the_old(
     lang: str, old: str, new: str, kept: str, gone: str, carried: bool
 ) -> None:
     # No "my X is" and no slot: the same doing, counted the same way, with a word that says it
@@ -1383,8 +1391,12 @@ def test_a_habit_or_a_count_said_anew_replaces_the_old(
     ("zh", "下班以后我去健身一小时。", "周末我去游泳两小时。"),
     ("zh", "我在腾讯做产品经理。", "我老婆跳槽到字节跳动了。"),
     ("zh", "我在家做饭。", "我跳槽到字节跳动了。"),
+    ("en", "I prefer aisle seats.", "I like window tables better."),
+    ("en", "The venue holds 40 guests.", "It's up to you, we could invite 55."),
+    ("zh", "我的领导是王经理。", "我老婆换了新领导，是李经理。"),
+    ("zh", "我喜欢靠过道的座位。", "我更喜欢靠窗的桌子。"),
 ])
-def test_another_habit_count_or_person_replaces_nothing(lang: str, old: str, new: str) -> None:
+def test_another_thing_or_person_said_anew_replaces_nothing(lang: str, old: str, new: str) -> None:
     out = ask([user(old), user(new)], language=lang)
     assert old.rstrip("。.") in out and new.rstrip("。.") in out
 

@@ -31,14 +31,14 @@ import re
 from collections.abc import Callable
 
 from .items import _Item
-from .lexicon import _DECISIONS, ZH_NUMERALS
+from .lexicon import _DECISIONS, _SURNAMES, ZH_NUMERALS
 from .scoring import _is_question
 from .slots import _CLAUSE_SPLIT, _without_clauses
 from .threads import _stem, content_tokens
 
 _ZH_CHANGED = (
     "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
-    "|更新|调整为|调到|增加到|减少到|降到|涨到|升到"
+    "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个"
 )
 # A correction: "更正一下", "我说错了", "打错了", "应该是…".
 _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|写错了|写错|记错了|记错|应该是"
@@ -49,7 +49,7 @@ _CHANGE = re.compile(
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said"
     r"|not [\w']+(?: [\w']+)? but"
     r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to"
-    r"|bumped (?:up |down )?to"
+    r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
     r"|switch|set)(?: [\w']+){0,3}? to"
     r"|since (?:we|i) (?:moved|switched|changed)"
@@ -65,7 +65,7 @@ _CHANGE = re.compile(
 # thing: one whose topic holds every word of theirs.
 _WEAK_CHANGE = re.compile(
     r"(?i:\b(?:now|these days|lately|nowadays|currently|down to(?= [$€£¥]?\d)"
-    r"|new(?: [\w']+){1,2}? (?:is|are)|(?:just )?started)\b)"
+    r"|new(?: [\w']+){1,2}? (?:is|are)|(?:just )?started)\b|\bnew(?: [\w']+){1,2}?:)"
     r"|现在|最近|如今|目前|这阵子|新[\u4e00-\u9fff]{1,4}?[是为]"
 )
 # "现在有三只猫了", "最近能睡8个小时了": a count followed by 了 is a new state, and with a word of
@@ -92,6 +92,7 @@ _VALUE = re.compile(
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
+    rf"|[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|医生|教授|律师|总)"
     rf"|(?:周|星期|礼拜)[一二三四五六日天]|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天{_ZH_MEASURES}]|$)",
 )
 _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
@@ -149,7 +150,7 @@ _CHANGE_KEYS = (
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
-    "nowadays", "currently", "start", "since",
+    "nowadays", "currently", "start", "since", " up to",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
     "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子",
 )
@@ -166,7 +167,7 @@ def _has(text: str, keys: tuple[str, ...]) -> bool:
 
 _UNIT = re.compile(
     r"(?P<cur>[$€£¥])\s?\d"
-    r"|\d(?:[\d,.]*\d)?\s?(?:(?P<en>[A-Za-z]{1,8})(?![A-Za-z])|(?P<zh>[公千毫厘]?[\u4e00-\u9fff]))"
+    r"|\d(?:[\d,.]*\d)?\s?(?:(?P<en>[A-Za-z]{1,8})(?![A-Za-z])|个?(?P<zh>[公千毫厘]?[\u4e00-\u9fff]))"
     rf"|[{ZH_NUMERALS}]+(?P<zhm>[{_ZH_MEASURES}])"  # "三只猫": a count in Chinese numerals
 )
 

@@ -101,7 +101,8 @@ _CLAUSE_CUT = re.compile(r".*[,，;；:：、]")
 _HAN_RUN = re.compile(r"[\u4e00-\u9fff]")
 _OBJ_STRIP_ZH = re.compile(r"^(?:吃|喝|用|去|看|玩|听)|(?:了|的|啦|呢|吧|啊|哦|呀|了吧)+$")
 _OBJ_STOP_EN = re.compile(
-    r" (?:now|anymore|any more|too|also|either|so much|a lot|very much|much|and|but|because"
+    r" (?:now|anymore|any more|too|also|either|so much|a lot|very much|much|better|more|best"
+    r"|most|and|but|because"
     r"|since|over|than|instead|though|as|for|when|if|at|in|on|with|is|are|was|were)\b.*\Z",
     re.ASCII,
 )
@@ -294,6 +295,9 @@ def _slots(
                 slot = (slot[0], me, *slot[2:])
             found.append((slot, i // 2, hit[1]))
             words = slot[2].split() if slot[0] == "pref" else ()
+            if slot[0] == "pref" and not slot[2].isascii() and "的" in slot[2][:-1]:
+                # "靠过道的座位" / "靠窗的座位": the same kind of thing, as "aisle seats".
+                found.append((("prefhead", slot[1], slot[2].rsplit("的", 1)[1]), i // 2, hit[1]))
             if len(words) >= 2 and words[-1].isascii():
                 # "aisle seats" / "window seats": the same kind of thing, which a newer
                 # preference replaces when it says it changed ("…now", "actually…").
