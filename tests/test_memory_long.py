@@ -322,3 +322,80 @@ def test_a_choice_is_kept_wherever_the_fold_falls(lang: str, offer: str, reply: 
                     *talk]
         summary, _ = _fold_all(messages, 700)
         assert decided in summary, (at, summary)
+
+
+# A companion chat: the user narrates outings, one after another (each a fact of its own, with
+# its day), and between them says what stays true, answers the assistant's questions, changes
+# a habit and finishes a task. The outings fill the summary; what stays true must get in.
+_OUTINGS = {
+    "en": ("Last {day} I went to the {place} with {who}.",
+           ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"],
+           ["science museum", "farmers market", "climbing gym", "jazz bar", "botanical garden",
+            "pottery studio", "art fair", "night market", "lake trail", "book club"],
+           ["Mel", "Jon", "Ava", "Omar", "Lena", "Raj", "Kim", "Theo"]),
+    "zh": ("上{day}我和{who}去了{place}。",
+           ["周一", "周二", "周三", "周四", "周五", "周六", "周日"],
+           ["科技馆", "菜市场", "攀岩馆", "爵士酒吧", "植物园", "陶艺工作室", "艺术展", "夜市",
+            "湖边步道", "读书会"],
+           ["小美", "老陈", "阿伟", "小林", "老王", "莉莉", "大刘", "阿杰"]),
+}
+_COMPANION: dict[str, _Planted] = {
+    "en": [
+        ([{"role": "user", "content": "My blood type is O negative."}], ["O negative"], []),
+        ([{"role": "assistant", "content": "Where will you be flying from?"},
+          {"role": "user", "content": "Boston."}], ["Boston"], []),
+        ([{"role": "user", "content": "I run 5 km every morning."}], [], []),
+        ([{"role": "user", "content": "We have a golden retriever named Biscuit."}],
+         ["Biscuit"], []),
+        ([{"role": "user", "content": "I have to finish the quarterly report by Friday."}],
+         [], []),
+        ([{"role": "user", "content": "These days I run 10 km every morning."}], ["10 km"],
+         ["5 km"]),
+        ([{"role": "user", "content": "Quarterly report is finished and sent to my boss."}],
+         [], []),
+    ],
+    "zh": [
+        ([{"role": "user", "content": "我的血型是O型。"}], ["O型"], []),
+        ([{"role": "assistant", "content": "您从哪个城市出发？"},
+          {"role": "user", "content": "上海。"}], ["上海"], []),
+        ([{"role": "user", "content": "我每天早上跑5公里。"}], [], []),
+        ([{"role": "user", "content": "我们家有一只金毛，叫饼干。"}], ["饼干"], []),
+        ([{"role": "user", "content": "季度报告周五前要写完。"}], [], []),
+        ([{"role": "user", "content": "现在我每天早上跑10公里。"}], ["10公里"], ["5公里"]),
+        ([{"role": "user", "content": "季度报告终于写好了。"}], [], []),
+    ],
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_what_stays_true_outlives_a_stream_of_outings(lang: str, seed: int) -> None:
+    rng = random.Random(seed)
+    template, days, places, people = _OUTINGS[lang]
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a companion."}]
+    ack = "That sounds fun!" if lang == "en" else "听起来真不错！"
+
+    def outings(n: int) -> None:
+        for _ in range(n):
+            said = template.format(day=rng.choice(days), place=rng.choice(places),
+                                   who=rng.choice(people))
+            messages.extend([{"role": "user", "content": said},
+                             {"role": "assistant", "content": ack}])
+
+    for planted, _, _ in _COMPANION[lang]:
+        outings(rng.randint(20, 30))
+        if planted[0]["role"] == "assistant":
+            messages.pop()  # the assistant's question answers the last outing
+        messages += planted
+        if planted[-1]["role"] == "user":
+            messages.append({"role": "assistant", "content": ack})
+    outings(60)
+    summary, folds = _fold_all(messages, 800)
+    assert folds >= 8
+    for _, must, must_not in _COMPANION[lang]:
+        for text in must:
+            assert text in summary, (text, summary)
+        for text in must_not:
+            assert text not in summary, (text, summary)
+    _, _, open_tasks = summary.partition("Open tasks:" if lang == "en" else "待办：")
+    assert ("quarterly" if lang == "en" else "季度报告") not in open_tasks, summary

@@ -1107,7 +1107,7 @@ def test_the_incumbent_bonus_sets_how_firmly_kept_items_hold() -> None:
     previous = ("Facts:\n- User: My locker number is 5512.\n- User: My train leaves at 7:40.\n"
                 "- User: My gym is on Elm Street.\n- User: My cousin Dana lives in Reno.\n"
                 "- User: Anna visited us on Friday.")
-    new = [user("My flight number is BA2490.")]
+    new = [user("I booked flight BA2490.")]  # an event too: no standing fact's claim
     cap = count(previous) + 5  # room for one of the two last lines, not both
     request = SummaryRequest(previous, new, "en", cap)  # type: ignore[arg-type]
     firm = ExtractiveSummarizer(count=count, incumbent_bonus=10.0).summarize(request)
@@ -1145,6 +1145,55 @@ def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, even
     for said in ([told, standing], [standing, told]):
         out = ask([user(t) for t in said], language=lang, max_tokens=cap)
         assert section(out, title) == [f"{tag}{standing}"]
+
+
+_KEPT_OUTINGS = {
+    "en": "Facts:\n" + "".join(
+        f"- User: Last {day} I went to the {place} with {who}.\n"
+        for day, place, who in [("Monday", "jazz bar", "Jon"), ("Tuesday", "art fair", "Ava"),
+                                ("Friday", "lake trail", "Omar"), ("Sunday", "book club", "Kim"),
+                                ("Saturday", "night market", "Raj"),
+                                ("Thursday", "climbing gym", "Theo")]),
+    "zh": "事实：\n" + "".join(
+        f"- 用户：{said}\n"
+        for said in ["上周一我和老陈去了爵士酒吧。", "周二下午小美约我看了艺术展。",
+                     "上周五跟阿伟沿着湖边步道走了一圈。", "周日参加了莉莉组织的读书会。",
+                     "上周六和大刘逛了夜市。", "周四晚上阿杰带我去攀岩馆玩。"]),
+}
+
+
+def _room_for(previous: str, lang: str) -> int:
+    """A cap that holds ``previous`` as rendered, with no room for one more line."""
+    return count(ask([], previous=previous, language=lang, max_tokens=1000)) + 6
+
+
+@pytest.mark.parametrize(("lang", "new", "kept"), [
+    ("en", [user("My blood type is O negative.")], "O negative"),
+    ("en", [user("I run 5 km every morning.")], "5 km"),
+    ("en", [assistant("Where will you be flying from?"), user("Boston.")], "Boston"),
+    ("zh", [user("我的血型是O型。")], "O型"),
+    ("zh", [assistant("您从哪个城市出发？"), user("上海。")], "上海"),
+])
+def test_what_stays_true_takes_the_place_of_one_kept_outing(
+    lang: str, new: list[dict[str, Any]], kept: str
+) -> None:
+    # The summary is full of kept outings, each holding its place by the incumbency bonus; a
+    # standing fact worth more than one of them on its own score takes that one's place.
+    previous = _KEPT_OUTINGS[lang].rstrip()
+    out = ask(new, previous=previous, language=lang, max_tokens=_room_for(previous, lang))
+    facts = section(out, "Facts" if lang == "en" else "事实")
+    assert any(kept in f for f in facts), out
+    assert len(facts) >= 5  # one outing gave way (two for a long line), the others stay
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_new_outing_does_not_take_the_place_of_a_kept_one(lang: str) -> None:
+    previous = _KEPT_OUTINGS[lang].rstrip()
+    said = ("Last Wednesday I went to the science museum with Lena." if lang == "en"
+            else "上周三我和小林去了科技馆。")
+    out = ask([user(said)], previous=previous, language=lang, max_tokens=_room_for(previous, lang))
+    assert said.rstrip("。.") not in out
+    assert len(section(out, "Facts" if lang == "en" else "事实")) == 6
 
 
 @pytest.mark.parametrize("chatter", [

@@ -62,6 +62,10 @@ class _Item:
     """ISO day the statement was made, when the conversation carries dates."""
     replaces: bool = False
     """It filled a slot an older statement held (that statement's clause was removed)."""
+    event: float | None = None
+    """A carried one-off event: its score without the incumbency bonus (else None)."""
+    standing: bool = False
+    """A new statement of what stays true until said otherwise."""
 
     @property
     def text(self) -> str:

@@ -6,6 +6,13 @@ import re
 
 DEFAULT_MIN_SCORE = 1.2
 ZH_NUMERALS = "零一二两三四五六七八九十百千万"
+# Chinese cities and regions said bare ("上海。", "从成都出发"): names, as "Boston" is in English.
+ZH_PLACES = (
+    "北京 上海 天津 重庆 广州 深圳 杭州 南京 苏州 成都 武汉 西安 长沙 郑州 青岛 厦门 大连 宁波"
+    " 沈阳 哈尔滨 长春 济南 合肥 福州 南昌 昆明 贵阳 南宁 海口 三亚 兰州 西宁 银川 乌鲁木齐 拉萨"
+    " 呼和浩特 太原 石家庄 无锡 珠海 东莞 佛山 桂林 丽江 香港 澳门 台北 新加坡 东京 大阪 首尔"
+    " 曼谷 伦敦 巴黎 纽约"
+)
 """Chinese numeral characters: the update rules read "三晚", "二十份", "两间" as numbers."""
 """A new sentence scoring below this is not kept (small talk, filler, bare questions)."""
 
@@ -89,7 +96,7 @@ _ZH_WORDS: dict[int, str] = {
     " 我会 我来 我得 还得 我还没 前要 之前要 前得",
     _INJECT: "忽略以上 忽略上面 忽略之前 忽略前面 忽略所有 忽略上述 无视以上 无视上面"
     " 无视之前 无视上述 作为摘要 摘要只写 摘要就写 摘要改写 把摘要写成 系统提示",
-    _NAME: "我叫 名叫 叫做 名字是 我姓",
+    _NAME: "我叫 名叫 叫做 名字是 我姓 " + ZH_PLACES,
     _MONEY: "预算 人均 每晚",
     _WHEN: "今天 明天 后天 昨天 前天 今晚 明晚 下周 本周 这周 上周 下个月 下月 月底 月初"
     " 年底 周末 早上 上午 中午 下午 晚上 凌晨 傍晚 周一 周二 周三 周四 周五 周六 周日"
@@ -179,6 +186,9 @@ _CAP_STOP_WORDS = (
     " So Or If When Then Also Yes No Hi Hello Hey Thanks Thank Sure Please Let Can Could Would"
     " Will What Why How Where Who Which Just Okay User Assistant Tool Great Good Nice Maybe"
     " Ok Is Are Do Does Did Not Here There Now Sorry Oh Well"
+    # Days and months are times (_WHEN weighs them), not names.
+    " Monday Tuesday Wednesday Thursday Friday Saturday Sunday January February March April"
+    " May June July August September October November December"
 )
 _CAP_STOP = frozenset(_CAP_STOP_WORDS.split())
 # Words that make up small talk: a sentence made of nothing else ("ok thanks", "收到，谢谢",

@@ -268,6 +268,15 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_ATTR, re.compile(
         r"\b(?:I|[Ww]e) (?:have|own|adopted) (?:a|an|two|three|four)\b[^.!?\n]{0,30}?"
         r"\b(?:named|called) [A-Z]"), False, None, (" named ", " called ")),
+    # A habit, said with how often: "I run 5 km every morning", "我每天早上跑5公里".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:i|we)\b[^.!?\n]{0,40}?\b(?:every (?:day|morning|night|evening|week|weekend"
+        r"|month)|each (?:day|week|month)|daily|weekly|on (?:mondays|tuesdays|wednesdays"
+        r"|thursdays|fridays|saturdays|sundays|weekends))\b"), True, None,
+     ("every ", "each ", "daily", "weekly", "days", "ends")),
+    (_FACT | _ATTR, re.compile(
+        r"我(?:们)?[^，。！？\n]{0,6}?(?:每天|每周|每晚|每个月|每月|平时|通常)"),
+     False, None, "每平通"),
     # A pet's or a child's name: "我们家有一只金毛，叫饼干".
     (_NAME | _ATTR, re.compile(r"(?:一只|一条|一匹|一个)[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"),
      False, None, "叫"),
@@ -362,7 +371,11 @@ class _Scored(NamedTuple):
     score: float
     section: int
     durable: bool
+    """Not a one-off event: a preference, a decision, a task, an attribute, a code."""
     hints_slot: bool
+    standing: bool = False
+    """An attribute of the speaker or theirs, true until said otherwise ("my X is Y", a habit,
+    a condition, a pet's name)."""
 
 
 # A short Chinese line asking with a question word and no closing mark ("什么是HAL9000",
@@ -617,8 +630,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # that names nothing (an accepted offer is kept with the offer, in threads.py); "I'll
         # definitely check it out", "I'll keep you updated": a promise that names nothing.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
-    durable = section in (_PREFS, _DECISIONS) or bool(mask & (_ID | _NAME | _FACT))
-    return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT))
+    durable = section != _FACTS or bool(mask & (_ATTR | _ID))
+    return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT), bool(mask & _ATTR))
 
 
 _YOUR_FACT = re.compile(

@@ -43,6 +43,7 @@ from .threads import (
     TokenMemo,
     acceptance_rest,
     alternatives,
+    answers_about_user,
     as_choice,
     asks_for_information,
     awaits_choice,
@@ -80,6 +81,9 @@ _ANSWERED_FACTOR = 0.35
 # once the talk moved on; what was picked from it is kept as a decision.
 _LOOKUP_FACTOR = 0.35
 _CONFIRMED_FLOOR = 4.0  # an assistant's confirmation with a reference: a plain fact's worth
+_ANSWER_FLOOR = 7.5  # the user's answer about their own, with a value: what "my X is Y" scores
+# A new statement of what stays true may take the place of this many kept one-off events a fold.
+_STANDING_SWAPS = 1
 _INCUMBENT_MAX_SHARE = 1.5  # the incumbency bonus is at most this share of the item's own score
 _HISTORY = "history"  # the role of a carried item that is history: it holds no place
 _DONE_SAYS_IT = 0.5  # a report holding this share of the request's words says what was done
@@ -268,7 +272,10 @@ class ExtractiveSummarizer(BaseSummarizer):
         min_score: New sentences scoring below this are dropped as small talk.
         tool_result_chars: A tool result is trimmed to about this many characters.
         incumbent_bonus: How firmly an item of the previous summary holds its place against
-            new statements (see :data:`DEFAULT_INCUMBENT_BONUS`).
+            new statements (see :data:`DEFAULT_INCUMBENT_BONUS`). At the default, a new
+            statement of what stays true ("my blood type is O negative", a habit, a short
+            answer about the user) that outscores a kept one-off event on its own score takes
+            that event's place, one a fold; a larger bonus holds events by the difference.
 
     Example:
         >>> from chatfold.summarizers.base import SummaryRequest
@@ -462,6 +469,8 @@ class ExtractiveSummarizer(BaseSummarizer):
         replied = max((i for i, r in enumerate(rows) if r.role in ("assistant", "tool")),
                       default=-1)
         chosen: list[tuple[float, int, _Row, int, bool]] = []
+        events: dict[int, float] = {}  # carried one-off events: their score without the bonus
+        standing: set[int] = set()  # new statements of what stays true
         shapes: dict[tuple[str, str, bool], _Shape] = {}
         for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
             order = i - n_previous  # previous-summary items come first, with negative orders
@@ -509,6 +518,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                   and (role == "summary" or i < replied) and _is_question(row.body)):
                 score *= _ANSWERED_FACTOR
                 history = True
+            elif row.score_role == "user" and _ANSWER[lang] in row.body \
+                    and answers_about_user(row.body):
+                # What the user told of their own when asked ("Where will you be flying
+                # from? → Boston."): as much theirs as "my X is Y" said unasked.
+                score = max(score, _ANSWER_FLOOR)
             elif row.score_role == "assistant" and confirms(row.body):
                 # What was made for the user, with the reference to quote ("Booking reference
                 # HX-5521"): as much the user's memory as a fact they stated.
@@ -534,6 +548,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # spare ("**PEP 3115** - Metaclasses") does not hold off a fact worth far more.
                 score = max(score, _PREVIOUS_FLOOR)
                 if not history:
+                    if not scored.durable:
+                        events[order] = score  # what happened once, before its bonus
                     score += min(self.incumbent_bonus, _INCUMBENT_MAX_SHARE * score)
             elif i in fulfilled:
                 # It fulfilled a request: what was done is worth keeping, as a fact.
@@ -544,6 +560,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 continue  # small talk; every tool call stays a candidate, however plain
             if history and role == "summary":
                 row = row._replace(role=_HISTORY)  # no first claim on the cap either
+            elif role != "summary" and row.score_role == "user" and sec == _FACTS and (
+                    scored.standing or score == _ANSWER_FLOOR):
+                standing.add(order)
             chosen.append((score, order, row, sec, scored.hints_slot))
         # Only the best new statements can ever fit the cap: the rest are not built into items
         # (clauses, slots, keys), which a long fold would pay for nothing. Carried items and
@@ -557,11 +576,12 @@ class ExtractiveSummarizer(BaseSummarizer):
                       or (c[0], c[1]) >= floor]
         items = []
         for score, order, row, sec, slot in chosen:
-            items.append(
-                _Item.make(row.tag, row.body, sec, score, order, row.role, slot, shapes,
-                           date=row.date, speaker=row.speaker,
-                           said_by="assistant" if row.score_role == "assistant" else "")
-            )
+            item = _Item.make(row.tag, row.body, sec, score, order, row.role, slot, shapes,
+                              date=row.date, speaker=row.speaker,
+                              said_by="assistant" if row.score_role == "assistant" else "")
+            item.event = events.get(order)
+            item.standing = order in standing
+            items.append(item)
         return items
 
     def _pieces(
@@ -718,6 +738,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         dated: set[tuple[int, str]] = set()
         covered: set[str] = set()
         deferred: list[_Item] = []
+        repeated: set[int] = set()
         kept_words: dict[str, list[frozenset[str]]] = {}
         used = 0
         # Carried-forward items first claim up to _CARRY_SHARE of the cap among themselves
@@ -733,6 +754,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 ids = {t.lstrip("0") for t in _ID_TOKEN.findall(it.text) if len(t) >= 3}
                 if pass_items is not deferred and ids and ids <= covered:
                     deferred.append(it)  # says nothing a better item has not said already
+                    repeated.add(id(it))
                     continue
                 if it.role != "tool":
                     words = memo[it.body]
@@ -740,6 +762,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                             and _repeats(words, kept_words)):
                         # "I totally agree the trip was fun" beside "Totally agree…"; not
                         # "每晚预算590元" beside "每晚预算1780元": other numbers, another fact.
+                        repeated.add(id(it))
                         continue
                 else:
                     words = frozenset()
@@ -768,11 +791,59 @@ class ExtractiveSummarizer(BaseSummarizer):
                     misses += 1
                     if misses > _MAX_MISSES or limit - used < 3:
                         break  # full: the rest would only be counted for nothing
+        # A summary full of kept outings must still let in what stays true ("My blood type is
+        # O negative", "Where will you be flying from? → Boston."): a new standing statement
+        # that outscores a kept one-off event on its own score takes that event's place, at
+        # most _STANDING_SWAPS a fold, weakest event first.
+        swaps = _STANDING_SWAPS
+        # A firmer summary than the default (a larger incumbent_bonus) holds its events by
+        # the difference too.
+        firmer = max(0.0, self.incumbent_bonus - DEFAULT_INCUMBENT_BONUS)
+        for it in ranked:
+            if swaps == 0:
+                break
+            if not it.standing or id(it) in taken or id(it) in repeated:
+                continue
+            it.cost = count(_as_sentence(it.text, lang) if paragraph else f"- {it.text}\n")
+            extra = it.cost + (0 if paragraph or it.section in opened
+                               else header_cost[it.section])
+            if it.date and (it.section, it.date) not in dated:
+                extra += date_cost(it.date)
+            victims = sorted((v for v in chosen
+                              if v.event is not None and v.event + firmer < it.score),
+                             key=lambda v: (v.score, v.order))
+            freed = 0
+            gone: list[_Item] = []
+            for v in victims:
+                if gone and used - freed + extra <= budget:
+                    break
+                gone.append(v)
+                freed += v.cost
+            if not gone or used - freed + extra > budget:
+                continue
+            chosen = [v for v in chosen if all(v is not g for g in gone)]
+            # It ranks where the event it replaced did: the final trim below must not undo it.
+            it.score = max(it.score, max(g.score for g in gone))
+            chosen.append(it)
+            taken.add(id(it))
+            opened.add(it.section)
+            if it.date:
+                dated.add((it.section, it.date))
+            used += extra - freed
+            swaps -= 1
         chosen.sort(key=lambda it: (-it.score, -it.order))
         text = _render(chosen, lang, paragraph)
         # The counter need not be additive: drop the weakest until the whole text fits.
         while chosen and count(text) > budget:
-            chosen.pop()
+            weakest = chosen[-1]
+            events = [v for v in chosen
+                      if v.event is not None and v.event + firmer < weakest.score]
+            if weakest.standing and events:
+                # What stays true outweighs a kept outing here too (see the swap above).
+                victim = min(events, key=lambda v: (v.score, v.order))
+                chosen = [v for v in chosen if v is not victim]
+            else:
+                chosen.pop()
             text = _render(chosen, lang, paragraph)
         if chosen:
             return text

@@ -21,6 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from .lexicon import ZH_PLACES as _ZH_PLACES
+
 # The user's opening words that accept what was just offered.
 _ACCEPT = re.compile(
     r"\s*(?:(?i:ok(?:ay)?|sure|yes|yeah|yep|yup|sounds?\s+(?:good|great|perfect|fine)"
@@ -418,6 +420,29 @@ _STATEMENT = re.compile(
     r"|[?？])"
     r"|我们?(?:现在|已经|也|都|还|一直|平时)?(?:是|有|要|想|会|能|对|喜欢|住|打算|准备|觉得|知道)|吗"
 )
+# A question about the user's own ("What is your budget?", "Where will you be flying from?",
+# "How many people?", "您从哪个城市出发？"), not about their opinion ("What did you think of it?").
+_ABOUT_YOU = re.compile(
+    r"(?i:\byour\b|\byou(?:'re| are| were| will be| be)? (?:live|living|work|working|fly"
+    r"|flying|travel|travell?ing|come|coming|from|have|need|prefer|want|leave|leaving|arrive"
+    r"|arriving|stay|staying|use|using|based|born|allergic)\b|^(?:how many|how much|when|where"
+    r"|which)\b)"
+    r"|您的|你的|(?:您|你)(?:从|在|住|要|想|需要|打算|有|叫|是)|几个人|几位|多少|哪天|什么时候|哪个城市"
+)
+# A value in the answer: a number, a code, a name ("Boston", "上海").
+_ANSWER_VALUE = re.compile(
+    rf"[0-9@]|(?<![.!?] )\b[A-Z][a-z]+|[A-Z]{{2,}}|{'|'.join(_ZH_PLACES.split())}"
+)
+
+
+def answers_about_user(joined: str) -> bool:
+    """True when a short reply joined with its question (``question → answer``) tells a value
+    of the user's own ("Where will you be flying from? → Boston.", "您的预算是多少？→两万元")."""
+    question, _, answer = joined.partition("→")
+    return bool(answer) and _ABOUT_YOU.search(question) is not None \
+        and _ANSWER_VALUE.search(answer) is not None
+
+
 _UNSURE = re.compile(
     r"(?i:not sure|don't know|dunno|no idea|whatever|anything|nothing|no preference|up to you"
     r"|maybe)|不知道|不确定|随便|都行|无所谓|还没想好|没想好|看情况"
