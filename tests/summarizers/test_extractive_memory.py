@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from chatfold import InvalidArgumentError, SummaryRequest
 from chatfold.summarizers.extractive import ExtractiveSummarizer
-from chatfold.summarizers.extractive.threads import changes_world, looks_up
+from chatfold.summarizers.extractive.threads import answers_about_user, changes_world, looks_up
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -149,6 +149,20 @@ def test_a_short_answer_keeps_the_question_it_answers(lang: str, asked: str, sai
     question = question[:1].upper() + question[1:]
     arrow = " → " if lang == "en" else "→"
     assert f"{question}{arrow}{said}" in out
+
+
+@pytest.mark.parametrize(("joined", "theirs"), [
+    ("Where will you be flying from? → Boston.", True),
+    ("What is your budget for the trip? → Around $2,000.", True),
+    ("您从哪个城市出发？→上海。", True),
+    ("您的预算是多少？→大概两万元。", True),
+    ("你觉得那部电影怎么样？→还行吧。", False),
+    ("Any new game designs on your mind? → Wow, sounds cool John!", False),
+    ("Do you have any goals? → Nice one!", False),
+    ("What did you think of the movie? → Loved it.", False),
+])
+def test_an_answer_about_the_user_with_a_value_is_worth_a_fact(joined: str, theirs: bool) -> None:
+    assert answers_about_user(joined) is theirs
 
 
 @pytest.mark.parametrize("lang, asked, said", [
@@ -1200,10 +1214,14 @@ def test_a_new_outing_does_not_take_the_place_of_a_kept_one(lang: str) -> None:
     "Wow, having symbols of travel memories in our homes is so cool!",
     "We get our creative on and have a blast together.",
     "Our weekend was really relaxing.",
+    "My hard work is paying off!",
+    "Our team has seen the most growth in communication.",
+    "I'd love to experience that every day.",
 ])
 def test_how_something_is_felt_is_no_standing_fact(chatter: str) -> None:
     # "our X is so cool" has the shape of "my X is Y" but says how it felt; "our creative on
-    # and have" has no subject at all.
+    # and have" has no subject at all; "is paying off", "has seen" say what goes on or went
+    # on; "I'd love to … every day" is a wish, not a habit.
     told = _EVENTS["en"][0]
     cap = max(count(f"Facts:\n- User: {t}\n") for t in (told, chatter)) + 2
     out = ask([user(chatter), user(told)], max_tokens=cap)

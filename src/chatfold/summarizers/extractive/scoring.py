@@ -270,7 +270,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"\b(?:named|called) [A-Z]"), False, None, (" named ", " called ")),
     # A habit, said with how often: "I run 5 km every morning", "我每天早上跑5公里".
     (_FACT | _ATTR, re.compile(
-        r"\b(?:i|we)\b[^.!?\n]{0,40}?\b(?:every (?:day|morning|night|evening|week|weekend"
+        r"\b(?:i|we) (?!(?:would|could|should|might|may|wish|hope|want|wanted|love|like|need"
+        r"|can't|cannot)\b)[^.!?,\n]{0,40}?\b(?:every (?:day|morning|night|evening|week|weekend"
         r"|month)|each (?:day|week|month)|daily|weekly|on (?:mondays|tuesdays|wednesdays"
         r"|thursdays|fridays|saturdays|sundays|weekends))\b"), True, None,
      ("every ", "each ", "daily", "weekly", "days", "ends")),
@@ -436,6 +437,12 @@ _HABIT = re.compile(
 _HOW_IT_FEELS = (" so ", " really ", " very ", " such ", " too ", " super ", " pretty ", " quite ",
                  " totally ", " absolutely ", " incredibly ", " amazing", " awesome", " great",
                  " cool", " fun", " lovely", " wonderful", " fantastic", " nice")
+# "My hard work is paying off", "our team has seen growth", "my game is finally finished":
+# what is going on or has happened, not what the thing is.
+_HAPPENING = re.compile(
+    r" (?:[a-z]{2,}ing\b|(?:finally|already|just) [a-z]{3,}ed\b|(?:been|seen|done|made|had"
+    r"|got|gone|grown|become)\b|[a-z]{3,}ed (?:by|up|out|off|in|from|to)\b)"
+)
 _ATTR_WORDS = frozenset({"i live", "i work", "i'm from", "i am from", "i come from", "my name is",
                          "i grew up", "i was born", "i'm married", "i graduated"})
 
@@ -476,6 +483,7 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
                 masks[owner[at]] |= _FACT | (_ATTR if (
                     word.startswith(("my", "our")) and found.endswith(_ATTR_VERBS)
                     and not low.startswith(_HOW_IT_FEELS, fact.end())
+                    and _HAPPENING.match(big, fact.end()) is None
                 ) or _HABIT.match(found) else 0)
             if word in _ATTR_WORDS:
                 masks[owner[at]] |= _ATTR

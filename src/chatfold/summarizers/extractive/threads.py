@@ -415,7 +415,8 @@ _LEADING_LINK = re.compile(r"(?i:(?:and|so|also|then)\s+)")
 # A reply that is no statement of its own ("Around $2,000.", "Boston.", "Just me and my wife.",
 # "上海。", "有，一辆特斯拉。"): no verb (in Chinese, none after "我") that would make it one.
 _STATEMENT = re.compile(
-    r"(?i:\b(?:is|are|am|was|were|be|been|have|has|had|do|does|did|will|would|can|could"
+    r"^\s*(?:I|I'm|I've|We|We're|He|She|They|It) [a-z]"  # "We reminisced…", "I took it in…"
+    r"|(?i:\b(?:is|are|am|was|were|be|been|have|has|had|do|does|did|will|would|can|could"
     r"|should|need|want|like|love|prefer|live|work|go|think|know)\b|'(?:s|m|re|ve|ll|d)\b"
     r"|[?？])"
     r"|我们?(?:现在|已经|也|都|还|一直|平时)?(?:是|有|要|想|会|能|对|喜欢|住|打算|准备|觉得|知道)|吗"
@@ -429,9 +430,16 @@ _ABOUT_YOU = re.compile(
     r"|which)\b)"
     r"|您的|你的|(?:您|你)(?:从|在|住|要|想|需要|打算|有|叫|是)|几个人|几位|多少|哪天|什么时候|哪个城市"
 )
-# A value in the answer: a number, a code, a name ("Boston", "上海").
+# A value in the answer: a number, a code, a name it opens with ("Boston", "上海"); not a cheer
+# ("Nice one!", "Yay!", "Woohoo!") or a pronoun.
+_CHEERS = (
+    "(?:Nice|Yay|Yes|Yeah|Yep|Woohoo|Wow|Cool|Great|Awesome|Sure|Thanks|Totally|Definitely"
+    "|Absolutely|Haha|Oh|Omg|Lol|Ok|Okay|Of|Not|No|Nope|Maybe|Hmm|Well|Same|Me|Just|Oops|Aw"
+    "|We|You|He|She|They|It|My|Our|This|That|There|Here|So|And|But)"
+)
 _ANSWER_VALUE = re.compile(
-    rf"[0-9@]|(?<![.!?] )\b[A-Z][a-z]+|[A-Z]{{2,}}|{'|'.join(_ZH_PLACES.split())}"
+    rf"[0-9@]|^\s*(?!{_CHEERS}\b)[A-Z][a-z]+|[A-Z]{{2,}}|{'|'.join(_ZH_PLACES.split())}"
+    r"|[一二两三四五六七八九十百千万]+(?:万|千|百|元|块|个|人|位|天|岁|号|点|月|年)"
 )
 
 
