@@ -14,6 +14,9 @@
   repeated ("6个人，晚上18点" → "已订好18点6位") count as words in common.
 * **A pick among listed options is a choice.** "Found Sun Yoga and Flow Studio. Which one?"
   then "Sun Yoga, please." (or an either-or question and its answer) is one decision.
+* **A short answer goes with its question.** "Where will you be flying from?" then "Boston."
+  is kept as "Where will you be flying from? → Boston."; with a value about the user's own it
+  is worth "my X is Y".
 """
 
 from __future__ import annotations
