@@ -126,6 +126,18 @@ def _conversation(lang: str, seed: int, plants: _Planted | None = None,
     return messages
 
 
+def _assert_kept(summary: str, planted: _Planted) -> None:
+    for _, must, must_not in planted:
+        for text in must:
+            assert text in summary, (text, summary)
+        for text in must_not:
+            assert text not in summary, (text, summary)
+
+
+def _open_tasks(summary: str, lang: str) -> str:
+    return summary.partition("Open tasks:" if lang == "en" else "待办：")[2]
+
+
 @pytest.mark.parametrize("lang", ["en", "zh"])
 @pytest.mark.parametrize("seed", [1, 2])
 def test_facts_updates_decisions_and_done_tasks_survive_many_folds(lang: str, seed: int) -> None:
@@ -138,14 +150,10 @@ def test_facts_updates_decisions_and_done_tasks_survive_many_folds(lang: str, se
         context = result.messages
     assert folds >= 8  # the first facts were folded, then carried, many times
     summary = next(str(m["content"]) for m in context if m.get("is_summary"))
-    for _, must, must_not in _PLANTED[lang]:
-        for text in must:
-            assert text in summary, (text, summary)
-        for text in must_not:
-            assert text not in summary, (text, summary)
+    _assert_kept(summary, _PLANTED[lang])
     # The requests that were fulfilled are not left among the open tasks; the one that was
     # not ("Renew my library card", "给张经理发个邮件") is.
-    _, _, open_tasks = summary.partition("Open tasks:" if lang == "en" else "待办：")
+    open_tasks = _open_tasks(summary, lang)
     assert "@example.com" not in open_tasks and "DK-220" not in open_tasks
     assert "浦东新区" not in open_tasks
     assert ("library card" if lang == "en" else "张经理") in open_tasks
@@ -195,12 +203,8 @@ def test_current_values_and_a_booking_across_a_pick_survive_many_folds(lang: str
         context = result.messages
     assert folds >= 5
     summary = next(str(m["content"]) for m in context if m.get("is_summary"))
-    for _, must, must_not in _CURRENT[lang]:
-        for text in must:
-            assert text in summary, (text, summary)
-        for text in must_not:
-            assert text not in summary, (text, summary)
-    _, _, open_tasks = summary.partition("Open tasks:" if lang == "en" else "待办：")
+    _assert_kept(summary, _CURRENT[lang])
+    open_tasks = _open_tasks(summary, lang)
     assert ("Shoreditch" if lang == "en" else "浦东") not in open_tasks, summary
 
 
@@ -392,10 +396,6 @@ def test_what_stays_true_outlives_a_stream_of_outings(lang: str, seed: int) -> N
     outings(60)
     summary, folds = _fold_all(messages, 800)
     assert folds >= 8
-    for _, must, must_not in _COMPANION[lang]:
-        for text in must:
-            assert text in summary, (text, summary)
-        for text in must_not:
-            assert text not in summary, (text, summary)
-    _, _, open_tasks = summary.partition("Open tasks:" if lang == "en" else "待办：")
+    _assert_kept(summary, _COMPANION[lang])
+    open_tasks = _open_tasks(summary, lang)
     assert ("quarterly" if lang == "en" else "季度报告") not in open_tasks, summary
