@@ -172,6 +172,9 @@ def test_an_answer_about_the_user_with_a_value_is_worth_a_fact(joined: str, thei
     # Nothing to keep, with or without the question.
     ("en", "What would you like to do today?", "Not sure yet."),
     ("zh", "想吃点什么？", "随便吧。"),
+    # Cheers answer nothing worth the question's room.
+    ("en", "Have you tried the new pottery studio?", "Yeah, totally!"),
+    ("zh", "你去过那家新开的陶艺馆吗？", "哈哈，好呀！"),
     # A question back is no answer; the assistant's statement asks nothing.
     ("en", "What is your budget?", "What do hotels cost there?"),
     ("en", "The museum opens at 9am.", "Great."),
