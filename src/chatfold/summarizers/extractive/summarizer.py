@@ -799,9 +799,11 @@ class ExtractiveSummarizer(BaseSummarizer):
         # A firmer summary than the default (a larger incumbent_bonus) holds its events by
         # the difference too.
         firmer = max(0.0, self.incumbent_bonus - DEFAULT_INCUMBENT_BONUS)
+        kept_events = [v.event for v in chosen if v.event is not None]
+        bar = min(kept_events) + firmer if kept_events else float("inf")
         for it in ranked:
-            if swaps == 0:
-                break
+            if swaps == 0 or it.score <= bar:
+                break  # ranked by score: no later item outscores a kept event either
             if not it.standing or id(it) in taken or id(it) in repeated:
                 continue
             it.cost = count(_as_sentence(it.text, lang) if paragraph else f"- {it.text}\n")
