@@ -200,6 +200,7 @@ _PLEASANTRY_WORDS = (
     " yay yep yes yup no np ok ty agree agreed totally absolutely exactly definitely really so"
     " true love it that this i me too same congrats congratulations amazing makessense indeed"
     " ofcourse glad happy hear to for you wonderful fantastic incredible sounds sound lovely"
+    " woohoo niceone"
     " 我明白了 让我想想 非常感谢 麻烦你了 不客气 不用谢 大家好 太好了 太棒了 好的呢 我想想"
     " 早上好 晚上好 没问题 等一下 谢谢您 辛苦了 了解 你好 再见 可以 哈喽 嘻嘻 多谢 好吧 好嘞"
     " 好滴 好的 好耶 对的 您好 感谢 懂了 拜拜 收到 早安 是的 晚安 稍等 谢啦 同意 确实 没错 对啊"

@@ -25,6 +25,8 @@ import re
 from collections.abc import Callable
 
 from .lexicon import ZH_PLACES as _ZH_PLACES
+from .lexicon import _is_pleasantry
+from .sentences import _normalise
 
 # The user's opening words that accept what was just offered.
 _ACCEPT = re.compile(
@@ -462,34 +464,13 @@ _FRAGMENT_WORDS = 8
 _FRAGMENT_CHARS = 16
 
 
-# A reply of cheers alone ("Woohoo!", "Nice one!", "Yeah, totally!", "哈哈，好呀") answers nothing
-# worth its question's room.
-_CHEER_TEXT = (
-    "yes yeah yep yup no nope sure totally definitely absolutely wow cool nice great awesome "
-    "haha lol omg oh thanks thank you me too same here one woohoo yay aw so much for sure "
-    "of course indeed exactly right true love it sounds good amazing"
-)
-_CHEER_WORDS = frozenset(_CHEER_TEXT.split())
-_ZH_CHEERS = re.compile(
-    r"^(?:哈+|好+|好的|好呀|嗯+|对+|是的|没错|当然|太棒了|不错|可以|行|真的吗|哇+|啊+|呀|啦|吧"
-    r"|[！!。，,~\s])+$"
-)
-_LATIN_WORDS = re.compile(r"[A-Za-z']+")
-
-
-def _cheers_only(reply: str) -> bool:
-    if reply.isascii():
-        words = _LATIN_WORDS.findall(reply.lower())
-        return not words or all(w in _CHEER_WORDS for w in words)
-    return _ZH_CHEERS.match(reply) is not None
-
-
 def question_answered(asked: list[str], reply: str) -> str | None:
     """The assistant's question that ``reply`` answers when the reply is a short fragment
     that means nothing without it ("What is your budget for the trip?" then "Around $2,000."),
     else None."""
     if not asked or _STATEMENT.search(reply) is not None or _UNSURE.search(reply) is not None \
-            or _cheers_only(reply):
+            or _is_pleasantry(_normalise(reply)):
+        # "Woohoo!", "Yeah, totally!", "哈哈，好呀": cheers answer nothing worth the room.
         return None
     han = sum(1 for ch in reply if "\u4e00" <= ch <= "\u9fff")
     if (han > _FRAGMENT_CHARS if han else len(reply.split()) > _FRAGMENT_WORDS):
