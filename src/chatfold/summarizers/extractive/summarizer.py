@@ -474,6 +474,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         shapes: dict[tuple[str, str, bool], _Shape] = {}
         for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
             order = i - n_previous  # previous-summary items come first, with negative orders
+            answered = False  # the user's short answer about their own, with its question
             score = scored.score if row.score_role != _WAITING else _WAITING_SCORE
             sec = scored.section if row.section is None else row.section
             if i in closed:
@@ -518,11 +519,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                   and (role == "summary" or i < replied) and _is_question(row.body)):
                 score *= _ANSWERED_FACTOR
                 history = True
-            elif row.score_role == "user" and _ANSWER[lang] in row.body \
-                    and answers_about_user(row.body):
+            elif row.score_role == "user" and answers_about_user(row.body):
                 # What the user told of their own when asked ("Where will you be flying
                 # from? → Boston."): as much theirs as "my X is Y" said unasked.
                 score = max(score, _ANSWER_FLOOR)
+                answered = True
             elif row.score_role == "assistant" and confirms(row.body):
                 # What was made for the user, with the reference to quote ("Booking reference
                 # HX-5521"): as much the user's memory as a fact they stated.
@@ -561,7 +562,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             if history and role == "summary":
                 row = row._replace(role=_HISTORY)  # no first claim on the cap either
             elif role != "summary" and row.score_role == "user" and sec == _FACTS and (
-                    scored.standing or score == _ANSWER_FLOOR):
+                    scored.standing or answered):
                 standing.add(order)
             chosen.append((score, order, row, sec, scored.hints_slot))
         # Only the best new statements can ever fit the cap: the rest are not built into items
@@ -732,6 +733,26 @@ class ExtractiveSummarizer(BaseSummarizer):
                 cost = date_costs[day] = count(f"[{render_date(day, lang)}] ")
             return cost
 
+        def room_for(it: _Item) -> int:
+            """What ``it`` adds to the summary: its line (cached on it), its section's heading
+            and its date, each the first time they appear."""
+            if paragraph:
+                it.cost = count(_as_sentence(it.text, lang))
+                extra = it.cost
+            else:
+                it.cost = count(f"- {it.text}\n")
+                extra = it.cost + (0 if it.section in opened else header_cost[it.section])
+            if it.date and (it.section, it.date) not in dated:
+                extra += date_cost(it.date)
+            return extra
+
+        def gives_way(v: _Item, score: float) -> bool:
+            """A kept one-off event worth less than ``score`` on its own (see the swap)."""
+            return v.event is not None and v.event + firmer < score
+
+        # A firmer summary than the default (a larger incumbent_bonus) holds its events by the
+        # difference too.
+        firmer = max(0.0, self.incumbent_bonus - DEFAULT_INCUMBENT_BONUS)
         chosen: list[_Item] = []
         taken: set[int] = set()
         opened: set[int] = set()
@@ -766,22 +787,14 @@ class ExtractiveSummarizer(BaseSummarizer):
                         continue
                 else:
                     words = frozenset()
-                day = (it.section, it.date or "")
-                if paragraph:
-                    it.cost = count(_as_sentence(it.text, lang))
-                    extra = it.cost
-                else:
-                    it.cost = count(f"- {it.text}\n")
-                    extra = it.cost + (0 if it.section in opened else header_cost[it.section])
-                if it.date and day not in dated:
-                    extra += date_cost(it.date)
+                extra = room_for(it)
                 if used + extra <= limit:
                     used += extra
                     chosen.append(it)
                     taken.add(id(it))
                     opened.add(it.section)
                     if it.date:
-                        dated.add(day)
+                        dated.add((it.section, it.date))
                     covered |= ids
                     if len(words) >= _JACCARD_MIN_TOKENS:
                         for w in words:
@@ -796,9 +809,6 @@ class ExtractiveSummarizer(BaseSummarizer):
         # that outscores a kept one-off event on its own score takes that event's place, at
         # most _STANDING_SWAPS a fold, weakest event first.
         swaps = _STANDING_SWAPS
-        # A firmer summary than the default (a larger incumbent_bonus) holds its events by
-        # the difference too.
-        firmer = max(0.0, self.incumbent_bonus - DEFAULT_INCUMBENT_BONUS)
         kept_events = [v.event for v in chosen if v.event is not None]
         bar = min(kept_events) + firmer if kept_events else float("inf")
         for it in ranked:
@@ -806,13 +816,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 break  # ranked by score: no later item outscores a kept event either
             if not it.standing or id(it) in taken or id(it) in repeated:
                 continue
-            it.cost = count(_as_sentence(it.text, lang) if paragraph else f"- {it.text}\n")
-            extra = it.cost + (0 if paragraph or it.section in opened
-                               else header_cost[it.section])
-            if it.date and (it.section, it.date) not in dated:
-                extra += date_cost(it.date)
-            victims = sorted((v for v in chosen
-                              if v.event is not None and v.event + firmer < it.score),
+            extra = room_for(it)
+            victims = sorted((v for v in chosen if gives_way(v, it.score)),
                              key=lambda v: (v.score, v.order))
             freed = 0
             gone: list[_Item] = []
@@ -838,8 +843,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         # The counter need not be additive: drop the weakest until the whole text fits.
         while chosen and count(text) > budget:
             weakest = chosen[-1]
-            events = [v for v in chosen
-                      if v.event is not None and v.event + firmer < weakest.score]
+            events = [v for v in chosen if gives_way(v, weakest.score)]
             if weakest.standing and events:
                 # What stays true outweighs a kept outing here too (see the swap above).
                 victim = min(events, key=lambda v: (v.score, v.order))

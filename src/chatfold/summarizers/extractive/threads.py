@@ -468,15 +468,16 @@ def question_answered(asked: list[str], reply: str) -> str | None:
     """The assistant's question that ``reply`` answers when the reply is a short fragment
     that means nothing without it ("What is your budget for the trip?" then "Around $2,000."),
     else None."""
-    if not asked or _STATEMENT.search(reply) is not None or _UNSURE.search(reply) is not None \
+    # The question first: most replies follow no question, and it is the cheapest test.
+    question = asked[-1].strip() if asked else ""
+    if not question or _ASKS_OF_YOU.search(question) is None:
+        return None
+    if _STATEMENT.search(reply) is not None or _UNSURE.search(reply) is not None \
             or _is_pleasantry(_normalise(reply)):
         # "Woohoo!", "Yeah, totally!", "哈哈，好呀": cheers answer nothing worth the room.
         return None
     han = sum(1 for ch in reply if "\u4e00" <= ch <= "\u9fff")
     if (han > _FRAGMENT_CHARS if han else len(reply.split()) > _FRAGMENT_WORDS):
-        return None
-    question = asked[-1].strip()
-    if _ASKS_OF_YOU.search(question) is None:
         return None
     link = _LEADING_LINK.match(question)
     if link is not None:
