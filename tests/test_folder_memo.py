@@ -7,6 +7,8 @@ message must still be noticed.
 
 from __future__ import annotations
 
+import dataclasses
+import pickle
 import threading
 from typing import Any
 
@@ -85,6 +87,13 @@ def test_the_fast_under_trigger_result_equals_a_built_one() -> None:
     assert result == FoldResult(messages=history, folded=False, reason="under_trigger",
                                 tokens_before=total, tokens_after=total)
     assert result.messages is history
+    # Only the fields that differ from their defaults are set on it; it still copies,
+    # pickles and converts as a built one does.
+    assert pickle.loads(pickle.dumps(result)) == result
+    assert dataclasses.asdict(result) == dataclasses.asdict(FoldResult(
+        messages=history, folded=False, reason="under_trigger", tokens_before=total,
+        tokens_after=total))
+    assert dataclasses.replace(result, tokens_after=1).tokens_after == 1
 
 
 def test_one_folder_shared_by_threads_counts_right() -> None:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import doctest
 import importlib
 import types
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import Any
 
 import pytest
@@ -13,7 +15,14 @@ from hypothesis import strategies as st
 
 import chatfold
 from chatfold import InvalidMessageError, find_orphans, split_units, to_anthropic, to_openai
-from chatfold.messages import content_text, format_messages, is_tool_result, message_text
+from chatfold.messages import (
+    ROLES,
+    content_text,
+    format_messages,
+    is_tool_result,
+    message_text,
+    validate_message,
+)
 
 from helpers import tool_turn
 
@@ -223,3 +232,23 @@ def test_iter_parts_walks_both_shapes_alike() -> None:
     assert [(p.kind, p.type, p.id, p.text) for p in iter_parts(tool)] == [
         ("tool_result", "tool", "c1", "1")]
     assert list(iter_parts({"role": "user", "content": ""})) == []
+
+
+_ROLES_AND_MORE = [*sorted(ROLES), "bogus", "", None, 3]
+_CONTENTS = ["x", "", "你好 😀", "bad \ud83d", None, 3, [], [{"type": "text", "text": "x"}]]
+
+
+@pytest.mark.parametrize("role", _ROLES_AND_MORE)
+@pytest.mark.parametrize("content", _CONTENTS)
+def test_the_fast_path_for_a_role_and_a_text_agrees_with_the_full_check(
+        role: Any, content: Any) -> None:
+    # A MappingProxyType is no dict: it always takes the full walk, the reference here.
+    def outcome(message: Mapping[str, Any]) -> str | None:
+        try:
+            validate_message(message, 2)
+        except InvalidMessageError as exc:
+            return str(exc)
+        return None
+
+    message = {"role": role, "content": content}
+    assert outcome(message) == outcome(MappingProxyType(message))

@@ -218,8 +218,6 @@ class _BaseFolder:
         self._caller = Caller(summarizer, self.policy.summarizer_timeout)
         self._memo_lock = threading.Lock()
         self._memo: tuple[list[Any], list[int], int] = ([], [], 0)
-        self._under_trigger = vars(FoldResult(messages=[], folded=False, reason="under_trigger",
-                                              tokens_before=0, tokens_after=0)).copy()
 
     @property
     def summarizer(self) -> object:
@@ -307,11 +305,12 @@ class _BaseFolder:
         if total <= self.policy.fold_trigger and not force:
             # The hot path: no planning at all under the trigger. FoldResult is frozen, so its
             # generated __init__ sets each field through object.__setattr__ (over a µs, a
-            # tenth of a turn); this result is a copy of a template's fields instead.
+            # tenth of a turn); this result sets only the fields that differ from their
+            # defaults (every default is immutable and read from the class).
             same = messages if isinstance(messages, list) else list(messages)
             result = object.__new__(FoldResult)
-            result.__dict__.update(self._under_trigger, messages=same, tokens_before=total,
-                                   tokens_after=total)
+            result.__dict__.update(messages=same, folded=False, reason="under_trigger",
+                                   tokens_before=total, tokens_after=total)
             return self._emit(result)
         plan = plan_fold(
             messages, self.policy, self.counter, force=force, exact_keep=exact_keep,

@@ -99,6 +99,14 @@ def validate_message(message: object, index: int | None = None) -> None:
     Raises:
         InvalidMessageError: missing or unknown role, wrong content type, malformed tool calls.
     """
+    if type(message) is dict and len(message) == 2:
+        # The common turn, {"role": ..., "content": "text"}: one look at each field (an ASCII
+        # text holds no surrogate); anything else takes the full walk below.
+        role = message.get("role")
+        content = message.get("content")
+        if (type(content) is str and role in _TEXT_ROLES and type(role) is str
+                and (content.isascii() or _SURROGATE.search(content) is None)):
+            return
     if not isinstance(message, Mapping):
         hint = ""
         if callable(getattr(message, "model_dump", None)):
@@ -154,6 +162,8 @@ def validate_message(message: object, index: int | None = None) -> None:
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_TEXT_ROLES = frozenset({"system", "developer", "user", "assistant"})
+"""Roles whose message may be just a role and a text (a tool result needs its call's id)."""
 
 
 def _has_surrogate(value: object) -> bool:
