@@ -677,6 +677,9 @@ def test_a_plan_or_a_vote_is_a_decision(said: str) -> None:
     ("zh", "季度报告周五前要写完。", "季度报告终于写好了。"),
     ("zh", "我得去续签护照。", "续签护照的事办好了。"),
     ("zh", "我还没交个税申报。", "个税申报昨晚弄完了。"),
+    # Reported by the one word that names the thing: enough when no other task shares it.
+    ("zh", "我还得去办签证。", "签证今天寄到了。"),
+    ("zh", "我还没交个税申报。", "个税昨晚终于申报完了。"),
 ])
 @pytest.mark.parametrize("carried", [False, True])
 def test_the_users_own_task_is_open_until_they_report_it_done(
@@ -705,6 +708,29 @@ def test_progress_on_a_task_does_not_close_it(lang: str, task: str, later: str) 
     out = ask([user(task), user(later)], language=lang)
     assert section(out, "Open tasks" if lang == "en" else "待办") == [
         f"{'User: ' if lang == 'en' else '用户：'}{task}"]
+
+
+@pytest.mark.parametrize(("lang", "tasks", "report", "still_open"), [
+    # The report names the photos task by two words, the passport task by one: only the
+    # photos are done.
+    ("en", ["I need to renew my passport before June.", "I need to get passport photos taken."],
+     "The passport photos are done.", ["I need to renew my passport before June."]),
+    ("zh", ["我得去续签护照。", "我还得拍护照照片。"], "护照照片拍好了。", ["我得去续签护照。"]),
+    # One word shared with two tasks alike: which one was done is not said, both stay open.
+    ("en", ["I need to renew my passport.", "I have to replace my lost passport."],
+     "Passport is sorted.",
+     ["I need to renew my passport.", "I have to replace my lost passport."]),
+    ("zh", ["我得去续签护照。", "我还得找到旧护照。"], "护照的事弄好了。",
+     ["我得去续签护照。", "我还得找到旧护照。"]),
+])
+def test_a_report_sharing_one_word_closes_only_the_task_it_alone_names(
+    lang: str, tasks: list[str], report: str, still_open: list[str]
+) -> None:
+    tag = "User: " if lang == "en" else "用户："
+    chatter = user("Nice weather today." if lang == "en" else "今天天气不错。")
+    out = ask([*map(user, tasks), chatter, user(report)], language=lang)
+    assert sorted(section(out, "Open tasks" if lang == "en" else "待办")) == sorted(
+        tag + t for t in still_open)
 
 
 def test_the_users_own_report_closes_their_task_and_keeps_what_they_did() -> None:

@@ -57,6 +57,7 @@ from .threads import (
     is_acceptance,
     looks_up,
     named_pick,
+    names_thing,
     proposal,
     question_answered,
     report_adds,
@@ -204,6 +205,20 @@ def _closed_tasks(
     # name: "帮我订一家浦东的酒店" is done by "已为您预订如家，订单号H123456".
     decisions = [d for d, r in enumerate(rows) if r.score_role == "decision"
                  or (r.role == "summary" and r.section == _DECISIONS)]
+    sole_of: dict[int, int | None] = {}
+
+    def sole_task(j: int) -> int | None:
+        """The one request the user's report ``j`` names most words of, None on a tie: a
+        report of one thing sharing a word with two tasks closes neither by that word."""
+        if j not in sole_of:
+            report = memo[rows[j].body]
+            ranked = sorted(((names_thing(memo[rows[r].body], report), r) for r in requests
+                             if r < j), reverse=True)
+            best = ranked[0] if ranked and ranked[0][0] else None
+            tie = best is not None and len(ranked) > 1 and ranked[1][0] == best[0]
+            sole_of[j] = None if best is None or tie else best[1]
+        return sole_of[j]
+
     for i in requests:
         row = rows[i]
         wanted = memo[row.body]
@@ -237,13 +252,14 @@ def _closed_tasks(
                              # a reference with no word in common: the latest request's
                              and bisect_right(requests, i) == bisect_left(requests, j)):
                 continue
+            sole = rows[j].role == "user" and not adjacent and sole_task(j) == i
             pair = (row.body, rows[j].body, rows[j].role)
-            done = verdicts.get(pair) if not adjacent else None
+            done = verdicts.get(pair) if not adjacent and not sole else None
             if done is None:
                 done = (rows[j].role == "user" and cancels(wanted, rows[j].body)) or fulfils(
                     row.body, wanted, rows[j].body, rows[j].role, adjacent=adjacent,
-                    later_tokens=later)
-                if not adjacent:
+                    later_tokens=later, sole=sole)
+                if not adjacent and not sole:
                     verdicts[pair] = done
             if done:
                 if parts and not (rows[j].role == "user" and CANCEL.search(rows[j].body)):

@@ -223,13 +223,16 @@ def _stem(word: str) -> str:
 
 
 def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role: str,
-            *, adjacent: bool = False, later_tokens: frozenset[str] | None = None) -> bool:
+            *, adjacent: bool = False, later_tokens: frozenset[str] | None = None,
+            sole: bool = False) -> bool:
     """True when ``later`` (an assistant statement, a tool line, or the user saying it is
     done) fulfils ``request``: they share two content words (one when the request has only
     one, or ``later`` is in the very next message), and ``later`` reports it done, is a tool's
     result, or answers a question. A reminder promised is a reminder set. ``later_tokens``:
     the caller's ``content_tokens(later)``, with what came with it in its message and is no
-    sentence (a code block)."""
+    sentence (a code block). ``sole``: no other open task shares as much with ``later`` (see
+    :func:`names_thing`); then a user's report of it done needs only the one word it names
+    the thing by ("我得去续签护照" … "新护照今天寄到了")."""
     if later_role == "assistant":
         if _REFUSAL.search(later):
             return False
@@ -261,7 +264,8 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
         if not shared and not (later_role == "assistant" and _REMIND.search(request)
                                and _REMIND.search(later) and _DONE.search(later)):
             return False
-    elif not common or shared < min(2, len(request_tokens)):
+    elif not common or shared < min(1 if sole and later_role == "user" else 2,
+                                    len(request_tokens)):
         return False
     if later_role == "tool":
         return True
@@ -302,6 +306,12 @@ def report_adds(request_tokens: frozenset[str], report_tokens: frozenset[str]) -
     """The words a report of a request says beyond it: not the request's own, nor a time, nor
     the verb saying it is done ("I bought Anna a scarf" adds "scarf")."""
     return report_tokens - request_tokens - _TIME_WORDS - _DONE_WORDS
+
+
+def names_thing(request_tokens: frozenset[str], report_tokens: frozenset[str]) -> int:
+    """How many words a report shares with a task that name the thing itself: not a time, not
+    the verb saying it is done (the two a report of anything may share with any task)."""
+    return len(request_tokens & report_tokens - _TIME_WORDS - _DONE_WORDS)
 
 
 # A request that changes something outside the chat: a booking, a message sent, a reminder set.
