@@ -680,6 +680,8 @@ def test_a_plan_or_a_vote_is_a_decision(said: str) -> None:
     # Reported by the one word that names the thing: enough when no other task shares it.
     ("zh", "我还得去办签证。", "签证今天寄到了。"),
     ("zh", "我还没交个税申报。", "个税昨晚终于申报完了。"),
+    # What was bought or booked is spoken of: it was done.
+    ("zh", "周末前得订好餐厅。", "我订的那家餐厅评价很好。"),
 ])
 @pytest.mark.parametrize("carried", [False, True])
 def test_the_users_own_task_is_open_until_they_report_it_done(
@@ -703,6 +705,7 @@ def test_the_users_own_task_is_open_until_they_report_it_done(
     ("en", "I need to renew my passport before June.", "I looked up the passport office hours."),
     ("zh", "季度报告周五前要写完。", "季度报告写得好累啊。"),
     ("zh", "我得去续签护照。", "查了一下护照办理的时间。"),
+    ("zh", "周末前得订好餐厅。", "想订的那家餐厅周末没位子了。"),
 ])
 def test_progress_on_a_task_does_not_close_it(lang: str, task: str, later: str) -> None:
     out = ask([user(task), user(later)], language=lang)

@@ -565,6 +565,9 @@ _USER_DONE = re.compile(
     r"|(?:[写做办弄改][完好]|交|付|缴|寄)了[。！!~～]*$"
     # "个税申报完了", "水管工把水槽修好了", "新护照寄到了": done, said by its result.
     r"|[\u4e00-\u9fff][完好]了|(?:寄|送|收)到了"
+    # "给我妈买的围巾她很喜欢": what was bought is spoken of, so it was bought; not what one
+    # wants, plans or has yet to buy ("想买的", "打算订的", "还没买的").
+    r"|(?<![要想得该没备算])(?:买|订)的"
 )
 # "Tax form submitted!", "Slides done.": a short report with the verb last.
 _DONE_LAST = re.compile(
@@ -575,7 +578,7 @@ _USER_DONE_KEYS = (
     "book", "reserv", "order", "sent", "paid", "bought", "done", "finish", "fixed", "handled",
     "sorted", "myself", "care of", "submitted", "renewed", "cancel", "filed", "delivered",
     "mailed", "returned", "了", "completed", "signed", "scheduled", "repaired", "approved",
-    "installed", " back",
+    "installed", " back", "的",
 )
 
 
