@@ -163,6 +163,8 @@ class Run:
     output_tokens: int = 0
     peak: int = 0
     means: list[float] = field(default_factory=list)
+    landed: list[int] = field(default_factory=list)
+    """Model-turn context sizes right after a summarizer call: where folds land."""
     dropped: int = 0
     """Messages gone from the final context that no summarizer call ever saw."""
     messages: int = 0
@@ -172,12 +174,17 @@ class Run:
     def mean(self) -> float:
         return c.mean(self.means)
 
+    @property
+    def lands(self) -> float:
+        return c.mean(self.landed) if self.landed else float("nan")
+
     def add(self, out: dict[str, Any]) -> None:
         self.calls += out["calls"]
         self.input_tokens += out["input_tokens"]
         self.output_tokens += out["output_tokens"]
         self.peak = max(self.peak, out["peak"])
         self.means.append(out["mean"])
+        self.landed.extend(out["landed"])
         self.dropped += out["dropped"]
         self.messages += out["messages"]
         self.score.merge(out["score"])
@@ -199,13 +206,15 @@ class PeerResult:
 
 
 def replay(runner: Any, messages: Sequence[dict[str, Any]], count: Callable[[str], int],
-           adapters: Any, at: dict[int, list[dict[str, Any]]] | None = None
-           ) -> tuple[list[int], int, list[dict[str, Any]]]:
+           adapters: Any, at: dict[int, list[dict[str, Any]]] | None = None,
+           landed: list[int] | None = None) -> tuple[list[int], int, list[dict[str, Any]]]:
     """Feed ``messages``; return the model-turn context sizes, how many of those contexts a
     provider would reject, and the last context. ``at`` maps message counts to fill with the
-    context after that many messages."""
+    context after that many messages; ``landed`` gets the size of each model-turn context
+    that a summarizer call has just shortened (where a fold lands)."""
     sizes: list[int] = []
     rejected = 0
+    calls = runner.calls
     context: list[dict[str, Any]] = []
     for i, m in enumerate(messages):
         context = runner.step(m)
@@ -215,6 +224,9 @@ def replay(runner: Any, messages: Sequence[dict[str, Any]], count: Callable[[str
             continue
         sizes.append(adapters.context_tokens(context, count))
         rejected += adapters.rejected_by_provider(context)
+        if landed is not None and runner.calls > calls:
+            landed.append(sizes[-1])
+        calls = runner.calls
     return sizes, rejected, context
 
 
@@ -304,11 +316,14 @@ class _Worker:
         points = [p for p in (len(msgs) - k * retention.LOCOMO_STEP
                               for k in range(retention.LOCOMO_POINTS)) if p > len(msgs) // 2]
         at: dict[int, list[dict[str, Any]]] = {p: [] for p in points}
+        landed: list[int] = []
         with self.make(name, trigger) as runner:
-            sizes, _, final = replay(runner, plain, self.counter.count, self.adapters, at)
+            sizes, _, final = replay(runner, plain, self.counter.count, self.adapters, at,
+                                     landed)
             s = runner.summarizer
             out = {"calls": runner.calls, "input_tokens": s.input_tokens,
                    "output_tokens": s.output_tokens, "peak": max(sizes), "mean": c.mean(sizes),
+                   "landed": landed,
                    "messages": len(msgs),
                    "dropped": dropped_unseen(plain, final, s.all_prompts)}
         items = retention.qa_items(sample)
@@ -581,14 +596,15 @@ def write_results(args: Any, results: dict[str, PeerResult], versions: dict[str,
 
     def row(name: str, run: Run | None, how: str) -> list[Any]:
         if run is None:
-            return [label(name), how, "–", "–", "–", "–", "–", "–", "–", "–", "–"]
+            return [label(name), how, *["–"] * 10]
         sc = run.score
-        return [label(name), how, run.trigger, run.mean, run.peak, run.calls, run.input_tokens,
-                run.output_tokens, sc.share(sc.recall, None), sc.share(sc.survived, None),
-                f"{run.dropped} / {run.messages}"]
+        return [label(name), how, run.trigger, run.mean, run.peak, run.lands, run.calls,
+                run.input_tokens, run.output_tokens, sc.share(sc.recall, None),
+                sc.share(sc.survived, None), f"{run.dropped} / {run.messages}"]
 
     heads = ["memory", "compared at", "trigger", "mean context", "peak context",
-             "summarizer calls", "summarizer tokens in", "summarizer tokens out",
+             "a fold lands at (mean)", "summarizer calls", "summarizer tokens in",
+             "summarizer tokens out",
              "recall 1-4", "survived 1-4", "dropped unseen / messages"]
     rows: list[list[Any]] = []
     for name in order:
@@ -673,7 +689,8 @@ the adapter's work, not counted).
     def summary(run: Run | None) -> dict[str, Any] | None:
         if run is None:
             return None
-        return {"trigger": run.trigger, "mean": run.mean, "peak": run.peak, "calls": run.calls,
+        return {"trigger": run.trigger, "mean": run.mean, "peak": run.peak, "lands": run.lands,
+                "calls": run.calls,
                 "input_tokens": run.input_tokens, "output_tokens": run.output_tokens,
                 "recall": run.score.share(run.score.recall, None), "dropped": run.dropped}
 
@@ -707,6 +724,20 @@ def observations(results: dict[str, PeerResult], order: list[str]) -> str:
             f"and wrote {p.output_tokens:,} to chatfold's {cf.output_tokens:,}, with recall "
             f"{p.score.share(p.score.recall, None):.3f} to chatfold's "
             f"{cf.score.share(cf.score.recall, None):.3f}.")
+    cf_lands = cf.lands
+    for n in order:
+        p = results[n].equal_mean
+        if n == "chatfold" or p is None or not p.calls < cf.calls:
+            continue
+        # The sawtooth at an equal mean M: a fold frees about 2 (M - L) for a landing L, so
+        # the memory that lands lower folds less often.
+        expected = cf.calls * (cf.mean - cf_lands) / max(1e-9, p.mean - p.lands)
+        out.append(
+            f"Why {n} folds less often at the same mean: its folds land at {p.lands:,.0f} "
+            f"tokens on average, chatfold's at {cf_lands:,.0f} (the summary plus the last "
+            f"{KEEP} messages it keeps verbatim); at an equal mean context M a fold landing at "
+            f"L frees about 2 (M - L), which predicts {expected:.0f} calls for {n} from "
+            f"chatfold's {cf.calls} (it made {p.calls}).")
     rejecting = [n for n in order if results[n].rejected]
     if rejecting:
         out.append("On the tool-call replay, " + "; ".join(
