@@ -682,6 +682,8 @@ def test_a_plan_or_a_vote_is_a_decision(said: str) -> None:
     ("zh", "我还没交个税申报。", "个税昨晚终于申报完了。"),
     # What was bought or booked is spoken of: it was done.
     ("zh", "周末前得订好餐厅。", "我订的那家餐厅评价很好。"),
+    # The thing is named by a word of three letters.
+    ("en", "I need to get my car washed.", "The car is done, it looks brand new."),
 ])
 @pytest.mark.parametrize("carried", [False, True])
 def test_the_users_own_task_is_open_until_they_report_it_done(
@@ -1714,3 +1716,12 @@ def test_a_chinese_sentence_of_particles_and_light_verbs_is_chatter() -> None:
     assert "猫" in out and "辣" in out
     for line in ("我也是", "我知道了", "就这样", "挺好"):
         assert line not in out
+
+
+def test_short_words_that_name_things_are_content_words() -> None:
+    from chatfold.summarizers.extractive.threads import content_tokens
+
+    assert content_tokens("My cats and the tax bill, and Mom's car.") == {
+        "cat", "tax", "bill", "mom", "car"}
+    assert content_tokens("Taxes for the kids' bus") == {"tax", "kid", "bus"}
+    assert content_tokens("You and she saw the way out") == frozenset()

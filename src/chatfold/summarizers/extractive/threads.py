@@ -104,6 +104,14 @@ _STOP_TEXT = (
     "i've i'll i'm we've we'll we're you've you'll they're they've it's that's there's here's"
 )
 _STOP = frozenset(_STOP_TEXT.split())
+# Three-letter words are mostly function words ("the", "was", "our"), so content words start at
+# four letters; these short ones name the very things people's facts and errands are about.
+_SHORT_NOUNS_TEXT = (
+    "tax car van bus cab gym vet dog cat pet mom dad son kid job fee app bug key bag art "
+    "tea map bed toy ssn vpn api"
+)
+_SHORT_NOUNS = frozenset(_SHORT_NOUNS_TEXT.split())
+_SHORT_WORD = re.compile(r"\b[a-z]{3}\b")
 _ZH_STOP_CHARS = frozenset("我你您的了是在和吗呢吧啊一个这那也就都要请帮下")
 
 
@@ -197,9 +205,12 @@ def content_tokens(text: str) -> frozenset[str]:
         if w[-2:] == "'s" or w[-1] in "'-":
             w = w.removesuffix("'s").strip("'-")  # "Anna's" is Anna
             if len(w) < 4:
+                if w in _SHORT_NOUNS:
+                    out.add(w)
                 continue
         if w not in _STOP:
             out.add(_stem(w))
+    out.update(_SHORT_NOUNS.intersection(_SHORT_WORD.findall(low)))
     for run in _HAN.findall(text):
         chars = [ch for ch in run if ch not in _ZH_STOP_CHARS]
         out.update(a + b for a, b in zip(chars, chars[1:], strict=False))
@@ -217,7 +228,8 @@ class TokenMemo(dict[str, frozenset[str]]):
 def _stem(word: str) -> str:
     """A light English stem, enough to match "opening hours" with "open … hour"."""
     for suffix in ("ing", "ed", "es", "s"):
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+        if word.endswith(suffix) and (len(word) - len(suffix) >= 4
+                                      or word[: -len(suffix)] in _SHORT_NOUNS):
             return word[: -len(suffix)]
     return word
 
