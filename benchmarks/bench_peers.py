@@ -51,6 +51,8 @@ sys.path.insert(0, str(c.BENCH_DIR / "peers"))
 
 TRIGGER = 3000
 KEEP = 4
+SCORE_STEP = 4
+"""Recall is scored after every this many messages of each conversation's second half."""
 CAP = 400
 _LINE = re.compile(r"^(system|user|assistant|tool|developer|human|ai)(?: \([^)\n]*\))?: ",
                    re.M | re.I)
@@ -310,11 +312,10 @@ class _Worker:
         plain = [{key: v for key, v in m.items() if key != "dia_id"} for m in msgs]
         by_text = {str(m["content"]): str(m["dia_id"]) for m in msgs if "dia_id" in m}
         score = retention.Score()
-        # Scored at the same ends as bench_retention (the last 8, 12 messages apart), each for
-        # the items said by then: one final context per conversation would make a memory win
-        # or lose on where its last fold fell.
-        points = [p for p in (len(msgs) - k * retention.LOCOMO_STEP
-                              for k in range(retention.LOCOMO_POINTS)) if p > len(msgs) // 2]
+        # Scored at every SCORE_STEP-th end of the conversation's second half, each for the
+        # items said by then: a few ends would make a memory win or lose on where its folds
+        # fell (the sawtooth's phase); ends spread over several folds sample every phase.
+        points = list(range(len(msgs), len(msgs) // 2, -SCORE_STEP))
         at: dict[int, list[dict[str, Any]]] = {p: [] for p in points}
         landed: list[int] = []
         with self.make(name, trigger) as runner:
@@ -636,17 +637,17 @@ trigger {TRIGGER:,}; at the trigger where its **mean** context equals {target.sp
 (tuned by bisection with interpolation, at most {steps} triggers, within 1%); and at the
 largest trigger whose **peak** does not exceed chatfold's ({cf.peak if cf else 0:,}). "Dropped
 unseen" counts messages that left the context without any summarizer call ever reading them.
-Recall and survival are scored at each conversation's last 8 ends, 12 messages apart, each for
-the questions whose evidence was said by then (one final context per conversation made a memory
-win or lose on where its last fold fell). Summarizer tokens are {counter_name} tokens of every
-prompt sent and every reply.
+Recall and survival are scored after every {SCORE_STEP}th message of each conversation's second
+half, each time for the questions whose evidence was said by then (a few ends made a memory win
+or lose by up to 0.02 on where its folds happened to fall). Summarizer tokens are
+{counter_name} tokens of every prompt sent and every reply.
 
 {c.table(heads, rows, digits=3)}
 
 {observations(results, order)}
 
-Recall by category (at the last 8 ends of each conversation, 12 messages apart, as in
-`bench_retention`; at the shared trigger for chatfold, at equal mean context for each peer):
+Recall by category (after every {SCORE_STEP}th message of each conversation's second half; at
+the shared trigger for chatfold, at equal mean context for each peer):
 
 {c.table(["memory", "compared at", *cat_heads], cat_rows, digits=3)}
 
