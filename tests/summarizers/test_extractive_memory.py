@@ -1467,6 +1467,14 @@ _UPDATES = [
     ("zh", "我的领导是王经理。", "我们换了新领导，是李经理。", "李经理", "王经理"),
     ("zh", "我喜欢靠过道的座位。", "现在我更喜欢靠窗的座位了。", "靠窗", "过道"),
     ("zh", "聚会计划来40个人。", "聚会人数增加到55人了。", "55", "40个人"),
+    # A budget stretched, a date as one value, a colleague called by surname and title, a
+    # street address said anew.
+    ("en", "Our budget for the sofa is $900.", "We can stretch the budget to $1,100.", "$1,100",
+     "$900"),
+    ("zh", "发布会定在5月8号。", "发布会推迟到5月20号了。", "5月20号", "5月8号"),
+    ("zh", "我的导师是陈姐。", "陈姐调走了，现在我的导师是刘哥。", "刘哥", "导师是陈姐"),
+    ("zh", "快递寄到浦东新区世纪大道100号。", "抱歉，地址改成徐汇区漕溪北路18号。", "漕溪北路",
+     "世纪大道"),
 ]
 
 
@@ -1615,12 +1623,30 @@ def test_a_new_favourite_without_its_kind_replaces_the_only_one_said() -> None:
     ("en", "The venue holds 40 guests.", "It's up to you, we could invite 55."),
     ("zh", "我的领导是王经理。", "我老婆换了新领导，是李经理。"),
     ("zh", "我喜欢靠过道的座位。", "我更喜欢靠窗的桌子。"),
+    ("en", "Our budget for the sofa is $900.", "My sister can stretch her budget to $1,100."),
+    ("zh", "发布会定在5月8号。", "年会推迟到5月20号了。"),
+    ("zh", "我妈住在朝阳区建国路88号。", "我的地址改成海淀区中关村大街1号了。"),
 ])
 def test_a_current_value_of_another_thing_or_person_replaces_nothing(
     language: str, old: str, new: str
 ) -> None:
     out = ask([user(old), user(new)], language=language)
     assert old.rstrip("。.") in out and new.rstrip("。.") in out
+
+
+@pytest.mark.parametrize(("old", "new", "other"), [
+    ("I'm allergic to peanuts.", "Turns out I'm not allergic to peanuts after all.",
+     "My son is allergic to cats."),
+    ("We are vegetarian.", "We're not vegetarian after all, we just eat little meat.",
+     "My sister is vegetarian."),
+])
+def test_a_state_found_never_to_have_held_ends_only_that_state(old: str, new: str,
+                                                               other: str) -> None:
+    out = ask([user(other), user(old), user("Nice weather today."), user(new)])
+    assert old.rstrip(".") not in out and new.split(",")[0].rstrip(".") in out
+    assert other.rstrip(".") in out
+    assert "I'm not sure" in ask([user("I'm sure about the venue."),
+                                  user("Actually I'm not sure after all.")])
 
 
 def test_a_change_carried_from_the_previous_summary() -> None:

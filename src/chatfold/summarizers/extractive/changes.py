@@ -51,7 +51,7 @@ _CHANGE = re.compile(
     r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to"
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
-    r"|switch|set)(?: [\w']+){0,3}? to"
+    r"|switch|set|stretch|stretched|boost|boosted|upped|go up|go down)(?: [\w']+){0,3}? to"
     r"|since (?:we|i) (?:moved|switched|changed)"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
@@ -86,19 +86,29 @@ tells a story ("the room was 902, dirty, noisy…") and changes nothing."""
 _ZH_MEASURES = "只条张本辆套件盆台部双杯次斤"  # what a Chinese count counts ("两只", "三辆")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"\+?\d[\d\s()-]{6,}\d")
+# A Chinese street address, the thing it is like an email: "朝阳区建国路88号", "中关村大街1号3号楼".
+_ZH_ADDRESS = re.compile(
+    r"(?:[\u4e00-\u9fff]{2,4}?[省市区县])*[\u4e00-\u9fff]{1,6}?(?:大街|大道|路|街|巷|弄|胡同)"
+    rf"[\d{ZH_NUMERALS}]+号(?:[\d{ZH_NUMERALS}]+号?[楼栋室]|[\d{ZH_NUMERALS}]+单元)*"
+)
+_KINDS = ("<email>", "<phone>", "<address>")
+_KINDS_SET = frozenset(_KINDS)
 _VALUE = re.compile(
-    r"\d[\d,.:/-]*(?:\s?(?:am|pm))?"  # numbers, times, dates
+    # A Chinese date is one value: "3月3号" → "3月10号" replaces the date, not the month's "3".
+    r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}[日号]|\d{1,4}年\d{1,2}月"
+    r"|\d[\d,.:/-]*(?:\s?(?:am|pm))?"  # numbers, times, dates
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
-    rf"|[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|医生|教授|律师|总)"
+    rf"|[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|主管|主任|老板|医生|教授|律师|总|工|姐|哥)"
     rf"|(?:周|星期|礼拜)[一二三四五六日天]|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天{_ZH_MEASURES}]|$)",
 )
 _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
 _CUE_TOKENS = content_tokens(
     "no longer anymore instead change changed changes moved switched updated turned became now "
     "postponed rescheduled delayed pushed bumped raised lowered increased reduced dropped grew "
+    "stretch stretched boost boosted upped "
     "extended extend renewed down just yesterday today tonight recently last week good news "
     "these days lately nowadays currently started start since "
     "guess longer anymore went actually meant mean correction corrected typo mistyped misspoke "
@@ -118,6 +128,10 @@ def _values(text: str) -> tuple[frozenset[str], str]:
     for m in _PHONE.finditer(text):
         found.add(re.sub(r"\D", "", m.group()))
     text = _PHONE.sub(" <phone> ", text)
+    if not text.isascii():
+        for m in _ZH_ADDRESS.finditer(text):
+            found.add(m.group())
+        text = _ZH_ADDRESS.sub(" <address> ", text)
     out = []
     last = 0
     for m in _VALUE.finditer(text):
@@ -134,9 +148,9 @@ def _values(text: str) -> tuple[frozenset[str], str]:
 
 
 def _topic(text: str) -> frozenset[str]:
-    """What a text speaks of, its values and words of change left out; an email address or a
-    phone number counts as the thing it is."""
-    kinds = {kind for kind in ("<email>", "<phone>") if kind in text}
+    """What a text speaks of, its values and words of change left out; an email address, a
+    phone number or a street address counts as the thing it is."""
+    kinds = {kind for kind in _KINDS if kind in text}
     if not text.isascii():
         text = _ZH_CUE.sub(" ", text)
     return (content_tokens(text) - _CUE_TOKENS) | kinds
@@ -150,12 +164,14 @@ _CHANGE_KEYS = (
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
+    "stretch", "boost", "upped", "go up",
     "nowadays", "currently", "start", "since", " up to",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
     "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子",
 )
 _ENDED_KEYS = (
     "sold", "quit", "resign", "longer", "gave up", "broke up", "divorc", "moved out", "more",
+    "turns out", "turned out", "after all",
     "不再", "卖了", "辞职", "离职", "戒了", "分手", "了", "退休", "毕业", "搬",
 )
 
@@ -274,11 +290,11 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
     pool = old.topic | old.names
     shared = sum(1 for w in topic if _in(w, pool)) + len(new.names & old.topic)
     units = new.units & old.units
+    # A new email address, phone number or street address of the same person replaces the old.
+    same_kind = bool(new.topic & old.topic & _KINDS_SET)
     if strict:
         if topic and shared >= len(topic):
             return True
-        same_kind = new.values & {"<email>", "<phone>"} or (new.topic & old.topic) & {
-            "<email>", "<phone>"}
         if same_kind or (not topic and units):
             return True
         # A word in common and the same thing counted ("2只猫" / "3只猫", "3楼" / "12楼"), not
@@ -286,7 +302,7 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
         # new but when it happens ("the party now starts at 7pm" / "the party is at 6pm").
         return shared > 0 and bool(units) and (
             bool(units - _NOT_THING) or all(_in(w, pool) or w in _WHEN_VERBS for w in topic))
-    if topic and 2 * shared >= len(topic):
+    if same_kind or (topic and 2 * shared >= len(topic)):
         return True
     if not topic and not old.topic and len(new.values) == len(old.values) == 1:
         return True  # "I turned 35" / "I'm 34": a bare number said to change
@@ -424,6 +440,12 @@ _ENDED = re.compile(
     # A state the speaker was in: "I'm not vegetarian anymore", "I'm no longer a member".
     r"(?i:\b(?:i'm|i am|we're|we are) (?:no longer (?:a |an )?(?P<state>[a-z-]{4,})"
     r"|not (?:a |an )?(?P<was>[a-z-]{4,}) any ?more))"
+    # A state found never to have held: "Turns out I'm not allergic to peanuts after all" ends
+    # "I'm allergic to peanuts", and nothing else the speaker is allergic to.
+    r"|(?i:\b(?:turns out|turned out),? (?:i'm|i am|we're|we are) not (?!sure)(?P<pred>[a-z-]{4,}"
+    r"(?: (?:to|of|with|about|for|in) [a-z-]{3,})?)"
+    r"|\b(?:i'm|i am|we're|we are) not (?!sure)(?P<pred2>[a-z-]{4,}(?: (?:to|of|with|about|for|in)"
+    r" [a-z-]{3,})?) after all)"
     r"|(?i:\b(?:sold|quit|resigned from|no longer|gave up|broke up with|divorced|moved out of"
     r"|(?:don't|do not|doesn't|does not) \w+(?: \w+)? any ?more)\b)"
     # Where the speaker left: "我已经从阿里巴巴离职了".
@@ -450,7 +472,8 @@ def end_states(items: list[_Item]) -> list[_Item]:
         ended = _ENDED.search(it.body)
         if ended is None:
             continue
-        left = ended.group("state") or ended.group("was") or ended.group("org")
+        left = (ended.group("state") or ended.group("was") or ended.group("org")
+                or ended.group("pred") or ended.group("pred2"))
         if ended.group("obj"):
             what = content_tokens(ended.group("verb") + ended.group("obj")) | {ended.group("obj")}
             named = frozenset(w for w in what if len(w) >= 2)
@@ -461,11 +484,12 @@ def end_states(items: list[_Item]) -> list[_Item]:
         if not named:
             continue
         names = _any_of(named)
+        whose = _Shape(it.body).persons
         for old in items[:n]:
             if id(old) in emptied or old.tag != it.tag or old.role == "assistant":
                 continue
-            if not names.search(old.body):
-                continue
+            if not names.search(old.body) or _Shape(old.body).persons != whose:
+                continue  # not said, or said of someone else ("my sister is vegetarian")
             parts = _CLAUSE_SPLIT.split(old.body)
             removed = {i // 2 for i in range(0, len(parts), 2) if names.search(parts[i])}
             if len(removed) == (len(parts) + 1) // 2:
