@@ -667,6 +667,48 @@ def test_a_plan_or_a_vote_is_a_decision(said: str) -> None:
     assert section(ask([user(said)]), "Decisions") == [f"User: {said}"]
 
 
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "Let's do the 10am slot then."),
+    ("en", "I'm going to take the job offer from Canva."),
+    ("en", "We accepted the offer on the house."),
+    ("zh", "就定这家了，西贝。"),
+    ("zh", "想了想，还是不买新手机了。"),
+    ("zh", "我接受了美团的offer。"),
+])
+def test_a_choice_said_in_passing_is_a_decision(lang: str, said: str) -> None:
+    out = ask([user(said)], language=lang)
+    assert any(said.rstrip("。.").split("，")[-1] in d
+               for d in section(out, "Decisions" if lang == "en" else "决定")), out
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "Let's do it!"), ("zh", "这家店还是不错的。"), ("zh", "我还是不太明白。"),
+])
+def test_words_of_choosing_in_chatter_decide_nothing(lang: str, said: str) -> None:
+    assert section(ask([user(said)], language=lang), "Decisions" if lang == "en" else "决定") == []
+
+
+@pytest.mark.parametrize(("lang", "offer", "reply", "chosen"), [
+    ("en", "Maybe use Postgres for the job queue?", "Yes, let's do that.", "Postgres"),
+    ("en", "I can book the Marriott for $190 a night or the Westin for $230.",
+     "Book the Westin.", "Westin"),
+    ("zh", "可以订全季每晚400元，或者亚朵每晚520元。", "订亚朵。", "亚朵"),
+])
+def test_an_offer_of_this_or_that_and_the_pick_are_a_decision(
+    lang: str, offer: str, reply: str, chosen: str
+) -> None:
+    out = ask([assistant(offer), user(reply)], language=lang)
+    assert any(chosen in d for d in section(out, "Decisions" if lang == "en" else "决定")), out
+
+
+@pytest.mark.parametrize(("offer", "reply"), [
+    ("Maybe try yoga sometime?", "Yeah, maybe!"),  # a passing thought names nothing
+    ("You could try painting or pottery.", "Pottery sounds fun."),  # no offer to act
+])
+def test_a_suggestion_in_passing_is_no_decision(offer: str, reply: str) -> None:
+    assert section(ask([assistant(offer), user(reply)]), "Decisions") == []
+
+
 @pytest.mark.parametrize(("lang", "task", "report"), [
     ("en", "I have to finish the quarterly report by Friday.",
      "Quarterly report is finished and sent to my boss."),

@@ -91,7 +91,8 @@ _ZH_WORDS: dict[int, str] = {
     _FEEL: "开心 高兴 快乐 幸福 感动 激动 兴奋 难过 伤心 骄傲 自豪 庆幸 感恩 温暖 好玩 有意思"
     " 太棒 真棒 美好 难忘 太好了 好极了 真厉害 太厉害 效率很高 辛苦了 哈哈",
     _DECIDE: "决定 定了 就这样 就这么定 确定 选了 选定 选择 敲定 拍板 最终 就用 就订 就选"
-    " 改成 改为 换成 采用 确认 商量好 说好了 约好 定好了 那就",
+    " 改成 改为 换成 采用 确认 商量好 说好了 约好 定好了 那就 就定 定这家 接受了 最后还是"
+    " 还是不要 还是不换 还是不去 还是不买 还是不订 还是不用",
     _TASK: "帮我 帮忙 麻烦 记得 别忘 需要 要求 提醒 待办 任务 截止 尽快 请 务必 跟进 安排"
     " 我会 我来 我得 还得 我还没 前要 之前要 前得",
     _INJECT: "忽略以上 忽略上面 忽略之前 忽略前面 忽略所有 忽略上述 无视以上 无视上面"
@@ -130,7 +131,9 @@ _EN_WORDS: dict[int, str] = {
     _DECIDE: "decide|decided|decision|go with|going with|went with|settled on|chose|chosen"
     "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|change to"
     "|changed to|let's not|agreed to|agreed on|we agreed|final decision|voted for|voted to"
-    "|let's go with|let's meet at|let's meet on|we'll meet at|we'll meet on",
+    "|let's go with|let's meet at|let's meet on|we'll meet at|we'll meet on|let's do the|let's book"
+    "|let's take|i'll take the|we'll take the|accepted the offer|accept the offer|take the offer"
+    "|taking the offer|took the offer|take the job|taking the job|took the job|accepted the job",
     _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
     "|i have to|we have to|i still have to"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"

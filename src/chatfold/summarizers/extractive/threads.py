@@ -49,7 +49,8 @@ _PROPOSE = re.compile(
     r"|shall\s+i|should\s+i|would\s+you\s+like|do\s+you\s+want|want\s+me\s+to|you\s+could"
     r"|we\s+could|my\s+(?:pick|suggestion|recommendation)|option|why\s+not|i\s+can\s+(?:book|"
     r"reserve|order|set|schedule)|let\s+me\s+(?:book|reserve|order)|best\s+(?:choice|bet))"
-    r"|要不要|怎么样|如何|推荐|建议|可以选|不如|需要我|要我|方案|备选|选项|帮你订|帮您订|给你订"
+    r"|要不要|怎么样|如何|推荐|建议|可以选|可以订|可以约|不如|需要我|要我|方案|备选|选项|帮你订|帮您订"
+    r"|给你订"
     r"|(?:^|[，,])那?(?:要|需要)(?:预订|预约|订|买|约|安排|下单)(?:吗|么)"  # "要订吗？"
 )
 _DONE = re.compile(
@@ -145,13 +146,24 @@ _POINTS_BACK = re.compile(
 )
 
 
+# A tentative offer ("Maybe use Redis for the cache?", "或许可以用Redis"): an offer only when it
+# names something, a product, a place or a number, as an assistant's offers do; in friends'
+# chat "maybe try yoga?" is a passing thought.
+_SOFT_PROPOSE = re.compile(
+    r"(?i:\b(?:maybe|perhaps)\s+(?:we\s+|you\s+)?(?:use|go\s+with|try|book|take|pick|switch)"
+    r"|\bconsider(?:ing)?\b|\bwhat\s+if\s+we\b)|或许可以|可以考虑|要不(?!要)"
+)
+_NAMES_SOMETHING = re.compile(r"(?<=\S)\s*[A-Z][A-Za-z0-9]|\d|(?<=[\u4e00-\u9fff])[A-Za-z]")
+
+
 def proposal(sentences: list[str]) -> str | None:
     """The sentence of an assistant message that offers something (the last one with a
     proposal cue and a content word), or None. An offer that names nothing and points back
     ("Found UA 455 at $279. Shall I book it?") offers the sentence before it."""
     for i in range(len(sentences) - 1, -1, -1):
         s = sentences[i]
-        if not _PROPOSE.search(s):
+        if not _PROPOSE.search(s) and not (_SOFT_PROPOSE.search(s)
+                                           and _NAMES_SOMETHING.search(s)):
             continue
         if content_tokens(s):
             return s  # "anything else?" offers nothing to decide
@@ -720,9 +732,12 @@ def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     """(the option, the assistant's sentence naming it, True) when the assistant asked the user
     to pick ("Found Sun Yoga (Sat 10am) and Flow Studio (Sun 9am). Which one?") and the short
     reply names one of the things it listed ("Sun Yoga, please.", "阳光瑜伽吧。"), else None."""
-    if not asked or not _PICK_ASKED.search(asked[-1]) or not asked[-1].rstrip().endswith(
-            ("?", "？")):
+    if not asked:
         return None
+    last = asked[-1]
+    if not ((_PICK_ASKED.search(last) and last.rstrip().endswith(("?", "？")))
+            or (_OFFER_TO_ACT.search(last) and _OR_OFFER.search(last))):
+        return None  # neither a question to pick nor an offer of this or that
     if reply.rstrip().endswith(("?", "？")) or _NEITHER.search(reply):
         return None
     latin = reply.isascii()
@@ -756,6 +771,14 @@ def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     return None
 
 
+# An offer of this or that, asked or not: "I can book the Hilton for $210 or the Hyatt for $245."
+_OR_OFFER = re.compile(r"(?i:\bor\b)|或者|或是|还是")
+# The assistant offering to do one of them, not suggesting what the user might do ("you could
+# try painting or pottery" leaves nothing picked).
+_OFFER_TO_ACT = re.compile(
+    r"(?i:\b(?:i\s+can|i\s+could|shall\s+i|should\s+i|let\s+me|want\s+me\s+to"
+    r"|would\s+you\s+like\s+me\s+to)\b)|帮你|帮您|给你|给您|可以订|可以约|可以预订|我可以"
+)
 _LABEL_REPLY = re.compile(r"(?i)^(?:option|plan|choice|方案|选项)\s*(?=[A-Za-z0-9]$)")
 # Where one listed option ends and the next begins: "A (Sat 10am) and B (Sun 9am)", "A；B".
 _OPTION_SPLIT = re.compile(r"[；;。，,]|\s+(?:and|or)\s+|(?<=[）)])\s*(?:和|或|、)")
