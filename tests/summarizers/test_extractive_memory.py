@@ -1223,6 +1223,17 @@ _EVENTS = {
     ("zh", "我的工号是E20417。"),
     ("en", "I drive a blue Subaru Outback."),
     ("en", "We speak Spanish at home."),
+    # A code, a job and where, a goal, an address, what is coming with when, an age.
+    ("en", "The side gate code is 7731."),
+    ("en", "I'm a line cook at Nopa, mostly evenings."),
+    ("en", "We're saving for a car, aiming for $15,000 by June."),
+    ("en", "Our clinic moved to 210 King Street."),
+    ("en", "My brother Sam is getting married in Austin in May."),
+    ("en", "My daughter Ivy just turned 9."),
+    ("zh", "我们在存钱，目标年底存够20万。"),
+    ("zh", "我们公司搬到了张江科技园。"),
+    ("zh", "我弟弟下个月要在厦门办婚礼。"),
+    ("zh", "我女儿刚满8岁。"),
 ])
 @pytest.mark.parametrize("event", [0, 1])
 def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, event: int) -> None:
@@ -1235,6 +1246,18 @@ def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, even
     for said in ([told, standing], [standing, told]):
         out = ask([user(t) for t in said], language=lang, max_tokens=cap)
         assert section(out, title) == [f"{tag}{standing}"]
+
+
+@pytest.mark.parametrize("lang, rule", [
+    ("en", "I can't eat shellfish, it makes me sick."), ("en", "We don't drink alcohol."),
+    ("zh", "我不能吃海鲜。"),
+])
+def test_what_the_speaker_cannot_eat_outranks_an_event(lang: str, rule: str) -> None:
+    told = _EVENTS[lang][0]
+    title = "Preferences" if lang == "en" else "偏好"
+    cap = max(count(f"{title}:\n- User: {t}\n") for t in (told, rule)) + 2
+    out = ask([user(told), user(rule)], language=lang, max_tokens=cap)
+    assert rule.split(",")[0].rstrip("。.") in out and told.rstrip("。.") not in out
 
 
 _KEPT_OUTINGS = {
@@ -1293,6 +1316,8 @@ def test_a_new_outing_does_not_take_the_place_of_a_kept_one(lang: str) -> None:
     "My hard work is paying off!",
     "Our team has seen the most growth in communication.",
     "I'd love to experience that every day.",
+    "I'm a big fan of the Warriors.",
+    "I'm a bit nervous about Sunday.",
 ])
 def test_how_something_is_felt_is_no_standing_fact(chatter: str) -> None:
     # "our X is so cool" has the shape of "my X is Y" but says how it felt; "our creative on

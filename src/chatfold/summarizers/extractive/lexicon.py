@@ -86,6 +86,7 @@ _CAP_MAX = 3
 
 _ZH_WORDS: dict[int, str] = {
     _PREF: "爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口 受不了 倾向"
+    " 不能吃 不能喝 吃不了"
     " 不耐受 清真",
     _FOND: "喜欢 习惯 爱上",
     _FEEL: "开心 高兴 快乐 幸福 感动 激动 兴奋 难过 伤心 骄傲 自豪 庆幸 感恩 温暖 好玩 有意思"
@@ -106,7 +107,7 @@ _ZH_WORDS: dict[int, str] = {
     _FIRST: "我 我叫 我会 我来 我姓",
     _FACT: "我叫 我姓 我住在 我住 我家 我搬到 我搬去 我今年 我是 我的 我有 我养了 我在 我老婆"
     " 我老公 我妻子 我丈夫 我女儿 我儿子 我父母 我妈 我爸 我们家 我过敏 过敏 我毕业 我从事"
-    " 我们的 我们有 我每天 我平时 我一直 我经常 我通常 我开的 我用的",
+    " 我们的 我们有 我每天 我平时 我一直 我经常 我通常 我开的 我用的 我换了 我们换了",
     _SLOT: "住在 搬到 搬去 搬家 定居 预算 我叫 名叫 名字 电话 手机 邮箱 电子邮件 地址 职业"
     " 工作是 上班 就职 岁 截止 期限 人数 目的地 饮食 吃素 素食 喜欢 爱吃 爱喝 讨厌 偏好"
     " 偏爱 最爱 受不了 过敏 我的 我有 我养了 养了 我在 现在有 已经有 一共有 总共有 目前有 有了"
@@ -121,6 +122,7 @@ _ZH_NEUTRAL = (
 
 _EN_WORDS: dict[int, str] = {
     _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates"
+    "|can't eat|cannot eat|can not eat|don't eat|do not eat|can't have|can't drink|don't drink"
     "|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather|i'd rather"
     "|intolerant|intolerance|celiac|gluten-free|dairy-free|kosher|halal|pescatarian",
     _FOND: "like|likes|love|loves|enjoy|enjoys|fan of|passionate about",

@@ -237,8 +237,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
     # A secret or an account said once: "the wifi password at the cabin is pinecone88".
     (_ID | _FACT | _ATTR, re.compile(
-        r"(?:password|passcode|passphrase|pin|wi-?fi|username|user name|login|door code"
-        r"|gate code|access code|locker code)\b[^.!?\n]{0,30}?(?:\bis|:)\s*[^\s.,!?]{3,}"),
+        r"(?:password|passcode|passphrase|pin|wi-?fi|username|user name|login"
+        r"|[a-z]+ code)\b[^.!?\n]{0,30}?(?:\bis|:)\s*[^\s.,!?]{3,}"),
      True, None, ("pass", "pin", "wifi", "wi-fi", "user", "login", "code")),
     (_ID | _FACT | _ATTR, re.compile(
         r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号)(?:是|为|：|:)\s*[A-Za-z0-9]"),
@@ -254,10 +254,48 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      False, None, ("预算", "人数")),
     (_NAME | _FACT, re.compile(r"(?:名叫|名字叫|叫做|名为|名字是)[A-Za-z0-9\u4e00-\u9fff]"),
      False, None, ("名", "叫做")),
-    # A Chinese place by its kind: "静安寺", "南京西路", "如家酒店", "浦东机场", "武汉大学".
+    # A Chinese place by its kind: "静安寺", "南京西路", "如家酒店", "浦东机场", "武汉大学",
+    # "搬到了漕河泾开发区".
     (_NAME, re.compile(
-        r"(?:在|到|去|住|离|于|从|近|订|回|来|叫)[\u4e00-\u9fff]{2,4}?(?:路|街|寺|酒店|宾馆|饭店|公园"
-        r"|大学|医院|机场|广场|大厦|火车站|高铁站|餐厅|商场|小区|景区)"), False, None, ""),
+        r"(?:在|到|去|住|离|于|从|近|订|回|来|叫)了?[\u4e00-\u9fff]{2,4}?(?:路|街|寺|酒店|宾馆|饭店"
+        r"|公园|大学|医院|机场|广场|大厦|火车站|高铁站|餐厅|商场|小区|景区|开发区|新区|园区|科技园"
+        r"|写字楼)"), False, None, ""),
+    # A street address: "500 Howard Street", "22 Oak St".
+    (_NAME | _FACT | _ATTR, re.compile(
+        r"\b\d{1,5} [A-Z][a-z]+(?: [A-Z][a-z]+)? (?:Street|St|Avenue|Ave|Road|Rd|Boulevard"
+        r"|Blvd|Lane|Ln|Drive|Dr|Way|Place|Pl|Court|Ct|Square|Sq)\b"), False, None, ""),
+    # What the speaker does for a living, and where: "I'm a pediatric nurse at Mercy Hospital".
+    (_FACT | _ATTR, re.compile(
+        r"\b[Ii](?:'m| am) an? (?!(?:bit|little|lot|big|huge|fan|mess|wreck|part|member)\b)"
+        r"[a-z-]+(?: [a-z-]+)? (?:at|for|with) (?:the )?[A-Z]"), False, None, ("I'm a", "I am a")),
+    # A goal with what it takes: "We're saving for a house, aiming for $60,000", "目标攒够60万".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:saving (?:up )?for|aiming (?:for|to)|(?:my|our|the) goal is)\b"), True, None,
+     ("saving", "aiming", "goal")),
+    (_FACT | _ATTR, re.compile(r"目标是?|攒钱|存钱"), False, None, "目攒存"),
+    # What is coming, with when: true until it happens ("My sister Priya is getting married in
+    # Goa in December", "我妹妹12月要在大理办婚礼"); and an age just reached ("Leo just turned 7").
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:is|are|am|'m|'re) (?:getting married|moving|flying|starting|graduating|retiring"
+        r"|due|giving birth|having a baby|having surgery)\b[^.!?\n]{0,40}?\b(?:in|on|next|this|by)"
+        r" (?:\d|january|february|march|april|may|june|july|august|september|october|november"
+        r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|fall"
+        r"|autumn|winter|week|month|year)"), True, None,
+     ("getting married", "moving", "flying", "starting", "graduating", "retiring", "due",
+      "giving birth", "having")),
+    (_FACT | _ATTR, re.compile(
+        r"(?:\d{1,2}月|下个?月|明年|下周|年底|月底)[^，。！？\n]{0,6}?要(?!不要)[\u4e00-\u9fff]"),
+     False, None, "要"),
+    (_FACT | _ATTR, re.compile(r"\bturned \d{1,3}\b|\b\d{1,3} years old\b"), True, None,
+     ("turned", "years old")),
+    (_FACT | _ATTR, re.compile(r"(?:刚满|今年|已经)[\d一二两三四五六七八九十]+岁"), False, None,
+     "岁"),
+    # What the speaker's body or faith rules out: "I can't eat shellfish", "we don't drink".
+    (_ATTR | _FACT, re.compile(
+        r"\b(?:i|we) (?:can't|cannot|can not|don't|do not|never) (?:eat|drink)\b"), True, None,
+     (" eat", " drink")),
+    # Where the speaker's workplace is: "我们公司搬到了漕河泾", "我单位在陆家嘴".
+    (_ATTR | _FACT, re.compile(r"(?:公司|单位|办公室)(?:搬到|搬去|在)"), False, None, "公单办"),
     # What has gone on for years ("I've been learning Japanese for 3 years", "学日语已经三年了")
     # and what the speaker keeps and named ("We have a golden retriever named Biscuit"): as
     # standing as "my X is Y".
