@@ -726,6 +726,13 @@ def test_a_suggestion_in_passing_is_no_decision(offer: str, reply: str) -> None:
     ("zh", "周末前得订好餐厅。", "我订的那家餐厅评价很好。"),
     # The thing is named by a word of three letters.
     ("en", "I need to get my car washed.", "The car is done, it looks brand new."),
+    # Done said by what was done, the thing first, or with more after it.
+    ("en", "I need to pick up the dry cleaning.", "Picked up the dry cleaning after work."),
+    ("en", "I have to return the rental car by Sunday.", "Rental car returned, all good."),
+    ("zh", "我还得去快递站取快递。", "下班路上把快递取了。"),
+    ("zh", "我明天得还充电宝。", "充电宝还了，押金也退了。"),
+    ("zh", "我得给猫约个宠物医院体检。", "给宠物医院打了电话，约了周六上午9点。"),
+    ("zh", "周末得给外婆打个电话。", "给外婆打了电话，她挺好的。"),
 ])
 @pytest.mark.parametrize("carried", [False, True])
 def test_the_users_own_task_is_open_until_they_report_it_done(
@@ -750,6 +757,7 @@ def test_the_users_own_task_is_open_until_they_report_it_done(
     ("zh", "季度报告周五前要写完。", "季度报告写得好累啊。"),
     ("zh", "我得去续签护照。", "查了一下护照办理的时间。"),
     ("zh", "周末前得订好餐厅。", "想订的那家餐厅周末没位子了。"),
+    ("zh", "周末得给外婆打个电话。", "外婆最近身体挺好的。"),
 ])
 def test_progress_on_a_task_does_not_close_it(lang: str, task: str, later: str) -> None:
     out = ask([user(task), user(later)], language=lang)
@@ -1505,6 +1513,12 @@ def test_a_request_the_user_calls_off_leaves_the_open_tasks() -> None:
                  user("Cancel my gym membership too.")])
     assert "User: Please book a dinner for two at Nobu on Friday." in section(other,
                                                                              "Open tasks")
+
+
+def test_a_reminder_promised_for_when_it_was_asked_closes_the_request() -> None:
+    out = ask([user("Remind me to water the plants on Friday."), user("Nice weather today."),
+               assistant("Sure, I'll remind you on Friday at 8am.")])
+    assert not section(out, "Open tasks") and "8am" in out
 
 
 def test_a_reminder_set_closes_the_request() -> None:

@@ -367,7 +367,7 @@ _IMPERATIVE = re.compile(
     r"(?=\s+[\w$\"'“‘])(?!\s+(?:of|simply|matters?|is|was|are|were|it|that)\b)"
     r"|(?:先|再|然后|你)?(?:查一?下|查查|查个|找一?家|找一?个|找一?下|订一|订个|订张|订[两三四五六七八九十]"
     r"|预订|预约|安排一?下|安排个|发个|发一|写一|写个|搜一?下|买一|买个|提醒我|约一?下|取消"
-    r"|给[^，。！？,.!?]{1,6}(?:发|打|寄|订|买)"
+    r"|给[^，。！？,.!?]{1,6}(?:发|打|寄|订|买)(?![了过])"
     # "把PPT发给马可", "把会议改到周三": what to act on, then the action.
     r"|把[^，。！？,.!?]{1,12}?(?:发给|寄给|转给|交给|送到|改到|改成|删掉|加到|放到|订))",
     re.IGNORECASE,
@@ -386,6 +386,10 @@ _TASK_OWN = re.compile(
     r"(?i:(?:i|we) (?:need to|have to|must|should|still have to|still need to)"
     r"|i'd like you to|(?:remember|don't forget) to)"
     r"|我(?:们)?(?:需要|得|必须|还得|还要|还没)"
+    # "这周末得给奶奶打个电话": when, then what must be done, the speaker unsaid.
+    r"|(?:^|[，,])(?:我们?)?(?:这周末|这周|周末|明天|后天|今天|今晚|下周|周[一二三四五六日天])"
+    r"(?:之前|前)?(?:还)?得"
+    r"(?=[给去把交还买打约做写办拿取续])"
     # A deadline said of a thing: "季度报告周五前要写完".
     r"|[^，。！？\n]{2,12}?(?:之?前(?:要|得|必须)|截止)"
 )

@@ -226,7 +226,13 @@ def content_tokens(text: str) -> frozenset[str]:
     for run in _HAN.findall(text):
         chars = [ch for ch in run if ch not in _ZH_STOP_CHARS]
         out.update(a + b for a, b in zip(chars, chars[1:], strict=False))
+    if "把" in text:
+        # "把药拿了" is "拿药" done: the verb and its object in the usual order too.
+        out.update(m.group(2) + m.group(1)[0] for m in _BA.finditer(text))
     return frozenset(out)
+
+
+_BA = re.compile(r"把([\u4e00-\u9fff]{1,4}?)([拿取还交买订寄办修付写做发])(?=[了好完])")
 
 
 class TokenMemo(dict[str, frozenset[str]]):
@@ -288,8 +294,11 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
         if not shared and not (later_role == "assistant" and _REMIND.search(request)
                                and _REMIND.search(later) and _DONE.search(later)):
             return False
-    elif not common or shared < min(1 if sole and later_role == "user" else 2,
-                                    len(request_tokens)):
+    elif not common or (shared < min(1 if sole and later_role == "user" else 2,
+                                     len(request_tokens)) and not (
+            # "Remind me to call the bank on Monday" → "I'll remind you on Monday at 9am": a
+            # reminder promised names when, often nothing else.
+            later_role == "assistant" and _REMIND.search(request) and _REMIND.search(later))):
         return False
     if later_role == "tool":
         return True
@@ -583,26 +592,32 @@ _USER_DONE = re.compile(
     # Said without "I", as chat does: "Paid the electricity bill this morning.", "Finally
     # finished the quarterly report!"
     r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:paid|booked|sent|finished|submitted"
-    r"|ordered|bought|renewed|filed|mailed|returned|cancell?ed|fixed|done with)\b)"
+    r"|ordered|bought|renewed|filed|mailed|returned|cancell?ed|fixed|done with|picked up"
+    r"|dropped off|called|got)\b)"
     r"|(?:我)?(?:自己|已经)?(?:订|买|发|办|弄|处理|搞定|做)好了|我(?:已经|自己)?(?:订|买|发|交|付)了"
     # "电费今天早上交了", "季度报告终于写完了！": the thing first, done last.
-    r"|(?:[写做办弄改][完好]|交|付|缴|寄)了[。！!~～]*$"
+    r"|(?:[写做办弄改][完好]|交|付|缴|寄|还|拿|取)了(?=[，,。！!~～]|$)"
+    # "把药拿了", "打了电话，约了周四上午10点": done, the thing first or the time after.
+    r"|把[^，。！？]{1,8}?(?:拿|取|还|交|买|订|寄|办|修|付)了|打了电话|打过电话"
+    r"|约(?:了|好了)[^，。！？]{0,8}?[点号]"
     # "个税申报完了", "水管工把水槽修好了", "新护照寄到了": done, said by its result.
     r"|[\u4e00-\u9fff][完好]了|(?:寄|送|收)到了"
     # "给我妈买的围巾她很喜欢": what was bought is spoken of, so it was bought; not what one
     # wants, plans or has yet to buy ("想买的", "打算订的", "还没买的").
     r"|(?<![要想得该没备算])(?:买|订)的"
 )
-# "Tax form submitted!", "Slides done.": a short report with the verb last.
+# "Tax form submitted!", "Slides done.", "Library books returned, no late fee!": a short report
+# with the verb after the thing.
 _DONE_LAST = re.compile(
     r"[\w' -]{2,40}? (?:submitted|sent|paid|booked|done|ordered|finished|fixed|renewed"
-    r"|cancell?ed|filed|delivered|handled|sorted|mailed|returned)[.!]*", re.I)
+    r"|cancell?ed|filed|delivered|handled|sorted|mailed|returned|picked up)(?:[.!]*|,[^.!?]*[.!]*)",
+    re.I)
 # Literal pieces every match holds: most sentences are ruled out by a substring test in C.
 _USER_DONE_KEYS = (
     "book", "reserv", "order", "sent", "paid", "bought", "done", "finish", "fixed", "handled",
     "sorted", "myself", "care of", "submitted", "renewed", "cancel", "filed", "delivered",
     "mailed", "returned", "了", "completed", "signed", "scheduled", "repaired", "approved",
-    "installed", " back", "的",
+    "installed", " back", "的", "picked up", "dropped off", "called", "got", "电话",
 )
 
 
