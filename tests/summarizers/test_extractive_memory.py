@@ -1515,6 +1515,22 @@ def test_a_request_the_user_calls_off_leaves_the_open_tasks() -> None:
                                                                              "Open tasks")
 
 
+@pytest.mark.parametrize("reply", [
+    "Maria! I went hiking with my workmates last week.", "Hey Nate! Yes, the kids loved it.",
+])
+def test_a_name_called_out_first_answers_no_question(reply: str) -> None:
+    # LoCoMo's friends open a reply by calling each other by name: a greeting, not the answer.
+    out = ask([assistant("How often do you get to go hiking?"), user(reply)])
+    assert "→" not in out
+
+
+@pytest.mark.parametrize("said", [
+    "Tell me all about it!", "Will you give it another go?", "Could you do that for me?",
+])
+def test_a_request_that_names_nothing_to_do_is_no_task(said: str) -> None:
+    assert section(ask([user(said)]), "Open tasks") == []
+
+
 def test_a_reminder_promised_for_when_it_was_asked_closes_the_request() -> None:
     out = ask([user("Remind me to water the plants on Friday."), user("Nice weather today."),
                assistant("Sure, I'll remind you on Friday at 8am.")])

@@ -46,6 +46,7 @@ from .lexicon import (
     _is_pleasantry,
 )
 from .sentences import _normalise
+from .threads import content_tokens
 
 # ---------------------------------------------------------------------------------------------
 # scoring
@@ -680,8 +681,16 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # that names nothing (an accepted offer is kept with the offer, in threads.py); "I'll
         # definitely check it out", "I'll keep you updated": a promise that names nothing.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
+    named = bool(mask & _ANCHORS or n_caps)
+    words = content_tokens(text) if section == _TASKS else frozenset()
+    if section == _TASKS and not named and not words:
+        # "Tell me all about it!", "Will you give it another go?": asked of a friend, naming
+        # nothing to do; a task names its thing.
+        return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     durable = section != _FACTS or bool(mask & (_ATTR | _ID))
-    return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT), bool(mask & _ATTR))
+    standing = bool(mask & _ATTR)
+    return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT), standing)
+
 
 
 _YOUR_FACT = re.compile(

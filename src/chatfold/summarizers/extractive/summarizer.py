@@ -446,7 +446,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if alone:
                     split = split[1:]
             elif replying and split and (
-                    asked := question_answered(last_assistant, split[0])) is not None:
+                    asked := question_answered(last_assistant, split[0],
+                                               more=len(split) > 1)) is not None:
                 # "What is your budget for the trip?" then "Around $2,000.": the answer means
                 # nothing without its question, which goes with it.
                 split = [f"{asked}{_ANSWER[lang]}{split[0]}", *split[1:]]
@@ -577,8 +578,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 continue  # small talk; every tool call stays a candidate, however plain
             if history and role == "summary":
                 row = row._replace(role=_HISTORY)  # no first claim on the cap either
-            elif role != "summary" and row.score_role == "user" and sec == _FACTS and (
-                    scored.standing or answered):
+            elif role != "summary" and row.score_role == "user" and sec in (
+                    _FACTS, _DECISIONS, _TASKS) and (scored.standing or answered):
                 standing.add(order)
             chosen.append((score, order, row, sec, scored.hints_slot))
         # Only the best new statements can ever fit the cap: the rest are not built into items

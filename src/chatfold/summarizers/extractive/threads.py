@@ -101,7 +101,7 @@ _STOP_TEXT = (
     "into just like make more most much need needs only over please same some such than that "
     "their them then there these they this those very want what when where which while will "
     "with would your you're yours remind check find tell book order send show give help "
-    "thanks thank sure okay anything something else other another shall should "
+    "thanks thank sure okay anything something else other another shall should however "
     "i've i'll i'm we've we'll we're you've you'll they're they've it's that's there's here's"
 )
 _STOP = frozenset(_STOP_TEXT.split())
@@ -507,13 +507,25 @@ _FRAGMENT_WORDS = 8
 _FRAGMENT_CHARS = 16
 
 
-def question_answered(asked: list[str], reply: str) -> str | None:
+# A reply that opens by calling the other by name or greeting them ("Maria!", "Hey Nate!",
+# "Thanks, Mel!"): it answers nothing, what follows it does.
+_GREETING = re.compile(r"(?i:hey|hi|hello|hiya|yo|thanks|thank you|aw+|oh|wow|dear)\b")
+_VOCATIVE = re.compile(
+    r"^(?:(?i:hey|hi|hello|hiya|yo|thanks|thank you|aw+|oh|wow|dear)[,!]?\s+)?"
+    r"[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s*[!,~]+\s*$")
+
+
+def question_answered(asked: list[str], reply: str, *, more: bool = False) -> str | None:
     """The assistant's question that ``reply`` answers when the reply is a short fragment
     that means nothing without it ("What is your budget for the trip?" then "Around $2,000."),
-    else None."""
+    else None. ``more``: the reply's message goes on after it (a name called out first,
+    "Maria! I went…", is then a greeting, not an answer)."""
     # The question first: most replies follow no question, and it is the cheapest test.
     question = asked[-1].strip() if asked else ""
     if not question or _ASKS_OF_YOU.search(question) is None:
+        return None
+    vocative = _VOCATIVE.match(reply.strip())
+    if vocative is not None and (more or _GREETING.match(reply.strip())):
         return None
     if _STATEMENT.search(reply) is not None or _UNSURE.search(reply) is not None \
             or _is_pleasantry(_normalise(reply)):
