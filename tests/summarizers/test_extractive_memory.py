@@ -1242,6 +1242,9 @@ _EVENTS = {
     ("zh", "我们公司搬到了张江科技园。"),
     ("zh", "我弟弟下个月要在厦门办婚礼。"),
     ("zh", "我女儿刚满8岁。"),
+    # A value said to have changed to a new one: the value that now holds.
+    ("en", "We can stretch the budget for the sofa to $1,100."),
+    ("en", "The launch got pushed to October 12."),
 ])
 @pytest.mark.parametrize("event", [0, 1])
 def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, event: int) -> None:
@@ -1266,6 +1269,18 @@ def test_what_the_speaker_cannot_eat_outranks_an_event(lang: str, rule: str) -> 
     cap = max(count(f"{title}:\n- User: {t}\n") for t in (told, rule)) + 2
     out = ask([user(told), user(rule)], language=lang, max_tokens=cap)
     assert rule.split(",")[0].rstrip("。.") in out and told.rstrip("。.") not in out
+
+
+@pytest.mark.parametrize("decision", [
+    "Decided: we're going with Postgres for the new service.",
+    "We settled on the Hyatt for $245 a night.",
+])
+def test_a_decision_that_names_its_choice_outranks_an_event(decision: str) -> None:
+    told = _EVENTS["en"][1]
+    cap = max(count(f"{title}:\n- User: {t}\n")
+              for t, title in ((told, "Facts"), (decision, "Decisions"))) + 2
+    out = ask([user(told), user(decision)], max_tokens=cap)
+    assert section(out, "Decisions") == [f"User: {decision}"] and told.rstrip(".") not in out
 
 
 _KEPT_OUTINGS = {
