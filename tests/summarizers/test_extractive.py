@@ -736,3 +736,29 @@ def test_the_same_tool_call_made_again_keeps_each_result() -> None:
         "- Tool get_rate(pair=EUR/USD) → rate=1.08",
         "- Tool get_rate(pair=EUR/USD) → rate=1.09",
     ]
+
+
+_SCAN_SENTENCES = [
+    "The garage code is 4419.", "My wifi password is pinecone88!", "We're saving for a house.",
+    "I'm a nurse at Mercy Hospital.", "Our office moved to 500 Howard Street.",
+    "My sister is getting married in Goa in December.", "Leo just turned 7.",
+    "I can't eat shellfish.", "We pushed the launch to October 12.", "OK, Postgres it is.",
+    "我们公司搬到了漕河泾开发区。", "我妹妹12月要在大理办婚礼。", "目标是攒够60万。",
+    "我儿子刚满7岁。",
+    "预算是3万元。", "我的工号是E20417。", "Nice weather today.", "哈哈，好的。", "",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(_SCAN_SENTENCES), min_size=1, max_size=40))
+def test_searching_only_the_texts_with_a_guard_word_finds_what_one_pass_finds(
+        texts: list[str]) -> None:
+    from chatfold.summarizers.extractive import scoring
+
+    fast = scoring._scan(texts)
+    original = scoring._holding
+    scoring._holding = lambda *args: None  # type: ignore[assignment]  # one pass, always
+    try:
+        assert scoring._scan(texts) == fast
+    finally:
+        scoring._holding = original

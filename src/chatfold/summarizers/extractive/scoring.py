@@ -539,11 +539,18 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
                 ) or _HABIT.match(found) else 0)
             if word in _ATTR_WORDS:
                 masks[owner[at]] |= _ATTR
+    ends = [*starts[1:], len(big) + 1]
     for bit, rx, lowered, check, guard in _PATTERNS:
         src = low if lowered else big
-        if guard and not any(g in src for g in guard):
-            continue
-        for m in rx.finditer(src):
+        holding = _holding(src, guard, owner, ends) if guard else None
+        if holding is not None:
+            # Only the few texts with a guard word: a regex pass over a long fold costs
+            # milliseconds (an alternation at every position), a search of one text nothing.
+            hits: Iterable[re.Match[str]] = (
+                m for i in holding for m in rx.finditer(src, starts[i], ends[i] - 1))
+        else:
+            hits = rx.finditer(src)
+        for m in hits:
             if check is None or check(src, m):
                 masks[owner[m.start()]] |= bit
     for m in _DIGIT_RE.finditer(low):
@@ -585,6 +592,23 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
             if word in named:
                 caps.setdefault(i, set()).add(word)
     return masks, [min(len(caps.get(i, ())), _CAP_MAX) for i in range(len(texts))]
+
+
+def _holding(src: str, guard: Iterable[str], owner: Sequence[int],
+             ends: Sequence[int]) -> list[int] | None:
+    """The texts (indexes) of ``src`` that hold a word of ``guard``, in order; None when so
+    many do that one pass over all of ``src`` is cheaper than a search of each."""
+    found: set[int] = set()
+    most = len(ends) // 8 + 1
+    for word in guard:
+        at = src.find(word)
+        while at >= 0:
+            text = owner[at]
+            found.add(text)
+            if len(found) > most:
+                return None
+            at = src.find(word, ends[text])  # on to the next text
+    return sorted(found)
 
 
 def _score_all(texts: Sequence[str], roles: Sequence[str]) -> list[_Scored]:
