@@ -1242,6 +1242,16 @@ _EVENTS = {
     ("zh", "我们公司搬到了张江科技园。"),
     ("zh", "我弟弟下个月要在厦门办婚礼。"),
     ("zh", "我女儿刚满8岁。"),
+    # Of the people and pets around the user: who comes when, where they moved, what is set
+    # to happen, whose surname.
+    ("en", "Our dog walker Sam comes Tuesdays and Thursdays."),
+    ("en", "Our parrot Kiwi needs her drops three times a day."),
+    ("en", "My cousin Ana just moved to Lisbon."),
+    ("en", "My wife's train arrives at 5:15pm on Sunday."),
+    ("en", "My parents are visiting from Osaka in August."),
+    ("zh", "孩子的钢琴老师姓周。"),
+    ("zh", "我表妹刚搬到西安。"),
+    ("zh", "我爸妈下个月从哈尔滨过来住一阵。"),
     # A value said to have changed to a new one: the value that now holds.
     ("en", "We can stretch the budget for the sofa to $1,100."),
     ("en", "The launch got pushed to October 12."),

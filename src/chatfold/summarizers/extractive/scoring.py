@@ -278,12 +278,30 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # Goa in December", "我妹妹12月要在大理办婚礼"); and an age just reached ("Leo just turned 7").
     (_FACT | _ATTR, re.compile(
         r"\b(?:is|are|am|'m|'re) (?:getting married|moving|flying|starting|graduating|retiring"
+        r"|visiting|coming"
         r"|due|giving birth|having a baby|having surgery)\b[^.!?\n]{0,40}?\b(?:in|on|next|this|by)"
         r" (?:\d|january|february|march|april|may|june|july|august|september|october|november"
         r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|fall"
         r"|autumn|winter|week|month|year)"), True, None,
      ("getting married", "moving", "flying", "starting", "graduating", "retiring", "due",
-      "giving birth", "having")),
+      "giving birth", "having", "visiting", "coming")),
+    # What comes back on a schedule, whoever does it: "Our nanny Rosa comes Mondays and
+    # Wednesdays", "Mochi needs her pills twice a day".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:on )?(?:mondays|tuesdays|wednesdays|thursdays|fridays|saturdays|sundays|weekends)\b"
+        r"|\b(?:once|twice|three times|[0-9] times) (?:a|per|every) (?:day|week|month|year)\b"),
+     True, None, ("days", "weekends", "once", "twice", "times")),
+    # Where someone has moved: "My best friend Jess just moved to Denver", "小静刚搬到成都".
+    (_FACT | _ATTR, re.compile(r"\bmoved to [A-Z][a-z]"), False, None, ("moved to",)),
+    (_FACT | _ATTR, re.compile(r"搬到了?[\u4e00-\u9fff]{2}"), False, None, "搬"),
+    # Whose surname it is: "我们房东姓哈", "孩子的老师姓王".
+    (_NAME | _FACT | _ATTR, re.compile(
+        r"(?:房东|老师|医生|经理|领导|老板|同事|邻居|阿姨|师傅|律师|教练|主任)姓[\u4e00-\u9fff]"),
+     False, None, "姓"),
+    # Who comes when: "我公婆7月从马尼拉过来看我们".
+    (_FACT | _ATTR, re.compile(
+        r"(?:\d{1,2}月|下个?月|明年|下周|月底|年底)[^，。！？\n]{0,8}?(?:过来|回来|来看|来访|要来|会来)"),
+     False, None, "来"),
     (_FACT | _ATTR, re.compile(
         r"(?:\d{1,2}月|下个?月|明年|下周|年底|月底)[^，。！？\n]{0,6}?要(?!不要)[\u4e00-\u9fff]"),
      False, None, "要"),
@@ -481,7 +499,9 @@ _FACT_AT = re.compile(
 _FACT_LEADS = ("i", "we", "my", "our")
 # "my X is/lives/works…": an attribute in the present, true until said otherwise (_ATTR).
 _ATTR_VERBS = (" is", " are", " lives", " live", " works", " work", " uses", " use", " runs",
-               " run", " owns", " own", " has", " have")
+               " run", " owns", " own", " has", " have",
+               # What is set to happen: "my husband's flight lands at 6:40pm on Friday".
+               " lands", " leaves", " departs", " arrives", " starts", " expires")
 # "I use Linux", "we speak Spanish at home": a habit, as standing as "my X is Y".
 _HABIT = re.compile(
     r"(?:i|we) (?:usually |always |still |also |now |only )?(?:use|drive|speak) ")
