@@ -1272,8 +1272,11 @@ def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, even
 @pytest.mark.parametrize("lang, rule", [
     ("en", "I can't eat shellfish, it makes me sick."), ("en", "We don't drink alcohol."),
     ("zh", "我不能吃海鲜。"),
+    # What the user avoids, asked once and meant for good.
+    ("en", "I hate olives, they taste like brine to me."),
+    ("en", "Please don't recommend jazz bars, I can't stand them."),
 ])
-def test_what_the_speaker_cannot_eat_outranks_an_event(lang: str, rule: str) -> None:
+def test_what_the_speaker_cannot_eat_or_avoids_outranks_an_event(lang: str, rule: str) -> None:
     told = _EVENTS[lang][0]
     title = "Preferences" if lang == "en" else "偏好"
     cap = max(count(f"{title}:\n- User: {t}\n") for t in (told, rule)) + 2
@@ -1291,6 +1294,20 @@ def test_a_decision_that_names_its_choice_outranks_an_event(decision: str) -> No
               for t, title in ((told, "Facts"), (decision, "Decisions"))) + 2
     out = ask([user(told), user(decision)], max_tokens=cap)
     assert section(out, "Decisions") == [f"User: {decision}"] and told.rstrip(".") not in out
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    ("en", "I'm more of a morning person than a night person."),
+    ("en", "I don't like loud restaurants."),
+    ("en", "I only fly United for the miles."),
+    ("zh", "别给我推荐综艺，我看不了。"),
+    ("zh", "我只喝燕麦奶。"),
+    ("zh", "订酒店的话我一定要有窗户的房间。"),
+])
+def test_how_the_user_likes_things_is_a_preference(lang: str, said: str) -> None:
+    out = ask([user(said)], language=lang)
+    assert section(out, "Preferences" if lang == "en" else "偏好") == [
+        ("User: " if lang == "en" else "用户：") + said]
 
 
 _KEPT_OUTINGS = {

@@ -86,7 +86,8 @@ _CAP_MAX = 3
 
 _ZH_WORDS: dict[int, str] = {
     _PREF: "爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口 受不了 倾向"
-    " 不能吃 不能喝 吃不了"
+    " 不能吃 不能喝 吃不了 看不了 我只坐 我只喝 我只用 我只吃 我只买 别给我推荐 不要给我推荐"
+    " 夜猫子 我一定要"
     " 不耐受 清真",
     _FOND: "喜欢 习惯 爱上",
     _FEEL: "开心 高兴 快乐 幸福 感动 激动 兴奋 难过 伤心 骄傲 自豪 庆幸 感恩 温暖 好玩 有意思"
@@ -124,6 +125,9 @@ _ZH_NEUTRAL = (
 _EN_WORDS: dict[int, str] = {
     _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates"
     "|can't eat|cannot eat|can not eat|don't eat|do not eat|can't have|can't drink|don't drink"
+    "|don't like|do not like|not a fan of|more of a|i only fly|i only drink|i only eat|i only use"
+    "|don't recommend|do not recommend|never recommend|i always sleep|i always sit|i always take"
+    "|night owl|early bird|morning person"
     "|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather|i'd rather"
     "|intolerant|intolerance|celiac|gluten-free|dairy-free|kosher|halal|pescatarian",
     _FOND: "like|likes|love|loves|enjoy|enjoys|fan of|passionate about",

@@ -704,7 +704,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # "What are you allergic to?": a question states nothing of its own, and its cue
         # words are about the one asked.
         return _Scored(max(score * _QUESTION_FACTOR, 0.0), _FACTS, False, bool(mask & _SLOT))
-    if request:
+    if request and mask & _PREF and _AVOIDS.search(text):
+        # "Please don't recommend horror movies": asked once, meant for good; a preference.
+        section = _PREFS
+    elif request:
         section = _TASKS
     elif mask & _DECIDE and not _HEDGE.search(text):
         section = _DECISIONS
@@ -740,6 +743,13 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     durable = section != _FACTS or bool(mask & (_ATTR | _ID))
     standing = bool(mask & _ATTR)
+    if role == "user" and section == _PREFS and _AVOIDS.search(text) and not _HEDGE.search(text):
+        # What the user avoids ("I hate cilantro", "Please don't recommend horror movies"): true
+        # until said otherwise, as "my X is Y" is, and what an assistant must not get wrong.
+        # (Every preference at that worth kept friends' favourites and Chinese reviewers'
+        # opinions over facts: LoCoMo and the Chinese sessions both fell.)
+        score += _ATTR_WEIGHT
+        standing = True
     if role == "user" and section == _DECISIONS and (mask & (_ID | _MONEY | _NAME) or n_caps):
         # A decision holds until it is taken back: what the user will ask about weeks later,
         # worth what "my X is Y" is worth when it names what was chosen ("we're going with
@@ -749,6 +759,11 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         standing = True
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT), standing)
 
+
+
+_AVOIDS = re.compile(
+    r"(?i)\b(?:hate|hates|dislike|dislikes|don't like|do not like|can't stand|cannot stand"
+    r"|not a fan of|don't recommend|do not recommend|never recommend|can't handle|avoid)\b")
 
 
 _YOUR_FACT = re.compile(
