@@ -248,6 +248,11 @@ def _persons(body: str, words: frozenset[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+def _whose(body: str) -> frozenset[str]:
+    """Whom a statement speaks of (the speaker when empty): :class:`_Shape`'s ``persons``."""
+    return _persons(body, frozenset(_WORD.findall(body.lower())))
+
+
 class _Shape:
     """What supersession compares of a statement: its values, the names among them, its topic
     and the units of its numbers."""
@@ -484,11 +489,11 @@ def end_states(items: list[_Item]) -> list[_Item]:
         if not named:
             continue
         names = _any_of(named)
-        whose = _Shape(it.body).persons
+        whose = _whose(it.body)
         for old in items[:n]:
             if id(old) in emptied or old.tag != it.tag or old.role == "assistant":
                 continue
-            if not names.search(old.body) or _Shape(old.body).persons != whose:
+            if not names.search(old.body) or _whose(old.body) != whose:
                 continue  # not said, or said of someone else ("my sister is vegetarian")
             parts = _CLAUSE_SPLIT.split(old.body)
             removed = {i // 2 for i in range(0, len(parts), 2) if names.search(parts[i])}

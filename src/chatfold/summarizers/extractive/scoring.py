@@ -192,6 +192,10 @@ _CN_NUM_RE = re.compile(
 
 # (bit, pattern, match the lowercased text, extra check, skip unless one of these characters,
 # or one of these substrings, is present)
+_MONTHS_AND_DAYS = (
+    "january|february|march|april|may|june|july|august|september|october|november|december"
+    "|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
+)
 _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str, ...]]] = [
     (_ID, re.compile(r"(?:https?://|www\.)[^\s<>\"'，。！？；）)\]」]+"), True, None, ""),
     (_ID, re.compile(r"@[a-z0-9.-]+\.[a-z][a-z]+"), True, _after_name, "@"),
@@ -275,16 +279,14 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      ("saving", "aiming", "goal")),
     (_FACT | _ATTR, re.compile(r"目标是?|攒钱|存钱"), False, None, "目攒存"),
     # What is coming, with when: true until it happens ("My sister Priya is getting married in
-    # Goa in December", "我妹妹12月要在大理办婚礼"); and an age just reached ("Leo just turned 7").
+    # Goa in December"); and an age just reached ("Leo just turned 7").
     (_FACT | _ATTR, re.compile(
         r"\b(?:is|are|am|'m|'re) (?:getting married|moving|flying|starting|graduating|retiring"
         r"|visiting|coming"
         r"|due|giving birth|having a baby|having surgery)\b[^.!?\n]{0,40}?\b(?:in|on|next|this|by)"
-        r" (?:\d|january|february|march|april|may|june|july|august|september|october|november"
-        r"|december|monday|tuesday|wednesday|thursday|friday|saturday|sunday|spring|summer|fall"
-        r"|autumn|winter|week|month|year)"), True, None,
-     ("getting married", "moving", "flying", "starting", "graduating", "retiring", "due",
-      "giving birth", "having", "visiting", "coming")),
+        rf" (?:\d|{_MONTHS_AND_DAYS}|spring|summer|fall|autumn|winter|week|month|year)"),
+     True, None, ("getting married", "moving", "flying", "starting", "graduating", "retiring",
+                  "due", "giving birth", "having", "visiting", "coming")),
     # What comes back on a schedule, whoever does it: "Our nanny Rosa comes Mondays and
     # Wednesdays", "Mochi needs her pills twice a day".
     (_FACT | _ATTR, re.compile(
@@ -298,13 +300,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_NAME | _FACT | _ATTR, re.compile(
         r"(?:房东|老师|医生|经理|领导|老板|同事|邻居|阿姨|师傅|律师|教练|主任)姓[\u4e00-\u9fff]"),
      False, None, "姓"),
-    # Who comes when: "我公婆7月从马尼拉过来看我们".
+    # What is coming or who comes, with when: "我妹妹12月要在大理办婚礼", "我公婆7月从马尼拉过来".
     (_FACT | _ATTR, re.compile(
-        r"(?:\d{1,2}月|下个?月|明年|下周|月底|年底)[^，。！？\n]{0,8}?(?:过来|回来|来看|来访|要来|会来)"),
-     False, None, "来"),
-    (_FACT | _ATTR, re.compile(
-        r"(?:\d{1,2}月|下个?月|明年|下周|年底|月底)[^，。！？\n]{0,6}?要(?!不要)[\u4e00-\u9fff]"),
-     False, None, "要"),
+        r"(?:\d{1,2}月|下个?月|明年|下周|月底|年底)(?:[^，。！？\n]{0,6}?要(?!不要)[\u4e00-\u9fff]"
+        r"|[^，。！？\n]{0,8}?(?:过来|回来|来看|来访|要来|会来))"), False, None, "要来"),
     (_FACT | _ATTR, re.compile(r"\bturned \d{1,3}\b|\b\d{1,3} years old\b"), True, None,
      ("turned", "years old")),
     (_FACT | _ATTR, re.compile(r"(?:刚满|今年|已经)[\d一二两三四五六七八九十]+岁"), False, None,
@@ -315,9 +314,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_FACT | _ATTR, re.compile(
         r"\b(?:raised|lowered|increased|reduced|bumped|pushed|moved|changed|switched|stretch"
         r"|stretched|boost|boosted|upped|postponed|rescheduled|delayed|extended)\b(?: [\w']+){0,6}?"
-        r" (?:to|until) (?:[$€£¥]?\d|(?:january|february|march|april|may|june|july|august"
-        r"|september|october|november|december|monday|tuesday|wednesday|thursday|friday|saturday"
-        r"|sunday)\b)"), True, None, (" to ", " until ")),
+        rf" (?:to|until) (?:[$€£¥]?\d|(?:{_MONTHS_AND_DAYS})\b)"), True, None, (" to ", " until ")),
     # What the speaker's body or faith rules out: "I can't eat shellfish", "we don't drink".
     (_ATTR | _FACT, re.compile(
         r"\b(?:i|we) (?:can't|cannot|can not|don't|do not|never) (?:eat|drink)\b"), True, None,
@@ -743,22 +740,20 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     durable = section != _FACTS or bool(mask & (_ATTR | _ID))
     standing = bool(mask & _ATTR)
-    if role == "user" and section == _PREFS and _AVOIDS.search(text) and not _HEDGE.search(text):
+    if role == "user" and (
         # What the user avoids ("I hate cilantro", "Please don't recommend horror movies"): true
-        # until said otherwise, as "my X is Y" is, and what an assistant must not get wrong.
-        # (Every preference at that worth kept friends' favourites and Chinese reviewers'
-        # opinions over facts: LoCoMo and the Chinese sessions both fell.)
-        score += _ATTR_WEIGHT
-        standing = True
-    if role == "user" and section == _DECISIONS and (mask & (_ID | _MONEY | _NAME) or n_caps):
-        # A decision holds until it is taken back: what the user will ask about weeks later,
-        # worth what "my X is Y" is worth when it names what was chosen ("we're going with
-        # Postgres"). ("I chose to write about this" names nothing; boosting open tasks too
-        # kept friends' "we need to…" over facts: drift fell from 0.70 to 0.65 on LoCoMo.)
-        score += _ATTR_WEIGHT
+        # until said otherwise, and what an assistant must not get wrong. (Every preference at
+        # that worth kept friends' favourites and Chinese reviewers' opinions over facts:
+        # LoCoMo and the Chinese sessions both fell.)
+        (section == _PREFS and _AVOIDS.search(text) and not _HEDGE.search(text))
+        # A decision holds until it is taken back, when it names what was chosen ("we're going
+        # with Postgres"; "I chose to write about this" names nothing). (Boosting open tasks
+        # too kept friends' "we need to…" over facts: drift fell from 0.70 to 0.65 on LoCoMo.)
+        or (section == _DECISIONS and (mask & (_ID | _MONEY | _NAME) or n_caps))
+    ):
+        score += _ATTR_WEIGHT  # worth what "my X is Y" is worth
         standing = True
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT), standing)
-
 
 
 _AVOIDS = re.compile(

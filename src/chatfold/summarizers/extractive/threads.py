@@ -217,9 +217,7 @@ def content_tokens(text: str) -> frozenset[str]:
         if w[-2:] == "'s" or w[-1] in "'-":
             w = w.removesuffix("'s").strip("'-")  # "Anna's" is Anna
             if len(w) < 4:
-                if w in _SHORT_NOUNS:
-                    out.add(w)
-                continue
+                continue  # a short noun ("mom's") is found with the others below
         if w not in _STOP:
             out.add(_stem(w))
     out.update(_SHORT_NOUNS.intersection(_SHORT_WORD.findall(low)))
@@ -509,10 +507,10 @@ _FRAGMENT_CHARS = 16
 
 # A reply that opens by calling the other by name or greeting them ("Maria!", "Hey Nate!",
 # "Thanks, Mel!"): it answers nothing, what follows it does.
-_GREETING = re.compile(r"(?i:hey|hi|hello|hiya|yo|thanks|thank you|aw+|oh|wow|dear)\b")
+_GREETING_WORDS = r"(?i:hey|hi|hello|hiya|yo|thanks|thank you|aw+|oh|wow|dear)"
+_GREETING = re.compile(rf"{_GREETING_WORDS}\b")
 _VOCATIVE = re.compile(
-    r"^(?:(?i:hey|hi|hello|hiya|yo|thanks|thank you|aw+|oh|wow|dear)[,!]?\s+)?"
-    r"[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s*[!,~]+\s*$")
+    rf"^(?:{_GREETING_WORDS}[,!]?\s+)?[A-Z][a-z]+(?:\s[A-Z][a-z]+)?\s*[!,~]+\s*$")
 
 
 def question_answered(asked: list[str], reply: str, *, more: bool = False) -> str | None:
