@@ -15,6 +15,7 @@ from chatfold.summarizers.extractive.changes import (
     _WEAK_CHANGE,
     _has,
     end_states,
+    replace_instructions,
     supersede_changes,
 )
 from chatfold.summarizers.extractive.changes import _says_change as _says_changed
@@ -52,7 +53,8 @@ def _items(rows: list[tuple[str, str]]) -> list[_Item]:
 
 def _apply(rows: list[tuple[str, str]]) -> tuple[list[_Item], list[_Item]]:
     items = _items(rows)
-    return items, end_states(supersede_changes(correct_quantities(list(items))))
+    passes = supersede_changes(correct_quantities(list(items)))
+    return items, end_states(replace_instructions(passes))
 
 
 @given(st.lists(statement, max_size=12))

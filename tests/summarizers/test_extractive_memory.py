@@ -1279,6 +1279,18 @@ def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, even
     # What the user avoids, asked once and meant for good.
     ("en", "I hate olives, they taste like brine to me."),
     ("en", "Please don't recommend jazz bars, I can't stand them."),
+    # The user's own way of doing things.
+    ("en", "I only fly Delta, because of the status."), ("en", "I'd rather take the train."),
+    ("en", "I'm more of a tea person than a coffee person."),
+    ("zh", "我只坐国航，因为有会员。"),
+    # Instructions given once, for good: each weighs as a request and as a preference.
+    ("en", "From now on, always answer in metric units."),
+    ("en", "Whenever possible, pick hotels with a gym."),
+    ("en", "Always cc my assistant Priya on the emails you draft."),
+    ("en", "Keep your answers short, I read on my phone."),
+    ("en", "Don't ever schedule anything before 9am for me."),
+    ("zh", "以后都用中文回复我。"), ("zh", "以后给我妈的消息都用繁体字。"),
+    ("zh", "回答请简短一点，我都是在手机上看。"), ("zh", "每次都要给我订靠窗的座位。"),
 ])
 def test_what_the_speaker_cannot_eat_or_avoids_outranks_an_event(lang: str, rule: str) -> None:
     told = _EVENTS[lang][0]
@@ -1286,6 +1298,58 @@ def test_what_the_speaker_cannot_eat_or_avoids_outranks_an_event(lang: str, rule
     cap = max(count(f"{title}:\n- User: {t}\n") for t in (told, rule)) + 2
     out = ask([user(told), user(rule)], language=lang, max_tokens=cap)
     assert rule.split(",")[0].rstrip("。.") in out and told.rstrip("。.") not in out
+
+
+@pytest.mark.parametrize(("lang", "said"), [
+    # Plans, hopes and encouragement in the words of an instruction.
+    ("en", "From now on I'm going to paint every day."),
+    ("en", "In the future, I want to adopt a dog."),
+    ("en", "Never give up on your dreams!"), ("en", "Always be yourself!"),
+    ("en", "Calvin, you must feel amazing every time you get inside!"),
+    # Someone else's dislike; a reviewer's verdict.
+    ("en", "But one thing they hate is snow."), ("zh", "以后都不会再来了。"),
+])
+def test_words_of_an_instruction_or_dislike_alone_do_not_outrank_an_event(
+    lang: str, said: str
+) -> None:
+    told = _EVENTS[lang][1]
+    line = "Preferences:\n- User: {}\n" if lang == "en" else "事实：\n- 用户：{}\n"
+    cap = max(count(line.format(t)) for t in (told, said)) + 2
+    out = ask([user(said), user(told)], language=lang, max_tokens=cap)
+    assert told.rstrip("。.") in out and said.rstrip("。.!") not in out
+
+
+@pytest.mark.parametrize(("lang", "first", "then"), [
+    ("en", "From now on, always answer in metric units.",
+     "Actually, from now on answer in imperial units."),
+    ("en", "Whenever possible, pick hotels with a gym.",
+     "Actually, pick hotels with a pool instead, whenever possible."),
+    ("zh", "以后都用中文回复我。", "以后还是用英文回复我吧。"),
+    ("zh", "以后订酒店都要无烟房。", "以后订酒店改成要有浴缸的房间。"),
+])
+@pytest.mark.parametrize("across_a_fold", [False, True])
+def test_an_instruction_taken_back_replaces_the_earlier_one(
+    lang: str, first: str, then: str, across_a_fold: bool
+) -> None:
+    if across_a_fold:
+        out = ask([user(then)], previous=ask([user(first)], language=lang), language=lang)
+    else:
+        out = ask([user(first), user(then)], language=lang)
+    assert section(out, "Preferences" if lang == "en" else "偏好") == [
+        ("User: " if lang == "en" else "用户：") + then]
+
+
+@pytest.mark.parametrize(("lang", "first", "then"), [
+    # Two instructions on different things, the later one taking nothing back.
+    ("en", "Always answer in bullet points.", "From now on, always answer in metric units."),
+    ("en", "Always cc my assistant Priya on the emails you draft.",
+     "Actually, whenever possible, pick hotels with a gym."),
+    ("zh", "以后都用中文回复我。", "以后订酒店还是要无烟房。"),
+])
+def test_instructions_on_different_things_both_stay(lang: str, first: str, then: str) -> None:
+    out = ask([user(first), user(then)], language=lang)
+    assert sorted(section(out, "Preferences" if lang == "en" else "偏好")) == sorted(
+        ("User: " if lang == "en" else "用户：") + t for t in (first, then))
 
 
 @pytest.mark.parametrize("decision", [

@@ -31,8 +31,8 @@ import re
 from collections.abc import Callable
 
 from .items import _Item
-from .lexicon import _DECISIONS, _SURNAMES, ZH_NUMERALS
-from .scoring import _is_question
+from .lexicon import _DECISIONS, _PREFS, _SURNAMES, ZH_NUMERALS
+from .scoring import _is_question, _is_standing_ask
 from .slots import _CLAUSE_SPLIT, _without_clauses
 from .threads import _stem, content_tokens
 
@@ -502,6 +502,44 @@ def end_states(items: list[_Item]) -> list[_Item]:
                 emptied.add(id(old))
             else:
                 old.body = _without_clauses(parts, removed, {})
+    return [it for it in items if id(it) not in emptied] if emptied else items
+
+
+# What frames an instruction, not what it is about ("always", "以后", "请").
+_FRAME = content_tokens(
+    "always never whenever possible from now on going forward future please actually instead "
+    "rather anymore longer change switch 以后 今后 每次 一律 还是 还用 请 不要再 别再 改 换")
+# An instruction that says it takes an earlier one back. "From now on" opens most first
+# instructions too, so it is no sign of change here.
+_TAKES_BACK = re.compile(
+    r"(?i:\b(?:actually|instead|anymore|any more|no longer|change|switch)\b)"
+    r"|还是|改|换|不要再|别再|不用再")
+
+
+def replace_instructions(items: list[_Item]) -> list[_Item]:
+    """Let a later instruction of the user that takes an earlier one back ("Actually, answer in
+    imperial units", "以后还是用英文回复我吧") replace the latest earlier instruction on the same
+    thing: they share two fifths of the shorter one's words (the framing words left out; a
+    Chinese value adds several character pairs), and each says something the other does not.
+    Instructions hold no values the way "my budget is $500" does, so ``supersede_changes``
+    cannot see that "metric" became "imperial"."""
+    emptied: set[int] = set()
+    for n, it in enumerate(items):
+        if it.section != _PREFS or _assistants(it) or not _TAKES_BACK.search(it.body) \
+                or not _is_standing_ask(it.body):
+            continue
+        new = _topic(it.body) - _FRAME
+        for old in reversed(items[:n]):
+            if id(old) in emptied or old.tag != it.tag or old.section != _PREFS \
+                    or _assistants(old) or not _is_standing_ask(old.body):
+                continue
+            was = _topic(old.body) - _FRAME
+            shared = len(new & was)
+            if shared and 5 * shared >= 2 * min(len(new), len(was)) and new - was and was - new:
+                emptied.add(id(old))
+                it.score = max(it.score, old.score)
+                it.replaces = True
+                break
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 

@@ -701,8 +701,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # "What are you allergic to?": a question states nothing of its own, and its cue
         # words are about the one asked.
         return _Scored(max(score * _QUESTION_FACTOR, 0.0), _FACTS, False, bool(mask & _SLOT))
-    if request and mask & _PREF and _AVOIDS.search(text):
-        # "Please don't recommend horror movies": asked once, meant for good; a preference.
+    standing_ask = role == "user" and _is_standing_ask(text)
+    if standing_ask or (request and mask & _PREF and _AVOIDS.search(text)):
+        # "Please don't recommend horror movies", "From now on, answer in metric units",
+        # "以后都用中文回复我": asked once, meant for good; how the user wants things done.
         section = _PREFS
     elif request:
         section = _TASKS
@@ -745,13 +747,18 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # until said otherwise, and what an assistant must not get wrong. (Every preference at
         # that worth kept friends' favourites and Chinese reviewers' opinions over facts:
         # LoCoMo and the Chinese sessions both fell.)
-        (section == _PREFS and _AVOIDS.search(text) and not _HEDGE.search(text))
+        standing_ask
+        or (section == _PREFS and (request or mask & _FIRST)  # "they hate snow" is theirs
+            and (_AVOIDS.search(text) or _HABITUAL.search(text)) and not _HEDGE.search(text))
         # A decision holds until it is taken back, when it names what was chosen ("we're going
         # with Postgres"; "I chose to write about this" names nothing). (Boosting open tasks
         # too kept friends' "we need to…" over facts: drift fell from 0.70 to 0.65 on LoCoMo.)
         or (section == _DECISIONS and (mask & (_ID | _MONEY | _NAME) or n_caps))
     ):
         score += _ATTR_WEIGHT  # worth what "my X is Y" is worth
+        if standing_ask:
+            # Asked once for good: a request and a preference at once, whatever its words.
+            score += _WEIGHT_OF[_PREF & ~mask] + _WEIGHT_OF[_TASK & ~weighed]
         standing = True
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT), standing)
 
@@ -759,6 +766,58 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
 _AVOIDS = re.compile(
     r"(?i)\b(?:hate|hates|dislike|dislikes|don't like|do not like|can't stand|cannot stand"
     r"|not a fan of|don't recommend|do not recommend|never recommend|can't handle|avoid)\b")
+
+
+# "I only fly Delta", "I'm more of a tea person", "I'd rather take the train": the user's
+# own way of doing things, as standing as what they avoid; "I love this song" is not.
+_HABITUAL = re.compile(
+    r"(?i)\b(?:more of an? [\w-]+ person|(?:i|we) (?:only|always|never|usually) (?:fly|drink"
+    r"|eat|use|sleep|sit|take|book|order|wear|buy|shop|travel|drive|ride|stay)"
+    r"|night owl|early bird|morning person|(?:i|we)(?:'d| would) rather|(?:i|we) prefer)\b"
+    r"|我(?:只|从不|一向|向来|总是|宁愿|更喜欢|更爱|习惯)")
+
+
+# A standing instruction: "From now on, always answer in metric units", "Never book red-eye
+# flights for me", "以后都用中文回复我", "每次都要靠过道的座位". The time words alone are
+# plans and hopes ("From now on I'm going to paint every day"), so they count only when said to
+# someone; "always"/"never" count before a verb of service.
+_FOR_GOOD = re.compile(
+    r"(?i)\b(?:from now on|from here on|for future reference|whenever possible)"
+    r"|(?:^|[,.;] )(?:going forward|in (?:the )?future),")
+_FOR_GOOD_ZH = re.compile(
+    r"^(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?(?:都|请|一律|每次|别|不要|只|要|还是|就)"
+    r"|每次都(?:要|用|给|帮)|一律|永远不要|永远别|始终用")
+_ALWAYS_DO = re.compile(
+    r"(?i)(?:^|[,，;] ?)(?:please )?(?:always|never|only|don't ever|do not ever) "
+    r"(?:answer|reply|respond|write|use|give me|show me|send me|book|call|address|format|include"
+    r"|add|recommend|suggest|list|cite|mention|explain|order|pick|choose|schedule|reserve"
+    r"|translate|cc|copy|loop in)\b"
+    r"|\bplease,? always\b|\b(?:keep|make) (?:your|the) (?:answers?|repl(?:y|ies)|responses?)\b"
+    r"|\b(?:answer|reply|respond|write|talk)(?: to me)? (?:only )?in (?-i:[A-Z])[a-z]+\b"
+    # "回答请简短一点", "总结请用要点列出来", "用繁体字回复": how the assistant is to answer.
+    r"|^(?:回答|回复|总结|答复|摘要)[^，。！？]{0,3}?(?:请|都|要|的时候)"
+    r"|用(?:中文|英文|繁体字?|简体字?|要点|表格)(?:回复|回答|写|列)")
+_TOLD_TO = re.compile(r"(?i)\b(?:you|your|please|me)\b")
+# "Whenever possible, pick hotels with a gym": the time words, and a clause that opens with
+# what to do.
+_SERVE = re.compile(
+    r"(?i)(?:^|[,;.] |\b(?:from now on|from here on|whenever possible|going forward),? )"
+    r"(?:(?:actually|ok|okay|also|and|so|then|just)[, ]+)?(?:please )?(?:always |never |only )?"
+    r"(?:answer|reply|respond|write|use|book|call|format|include|add|recommend|suggest"
+    r"|list|cite|mention|explain|order|pick|choose|schedule|reserve|translate|cc|copy|send"
+    r"|get|find|search|avoid|skip)\b")
+_TOLD_TO_ZH = re.compile(r"[我你您请帮给订发]|回复|回答|推荐|安排")
+
+
+def _is_standing_ask(text: str) -> bool:
+    if _ALWAYS_DO.search(text):
+        return True
+    if _FOR_GOOD_ZH.search(text):
+        # "以后都不会再来了" is a reviewer's verdict; an instruction says who or what is wanted.
+        return _TOLD_TO_ZH.search(text) is not None
+    found = _FOR_GOOD.search(text)
+    return found is not None and (
+        _TOLD_TO.search(text) is not None or _SERVE.search(text) is not None)
 
 
 _YOUR_FACT = re.compile(

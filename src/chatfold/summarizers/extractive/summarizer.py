@@ -12,7 +12,7 @@ from ...messages import content_text
 from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
 from ..prompts import SECTION_TITLES
-from .changes import _says_change, _values, end_states, supersede_changes
+from .changes import _says_change, _values, end_states, replace_instructions, supersede_changes
 from .dates import leading_date, message_date, render_date
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
@@ -337,7 +337,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             budget = min(budget, request.target_tokens)
         memo = TokenMemo()
         items = self._collect(request, lang, max(budget, 0), memo)
-        kept = end_states(supersede_changes(correct_quantities(_merge(items))))
+        kept = supersede_changes(correct_quantities(_merge(items)))
+        kept = end_states(replace_instructions(kept))
         # The fold's own counter, when it sends one, makes the cap exact.
         count = request.count if request.count is not None and not self._explicit_count \
             else self._count
