@@ -678,6 +678,8 @@ def test_a_plan_or_a_vote_is_a_decision(said: str) -> None:
     ("zh", "就定这家了，西贝。"),
     ("zh", "想了想，还是不买新手机了。"),
     ("zh", "我接受了美团的offer。"),
+    ("en", "After thinking it over, I'll keep my old car instead of buying a new one."),
+    ("en", "Let's do pizza rather than sushi tonight."),
 ])
 def test_a_choice_said_in_passing_is_a_decision(lang: str, said: str) -> None:
     out = ask([user(said)], language=lang)
@@ -687,6 +689,9 @@ def test_a_choice_said_in_passing_is_a_decision(lang: str, said: str) -> None:
 
 @pytest.mark.parametrize(("lang", "said"), [
     ("en", "Let's do it!"), ("zh", "这家店还是不错的。"), ("zh", "我还是不太明白。"),
+    # What happened instead of something else, and a hedged choice.
+    ("en", "I went to the park instead of the gym yesterday."),
+    ("en", "I'll probably go with the blue one instead of the red one, maybe."),
 ])
 def test_words_of_choosing_in_chatter_decide_nothing(lang: str, said: str) -> None:
     assert section(ask([user(said)], language=lang), "Decisions" if lang == "en" else "决定") == []
@@ -1824,12 +1829,25 @@ def test_a_new_favourite_without_its_kind_replaces_the_only_one_said() -> None:
     ("en", "Our budget for the sofa is $900.", "My sister can stretch her budget to $1,100."),
     ("zh", "发布会定在5月8号。", "年会推迟到5月20号了。"),
     ("zh", "我妈住在朝阳区建国路88号。", "我的地址改成海淀区中关村大街1号了。"),
+    # The same person, a new day, another thing: no character in common.
+    ("zh", "周一下午两点和王总开会。", "王总的航班改到周二了。"),
 ])
 def test_a_current_value_of_another_thing_or_person_replaces_nothing(
     language: str, old: str, new: str
 ) -> None:
     out = ask([user(old), user(new)], language=language)
     assert old.rstrip("。.") in out and new.rstrip("。.") in out
+
+
+@pytest.mark.parametrize("across_a_fold", [False, True])
+def test_a_new_day_with_the_same_person_replaces_the_old_one(across_a_fold: bool) -> None:
+    # "开会" and "会议" share no word; the name and a character say it is the same meeting.
+    old, new = "周一下午两点和王总开会。", "王总说会议改到周二下午四点。"
+    if across_a_fold:
+        out = ask([user(new)], previous=ask([user(old)], language="zh"), language="zh")
+    else:
+        out = ask([user(old), user("今天天气不错。"), user(new)], language="zh")
+    assert "周一" not in out and "周二下午四点" in out
 
 
 @pytest.mark.parametrize(("old", "new", "other"), [

@@ -309,9 +309,33 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
             bool(units - _NOT_THING) or all(_in(w, pool) or w in _WHEN_VERBS for w in topic))
     if same_kind or (topic and 2 * shared >= len(topic)):
         return True
+    if _when(new.values) and _when(old.values) and _when(new.values) != _when(old.values) \
+            and new.values & old.values - _when(old.values) \
+            and not _hans(new.topic).isdisjoint(_hans(old.topic)):
+        # "周一下午两点和王总开会" / "王总说会议改到周二下午四点": a new day for what is done
+        # with the same one. "开会" and "会议" share no word, but a character; "王总的航班改到
+        # 周二" shares none.
+        return True
     if not topic and not old.topic and len(new.values) == len(old.values) == 1:
         return True  # "I turned 35" / "I'm 34": a bare number said to change
     return bool(units) and (shared > 0 or not topic)
+
+
+_DAY = re.compile(
+    r"(?:周|星期|礼拜)[一二三四五六日天]|\d{1,2}月\d{1,2}[日号]"
+    r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday")
+
+
+_HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+def _hans(topic: frozenset[str]) -> set[str]:
+    return set(_HAN.findall("".join(topic)))
+
+
+def _when(values: frozenset[str]) -> frozenset[str]:
+    """The days among ``values``: "周二", "3月10号", "tuesday"."""
+    return frozenset(v for v in values if _DAY.fullmatch(v))
 
 
 # Units that measure no thing of their own: times and amounts.

@@ -367,6 +367,12 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      False, None, "我"),
     (_ATTR, re.compile(r"(?:我|我们)的[\u4e00-\u9fff]{1,6}?(?:是|叫|在|为)(?!不是)"), False, None,
      "的"),
+    # "I'll keep my old car instead of buying a new one": what the speaker will do, chosen over
+    # something else. "I went to the park instead of the gym" tells what happened.
+    (_DECIDE, re.compile(
+        r"\b(?:i'll|we'll|i will|we will|i'm going to|we're going to|i'm gonna|we're gonna"
+        r"|let's|(?:i|we) decided to|(?:i|we)'d rather) [a-z]+(?: [a-z'-]+){0,6}?"
+        r" (?:instead of|rather than)\b"), True, None, ("instead of", "rather than")),
     # "OK, Postgres it is.": a choice said as an idiom (texts are scanned joined by newlines).
     (_DECIDE, re.compile(
         r"^(?:(?:ok(?:ay)?|alright|all right|fine|great|then|so)[, ]+)?"
