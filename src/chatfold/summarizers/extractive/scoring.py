@@ -707,7 +707,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # "What are you allergic to?": a question states nothing of its own, and its cue
         # words are about the one asked.
         return _Scored(max(score * _QUESTION_FACTOR, 0.0), _FACTS, False, bool(mask & _SLOT))
-    standing_ask = role == "user" and _is_standing_ask(text)
+    # (Text addressed to the summarizer is never an instruction worth keeping.)
+    standing_ask = role == "user" and not mask & _INJECT and _is_standing_ask(text)
     if standing_ask or (request and mask & _PREF and _AVOIDS.search(text)):
         # "Please don't recommend horror movies", "From now on, answer in metric units",
         # "以后都用中文回复我": asked once, meant for good; how the user wants things done.
