@@ -1296,6 +1296,7 @@ def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, even
     ("en", "Don't ever schedule anything before 9am for me."),
     ("zh", "以后都用中文回复我。"), ("zh", "以后给我妈的消息都用繁体字。"),
     ("zh", "回答请简短一点，我都是在手机上看。"), ("zh", "每次都要给我订靠窗的座位。"),
+    ("zh", "以后写代码都用Python。"),
 ])
 def test_what_the_speaker_cannot_eat_or_avoids_outranks_an_event(lang: str, rule: str) -> None:
     told = _EVENTS[lang][0]
@@ -1313,6 +1314,7 @@ def test_what_the_speaker_cannot_eat_or_avoids_outranks_an_event(lang: str, rule
     ("en", "Calvin, you must feel amazing every time you get inside!"),
     # Someone else's dislike; a reviewer's verdict.
     ("en", "But one thing they hate is snow."), ("zh", "以后都不会再来了。"),
+    ("zh", "以后都会写好评的。"),
 ])
 def test_words_of_an_instruction_or_dislike_alone_do_not_outrank_an_event(
     lang: str, said: str

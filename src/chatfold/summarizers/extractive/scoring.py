@@ -792,7 +792,7 @@ _FOR_GOOD = re.compile(
     r"(?i)\b(?:from now on|from here on|for future reference|whenever possible)"
     r"|(?:^|[,.;] )(?:going forward|in (?:the )?future),")
 _FOR_GOOD_ZH = re.compile(
-    r"^(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?(?:都|请|一律|每次|别|不要|只|要|还是|就)"
+    r"^(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?(?:都(?!会)|请|一律|每次|别|不要|只|要|还是|就(?!会))"
     r"|每次都(?:要|用|给|帮)|一律|永远不要|永远别|始终用")
 _ALWAYS_DO = re.compile(
     r"(?i)(?:^|[,，;] ?)(?:please )?(?:always|never|only|don't ever|do not ever) "
@@ -813,7 +813,7 @@ _SERVE = re.compile(
     r"(?:answer|reply|respond|write|use|book|call|format|include|add|recommend|suggest"
     r"|list|cite|mention|explain|order|pick|choose|schedule|reserve|translate|cc|copy|send"
     r"|get|find|search|avoid|skip)\b")
-_TOLD_TO_ZH = re.compile(r"[我你您请帮给订发]|回复|回答|推荐|安排")
+_TOLD_TO_ZH = re.compile(r"[我你您请帮给订发写]|回复|回答|推荐|安排")
 
 
 def _is_standing_ask(text: str) -> bool:
