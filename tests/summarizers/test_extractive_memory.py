@@ -733,6 +733,8 @@ def test_a_suggestion_in_passing_is_no_decision(offer: str, reply: str) -> None:
     ("zh", "我还没交个税申报。", "个税昨晚终于申报完了。"),
     # What was bought or booked is spoken of: it was done.
     ("zh", "周末前得订好餐厅。", "我订的那家餐厅评价很好。"),
+    ("en", "I need to buy a birthday gift for my mom.",
+     "Mom loved the scarf I got her for her birthday."),
     # The thing is named by a word of three letters.
     ("en", "I need to get my car washed.", "The car is done, it looks brand new."),
     # Done said by what was done, the thing first, or with more after it.
@@ -766,6 +768,8 @@ def test_the_users_own_task_is_open_until_they_report_it_done(
     ("zh", "季度报告周五前要写完。", "季度报告写得好累啊。"),
     ("zh", "我得去续签护照。", "查了一下护照办理的时间。"),
     ("zh", "周末前得订好餐厅。", "想订的那家餐厅周末没位子了。"),
+    ("en", "I need to buy a birthday gift for my mom.",
+     "The gift I got from Mom for my birthday was lovely."),
     ("zh", "周末得给外婆打个电话。", "外婆最近身体挺好的。"),
 ])
 def test_progress_on_a_task_does_not_close_it(lang: str, task: str, later: str) -> None:

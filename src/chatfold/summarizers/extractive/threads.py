@@ -604,6 +604,10 @@ _USER_DONE = re.compile(
     r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:paid|booked|sent|finished|submitted"
     r"|ordered|bought|renewed|filed|mailed|returned|cancell?ed|fixed|done with|picked up"
     r"|dropped off|called|got)\b)"
+    # "Mom loved the scarf I got her": what was bought is spoken of, as in "给我妈买的围巾";
+    # not what one got from someone or wants to get.
+    r"|(?i:\bthe [\w'-]+(?: [\w'-]+)? (?:i|we) (?:got|bought|ordered|booked|picked out)"
+    r" (?!from\b|to\b)(?:her|him|them|for|my|our|[a-z]+)\b)"
     r"|(?:我)?(?:自己|已经)?(?:订|买|发|办|弄|处理|搞定|做)好了|我(?:已经|自己)?(?:订|买|发|交|付)了"
     # "电费今天早上交了", "季度报告终于写完了！": the thing first, done last.
     r"|(?:[写做办弄改][完好]|交|付|缴|寄|还|拿|取)了(?=[，,。！!~～]|$)"
