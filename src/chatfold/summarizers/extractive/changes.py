@@ -309,8 +309,8 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
             bool(units - _NOT_THING) or all(_in(w, pool) or w in _WHEN_VERBS for w in topic))
     if same_kind or (topic and 2 * shared >= len(topic)):
         return True
-    if _when(new.values) and _when(old.values) and _when(new.values) != _when(old.values) \
-            and new.values & old.values - _when(old.values) \
+    new_day, old_day = _when(new.values), _when(old.values)
+    if new_day and old_day and new_day != old_day and new.values & old.values - old_day \
             and not _hans(new.topic).isdisjoint(_hans(old.topic)):
         # "周一下午两点和王总开会" / "王总说会议改到周二下午四点": a new day for what is done
         # with the same one. "开会" and "会议" share no word, but a character; "王总的航班改到

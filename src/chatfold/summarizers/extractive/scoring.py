@@ -794,11 +794,14 @@ _FOR_GOOD = re.compile(
 _FOR_GOOD_ZH = re.compile(
     r"^(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?(?:都(?!会)|请|一律|每次|别|不要|只|要|还是|就(?!会))"
     r"|每次都(?:要|用|给|帮)|一律|永远不要|永远别|始终用")
+# What one asks an assistant to do, the verbs both patterns below open a clause with.
+_SERVICE = (
+    "answer|reply|respond|write|use|book|call|format|include|add|recommend|suggest|list|cite"
+    "|mention|explain|order|pick|choose|schedule|reserve|translate|cc|copy"
+)
 _ALWAYS_DO = re.compile(
     r"(?i)(?:^|[,，;] ?)(?:please )?(?:always|never|only|don't ever|do not ever) "
-    r"(?:answer|reply|respond|write|use|give me|show me|send me|book|call|address|format|include"
-    r"|add|recommend|suggest|list|cite|mention|explain|order|pick|choose|schedule|reserve"
-    r"|translate|cc|copy|loop in)\b"
+    rf"(?:{_SERVICE}|give me|show me|send me|address|loop in)\b"
     r"|\bplease,? always\b|\b(?:keep|make) (?:your|the) (?:answers?|repl(?:y|ies)|responses?)\b"
     r"|\b(?:answer|reply|respond|write|talk)(?: to me)? (?:only )?in (?-i:[A-Z])[a-z]+\b"
     # "回答请简短一点", "总结请用要点列出来", "用繁体字回复": how the assistant is to answer.
@@ -810,9 +813,7 @@ _TOLD_TO = re.compile(r"(?i)\b(?:you|your|please|me)\b")
 _SERVE = re.compile(
     r"(?i)(?:^|[,;.] |\b(?:from now on|from here on|whenever possible|going forward),? )"
     r"(?:(?:actually|ok|okay|also|and|so|then|just)[, ]+)?(?:please )?(?:always |never |only )?"
-    r"(?:answer|reply|respond|write|use|book|call|format|include|add|recommend|suggest"
-    r"|list|cite|mention|explain|order|pick|choose|schedule|reserve|translate|cc|copy|send"
-    r"|get|find|search|avoid|skip)\b")
+    rf"(?:{_SERVICE}|send|get|find|search|avoid|skip)\b")
 _TOLD_TO_ZH = re.compile(r"[我你您请帮给订发写]|回复|回答|推荐|安排")
 
 
