@@ -171,6 +171,8 @@ def _drop_said(rows: list[_Row], msg: int, said: str, *, inside: bool) -> None:
 
 
 _CODE_REPLY = {"en": "Here is the code.", "zh": "这是代码。"}
+_CHOICE_MADE = re.compile(
+    rf"(?:{_AGREED['en']}|{_CHOSE['en']}|{_AGREED['zh']}|{_CHOSE['zh']})[:：]")
 _CHOICE_LEAD = re.compile(r"^[^:：]{1,24}[:：]\s*")
 
 
@@ -203,8 +205,11 @@ def _closed_tasks(
     users = [j for j in doers if rows[j].role == "user"]
     # What the user chose after asking ("用户选择：如家每晚800元") says what the report will
     # name: "帮我订一家浦东的酒店" is done by "已为您预订如家，订单号H123456".
+    # Only an offer taken or an option picked: a carried "Let's use Vercel" or "I decided to
+    # spend time with my pets" names nothing an errand's report would.
     decisions = [d for d, r in enumerate(rows) if r.score_role == "decision"
-                 or (r.role == "summary" and r.section == _DECISIONS)]
+                 or (r.role == "summary" and r.section == _DECISIONS
+                     and _CHOICE_MADE.search(r.tag + r.body) is not None)]
     sole_of: dict[int, int | None] = {}
 
     def sole_task(j: int) -> int | None:
@@ -256,9 +261,11 @@ def _closed_tasks(
             pair = (row.body, rows[j].body, rows[j].role)
             done = verdicts.get(pair) if not adjacent and not sole else None
             if done is None:
-                done = (rows[j].role == "user" and cancels(wanted, rows[j].body)) or fulfils(
-                    row.body, wanted, rows[j].body, rows[j].role, adjacent=adjacent,
-                    later_tokens=later, sole=sole)
+                # Calling it off names the task itself, not what was chosen since: "算了，还是
+                # 用Netlify部署" takes back a decision, it calls off no errand.
+                done = (rows[j].role == "user" and cancels(memo[row.body], rows[j].body)) \
+                    or fulfils(row.body, wanted, rows[j].body, rows[j].role, adjacent=adjacent,
+                               later_tokens=later, sole=sole)
                 if not adjacent and not sole:
                     verdicts[pair] = done
             if done:

@@ -269,6 +269,10 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
             return True  # a translation is its own answer, whatever its words
     if later_tokens is None:
         later_tokens = content_tokens(later)
+    if "called" in later and _NAMED_CALLED.search(later):
+        # "This game is called Dungeons": a name given, nobody called ("call the landlord").
+        later = _NAMED_CALLED.sub(" ", later)
+        later_tokens = later_tokens - _CALL
     common = request_tokens & later_tokens
     shared = len(common - _TIME_WORDS) if adjacent else len(common)
     numbers = shared_numbers(request, later)
@@ -280,6 +284,8 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     asked = (verb.group("v") or verb.group("w") or verb.group("f") or ""
              if verb is not None else None)
     did = _did_what_was_asked(request, later)
+    if did:
+        shared -= len(common & _DONE_WORDS)  # the verb counts once, as done: "I called my mom"
     if (asked is not None and asked in request) or did:
         shared += 1
     if later_role == "assistant" and confirms(later):
@@ -322,6 +328,14 @@ _DONE_FORMS = {
 }
 _ASKED_VERB = re.compile(rf"(?i)\b({'|'.join(_DONE_FORMS)})\b")
 _DONE_FORM = {verb: re.compile(rf"(?i)\b(?:{forms})\b") for verb, forms in _DONE_FORMS.items()}
+
+
+# "called" naming something, not a call made: "is called X", "a band called Dawn".
+_NAMED_CALLED = re.compile(
+    r"(?i:\b(?:is|are|was|were|be|been|being|it's|that's|one|thing|something|place)\s+"
+    r"(?:also\s+|now\s+)?called\b)|\bcalled(?=\s+[\"“'A-Z])"
+)
+_CALL = frozenset({"call"})
 
 
 def _did_what_was_asked(request: str, later: str) -> bool:
@@ -590,7 +604,8 @@ _REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify))|提醒")
 # The user saying they did it themselves: "the flight is booked, I did it myself", "我自己订好了".
 _USER_DONE = re.compile(
     r"(?i:\b(?:i(?:'ve| have)? (?:already |just |finally )?(?:booked|reserved|ordered|sent|paid"
-    r"|bought|done|finished|fixed|handled|sorted|submitted|renewed|filed)"
+    r"|bought|done|finished|fixed|handled|sorted|submitted|renewed|filed|called|emailed"
+    r"|texted|messaged|contacted|mailed|returned|scheduled|cancell?ed|picked up|dropped off)"
     r"|(?:is|are|was|were|got|has been|have been) (?:already |finally |all |now )?(?:booked"
     r"|reserved|ordered|sent|paid|done|sorted|handled|finished|submitted|fixed|filed|renewed"
     r"|completed|delivered|mailed|returned|signed|scheduled|repaired|approved|installed)"
@@ -610,7 +625,7 @@ _USER_DONE = re.compile(
     r" (?!from\b|to\b)(?:her|him|them|for|my|our|[a-z]+)\b)"
     r"|(?:我)?(?:自己|已经)?(?:订|买|发|办|弄|处理|搞定|做)好了|我(?:已经|自己)?(?:订|买|发|交|付)了"
     # "电费今天早上交了", "季度报告终于写完了！": the thing first, done last.
-    r"|(?:[写做办弄改][完好]|交|付|缴|寄|还|拿|取)了(?=[，,。！!~～]|$)"
+    r"|(?:[写做办弄改][完好]|交|付|缴|寄|还|拿|取)(?:上去|出去|回去|过去|掉|完)?了(?=[，,。！!~～]|$)"
     # "把药拿了", "打了电话，约了周四上午10点": done, the thing first or the time after.
     r"|把[^，。！？]{1,8}?(?:拿|取|还|交|买|订|寄|办|修|付)了|打了电话|打过电话"
     r"|约(?:了|好了)[^，。！？]{0,8}?[点号]"
@@ -734,7 +749,7 @@ def chosen_option(reply: str, options: list[str]) -> tuple[str, bool] | None:
 
 _CHOICE_WORDS_TEXT = (
     "definitely please probably guess think let's go with take one yes yeah sure ok okay "
-    "would like prefer rather want works work fine good great sounds"
+    "would like prefer rather want works work fine good great sounds lock book"
 )
 _CHOICE_WORDS = frozenset(_CHOICE_WORDS_TEXT.split())
 
@@ -766,7 +781,9 @@ def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     last = asked[-1]
     if not ((_PICK_ASKED.search(last) and last.rstrip().endswith(("?", "？")))
             or (_OFFER_TO_ACT.search(last) and _OR_OFFER.search(last))):
-        return None  # neither a question to pick nor an offer of this or that
+        # "Found two venues: Lakeview Lodge ($4,200) or Pine Ridge Retreat ($3,600)." then
+        # "Pine Ridge sounds good, let's lock that in.": options listed, one taken.
+        return _listed_pick(last, reply) if _OR_OFFER.search(last) else None
     if reply.rstrip().endswith(("?", "？")) or _NEITHER.search(reply):
         return None
     latin = reply.isascii()
@@ -800,6 +817,30 @@ def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     return None
 
 
+def _listed_pick(listing: str, reply: str) -> tuple[str, str, bool] | None:
+    """(the option, the option, whether the reply said only that) when ``reply`` names one
+    option of ``listing`` (a statement of this or that) and says it is taken."""
+    if _PICK_SAID.search(reply) is None:
+        return None  # "Pine Ridge is in Oregon, right": named, not taken
+    options = []
+    for clause in _OPTION_SPLIT.split(listing):
+        intro = _LIST_INTRO.search(clause)
+        option = (clause[intro.end():] if intro else clause).strip(" ?？。.!！")
+        if option:
+            options.append(option)
+    if not 2 <= len(options) <= 5:
+        return None
+    picked = chosen_option(reply, options)
+    return None if picked is None else (picked[0], picked[0], picked[1])
+
+
+# What takes a listed option: "sounds good", "let's lock it in", "就松岭吧", "订这个".
+_PICK_SAID = re.compile(
+    r"(?i:\b(?:sounds?\s+(?:good|great|perfect|fine)|let'?s|lock|book|go\s+with|take|works"
+    r"|choose|pick)\b)|定|就|选|吧|订"
+)
+
+
 # An offer of this or that, asked or not: "I can book the Hilton for $210 or the Hyatt for $245."
 _OR_OFFER = re.compile(r"(?i:\bor\b)|或者|或是|还是")
 # The assistant offering to do one of them, not suggesting what the user might do ("you could
@@ -810,6 +851,6 @@ _OFFER_TO_ACT = re.compile(
 )
 _LABEL_REPLY = re.compile(r"(?i)^(?:option|plan|choice|方案|选项)\s*(?=[A-Za-z0-9]$)")
 # Where one listed option ends and the next begins: "A (Sat 10am) and B (Sun 9am)", "A；B".
-_OPTION_SPLIT = re.compile(r"[；;。，,]|\s+(?:and|or)\s+|(?<=[）)])\s*(?:和|或|、)")
-_LIST_INTRO = re.compile(r"[:：]|^\s*(?:and|or)\s|^(?:和|或)")
+_OPTION_SPLIT = re.compile(r"[；;。，]|,(?!\d{3})|\s+(?:and|or)\s+|(?<=[）)])\s*(?:和|或|、)")
+_LIST_INTRO = re.compile(r"[:：]|^\s*(?:and|or)\s|^(?:和|或者|或是|或)")
 
