@@ -1973,3 +1973,90 @@ def test_short_words_that_name_things_are_content_words() -> None:
         "cat", "tax", "bill", "mom", "car"}
     assert content_tokens("Taxes for the kids' bus") == {"tax", "kid", "bus"}
     assert content_tokens("You and she saw the way out") == frozenset()
+
+
+# ---------------------------------------------------------------------------------------------
+# people by name, a pick from a listing, what closes an errand, values reached (stop 24)
+
+
+@pytest.mark.parametrize(("lang", "fact", "key"), [
+    ("en", "My manager, Dana Whitfield, is very strict about deadlines.", "Dana"),
+    ("en", "We live in Tacoma now, moved from Boise last spring.", "Tacoma"),
+    ("zh", "我的领导王建华对截止日期特别严格。", "王建华"),
+    ("zh", "顺便说一下，我女儿叫小雨，明年秋天上幼儿园。", "小雨"),
+])
+def test_who_is_who_and_where_we_live_outrank_outings(lang: str, fact: str, key: str) -> None:
+    outings = ([user("Last Saturday we took the kids to the aquarium and saw the sharks."),
+                user("Yesterday I went hiking at Mount Rainier with some friends.")]
+               if lang == "en" else
+               [user("上周六我们带孩子去了海洋馆，看了鲨鱼。"), user("昨天我和朋友去爬了香山。")])
+    out = ask([*outings, user(fact), *outings], language=lang, max_tokens=28)
+    assert key in out
+
+
+@pytest.mark.parametrize(("lang", "listing", "reply", "picked", "other"), [
+    ("en", "For the offsite I found two venues: Lakeview Lodge ($4,200) or Pine Ridge "
+     "Retreat ($3,600).", "Pine Ridge sounds good, let's lock that in.", "Pine Ridge Retreat",
+     "Lakeview"),
+    ("zh", "团建场地找了两个：湖景山庄4200元，或者松岭度假村3600元。", "就松岭吧，定下来。",
+     "松岭度假村3600元", "湖景"),
+])
+def test_an_option_taken_from_a_listing_is_a_choice(lang: str, listing: str, reply: str,
+                                                     picked: str, other: str) -> None:
+    out = ask([assistant(listing), user(reply)], language=lang)
+    decisions = section(out, "Decisions" if lang == "en" else "决定")
+    assert any(picked in d and other not in d for d in decisions)
+    # Named without being taken, it is no choice.
+    out = ask([assistant(listing), user("Is Pine Ridge far from the city?" if lang == "en"
+                                        else "松岭离市区远吗？")], language=lang)
+    assert section(out, "Decisions" if lang == "en" else "决定") == []
+
+
+def test_a_name_called_or_another_call_made_closes_no_errand() -> None:
+    task = user("I have to call the landlord about the leaking sink.")
+    for later in ('This game is called "Dungeons of the Dragon", very exciting!',
+                  "I called my mom last night, she is doing great."):
+        out = ask([task, assistant("OK."), user(later)])
+        assert section(out, "Open tasks") == [
+            "User: I have to call the landlord about the leaking sink."]
+    out = ask([task, assistant("OK."), user("I called the landlord, he'll fix the sink.")])
+    assert section(out, "Open tasks") == []
+
+
+def test_a_carried_decision_lends_its_words_to_no_errand() -> None:
+    previous = ("Decisions:\n- User: Let's use Vercel for hosting.\n"
+                "- User: Today I decided to spend more time with my pets.\n\n"
+                "Open tasks:\n- User: I have to call the landlord about the leaking sink.")
+    # Reports and take-backs that share a word with a decision, none with the errand.
+    for later in ("My strategy game is finally finished, it took loads of time.",
+                  "Scratch that, we'll host on Netlify instead."):
+        out = ask([user(later)], previous=previous)
+        assert section(out, "Open tasks") == [
+            "User: I have to call the landlord about the leaking sink."]
+    zh = ("决定：\n- 用户：网站就用Vercel部署吧。\n\n"
+          "待办：\n- 用户：我得给房东打电话说一下水槽漏水的事。")
+    out = ask([user("算了，还是用Netlify部署。")], previous=zh, language="zh")
+    assert "房东" in out and "Vercel" not in out and "Netlify" in out
+
+
+@pytest.mark.parametrize(("lang", "old", "new", "kept", "gone"), [
+    ("en", "I weigh 82 kg right now, trying to get lower.", "Down to 78 kg this morning!",
+     "78 kg", "82 kg"),
+    ("zh", "我现在体重82公斤，想再减一点。", "今天早上称了一下，78公斤了！", "78公斤", "82公斤"),
+    ("en", "We have 12 people coming to the party.",
+     "Actually make that 15 people, my cousins are coming too.", "15 people", "12 people"),
+    ("zh", "聚会一共来12个人。", "再加3个，变成15个人了，表哥他们也来。", "15个人", "12个人"),
+    ("en", "Our rent is $1,800 a month.", "Scratch that, it is $1,950 now.", "1,950", "1,800"),
+])
+def test_a_value_reached_or_taken_back_replaces_the_old(lang: str, old: str, new: str,
+                                                       kept: str, gone: str) -> None:
+    out = ask([user(old), assistant("OK." if lang == "en" else "好的。"), user(new)],
+              language=lang)
+    assert kept in out and gone not in out
+    assert "3个人" not in out  # "再加3个" adds three; fifteen is what holds
+
+
+def test_a_report_sent_off_closes_the_errand_zh() -> None:
+    out = ask([user("提醒我周五前要交报销单。"), assistant("好的。"), user("报销单终于交上去了。")],
+              language="zh")
+    assert section(out, "待办") == []

@@ -47,6 +47,8 @@ _CHANGE = re.compile(
     r"|(?:is|are|was|were) now|now (?:is|are)|from now on|postponed|rescheduled|delayed|renewed"
     # A correction: "I meant…", "Correction: …", "not Saturday but Sunday", "should be…".
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said"
+    # Taken back for a new value: "Scratch that, …", "Actually make that 15 people".
+    r"|scratch that|never mind|make (?:it|that)(?= [$€£¥]?\d| [a-z]+ \d)"
     r"|not [\w']+(?: [\w']+)? but"
     r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to"
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
@@ -57,7 +59,7 @@ _CHANGE = re.compile(
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
     # "搬家以后通勤只要25分钟了": what changed it, then the new value; "升四年级".
     rf"|[\u4e00-\u9fff](?:以后|之后)[，,]?(?=[\u4e00-\u9fff])|升(?=[\d{ZH_NUMERALS}])"
-    rf"|{_ZH_CORRECTED}|不是[^，。！？,.!?]{{1,8}}[，,]\s*(?:而)?是"
+    rf"|{_ZH_CORRECTED}|不是[^，。！？,.!?]{{1,8}}[，,]\s*(?:而)?是|算了[，,]?\s*(?:还是|改|换)"
 )
 # Words that say a value is the current one without saying it changed: "I'm 78 kg now", "my new
 # number is…", "我现在每天跑10公里", "新号码是…", "瘦到78公斤". As often they tell of something
@@ -78,6 +80,7 @@ _ZH_TO_VALUE = re.compile(rf"[\u4e00-\u9fff]到了?(?=\d|[{ZH_NUMERALS}])")
 # frame: "raised our rent to" still speaks of the rent, "new manager is" of the manager.
 _ZH_CUE = re.compile(
     rf"{_ZH_CHANGED}|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}|不是|而是"
+    r"|算了|(?:今天|昨天|今早|今晚)?(?:早上|上午|中午|下午|晚上)|今天|昨天|今早|今晚"
     rf"|[\u4e00-\u9fff]到了?(?=[\s\d{ZH_NUMERALS}])"  # _ZH_TO_VALUE, once values are blanked
 )
 _MAX_TOPIC = 8
@@ -111,8 +114,9 @@ _CUE_TOKENS = content_tokens(
     "stretch stretched boost boosted upped "
     "extended extend renewed down just yesterday today tonight recently last week good news "
     "these days lately nowadays currently started start since "
+    "morning afternoon evening night week month year scratch never mind make "
     "guess longer anymore went actually meant mean correction corrected typo mistyped misspoke "
-    "oops sorry should "
+    "oops sorry should 抱歉 不好意思 对不起 "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
     "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 "
     "如今 目前 今年"
@@ -160,14 +164,14 @@ def _topic(text: str) -> frozenset[str]:
 # statements out before the regex engine tries them at every position.
 _CHANGE_KEYS = (
     "meant", "correct", "typo", "mistyped", "misspoke", "said", " but", "更正", "纠正", "说错",
-    "打错", "写错", "记错", "应该", "不是",
+    "打错", "写错", "记错", "应该", "不是", "scratch", "never mind", "make", "算了",
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
     "stretch", "boost", "upped", "go up",
     "nowadays", "currently", "start", "since", " up to",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
-    "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子",
+    "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子", "了",
 )
 _ENDED_KEYS = (
     "sold", "quit", "resign", "longer", "gave up", "broke up", "divorc", "moved out", "more",
@@ -210,6 +214,9 @@ def _says_change(text: str) -> int:
         return 2
     if _WEAK_CHANGE.search(text):
         return 2 if not text.isascii() and _ZH_NEW_STATE.search(text) else 1
+    if not text.isascii() and (m := _ZH_NEW_STATE.search(text)) is not None \
+            and not _units(m.group()) & _NOT_THING:
+        return 1  # "今天早上称了一下，78公斤了！": a count of a thing reached is what holds now
     m = _ZH_TO_VALUE.search(text)
     return 1 if m is not None and "从" not in text[: m.start()] else 0
 

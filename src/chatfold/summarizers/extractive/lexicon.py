@@ -94,7 +94,8 @@ _ZH_WORDS: dict[int, str] = {
     " 太棒 真棒 美好 难忘 太好了 好极了 真厉害 太厉害 效率很高 辛苦了 哈哈",
     _DECIDE: "决定 定了 就这样 就这么定 确定 选了 选定 选择 敲定 拍板 最终 就用 就订 就选"
     " 改成 改为 换成 采用 确认 商量好 说好了 约好 定好了 那就 就定 定这家 接受了 最后还是"
-    " 还是不要 还是不换 还是不去 还是不买 还是不订 还是不用",
+    " 还是不要 还是不换 还是不去 还是不买 还是不订 还是不用 定下来 还是用 还是选 还是订 还是接受"
+    " 还是去 还是坐 还是住 还是买",
     _TASK: "帮我 帮忙 麻烦 记得 别忘 需要 要求 提醒 待办 任务 截止 尽快 请 务必 跟进 安排"
     " 我会 我来 我得 还得 我还没 前要 之前要 前得 得给 得去 得把 得交 得还 得买 得打 得约 得做"
     " 得写 得办 得拿 得取 得续",
@@ -140,7 +141,9 @@ _EN_WORDS: dict[int, str] = {
     "|changed to|let's not|agreed to|agreed on|we agreed|final decision|voted for|voted to"
     "|let's go with|let's meet at|let's meet on|we'll meet at|we'll meet on|let's do the|let's book"
     "|let's take|i'll take the|we'll take the|accepted the offer|accept the offer|take the offer"
-    "|taking the offer|took the offer|take the job|taking the job|took the job|accepted the job",
+    "|taking the offer|took the offer|take the job|taking the job|took the job|accepted the job"
+    "|let's use|let's go for|we'll go for|lock it in|lock that in|locked in|stick with"
+    "|sticking with|going to accept|i'll accept|we'll accept",
     _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
     "|i have to|we have to|i still have to"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
@@ -158,7 +161,8 @@ _EN_WORDS: dict[int, str] = {
     "|july|august|september|october|november|december|last year|last week|last month|last night"
     "|last weekend|this year|this week|this month|ago",
     _FIRST: "i|i'm|i've|i'd|i'll|my|me|mine|we|our|us|i'd rather|i'd like|my name is",
-    _FACT: "my name is|i live|i'm from|i am from|i come from|i work|i'm a|i am a|i'm an|i am an"
+    _FACT: "my name is|i live|we live|we're from|we moved|i'm from|i am from|i come from|i work"
+    "|i'm a|i am a|i'm an|i am an"
     "|i have|i've got|i own|allergic to|i moved|i was born|i grew up|i study|i teach|i married"
     "|i'm married|i got married|years old|my birthday|my wife|my husband|my partner|my kids"
     "|my son|my daughter|my mom|my dad|my mother|my father|my job|my sister|my brother"

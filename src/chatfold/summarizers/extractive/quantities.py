@@ -115,7 +115,11 @@ def correct_quantities(items: list[_Item]) -> list[_Item]:
         if (it.role == "assistant" or it.replaces or not _has_digit(it.body)
                 or not _CORRECTION.search(it.body) or _is_question(it.body)):
             continue  # a slot already took the old value out, or nothing is corrected
-        for quantity, counted in _quantities(it.body):
+        # The number after the word of change is the new one: "再加3个，变成15个人了" is 15.
+        cue = _CORRECTION.search(it.body)
+        after = cue.start() if cue is not None else 0
+        found = sorted(_quantities(it.body), key=lambda q: q[0].start() < after)
+        for quantity, counted in found:
             older = _corrected(items[:n], it, quantity, counted)
             if older is None:
                 continue

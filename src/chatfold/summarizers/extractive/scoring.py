@@ -192,6 +192,17 @@ _CN_NUM_RE = re.compile(
 
 # (bit, pattern, match the lowercased text, extra check, skip unless one of these characters,
 # or one of these substrings, is present)
+_KIN = (
+    "wife|husband|partner|fianc[ée]e?|boyfriend|girlfriend|son|daughter|kid|child|mom|mum"
+    "|mother|dad|father|brother|sister|grandma|grandmother|grandpa|grandfather|aunt|uncle"
+    "|cousin|niece|nephew|friend|boss|manager|supervisor|coworker|co-worker|colleague|roommate"
+    "|flatmate|landlord|landlady|neighbou?r|doctor|dentist|therapist|vet|trainer|coach|teacher"
+    "|tutor|lawyer|accountant|nanny|cat|dog|puppy|kitten|pet"
+)
+_KIN_ZH = (
+    "老婆|老公|妻子|丈夫|太太|女儿|儿子|孩子|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆"
+    "|男朋友|女朋友|对象|领导|老板|上司|经理|同事|室友|邻居|房东|医生|老师|教练|朋友|闺蜜|猫|狗"
+)
 _MONTHS_AND_DAYS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
     "|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -296,6 +307,14 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # Where someone has moved: "My best friend Jess just moved to Denver", "小静刚搬到成都".
     (_FACT | _ATTR, re.compile(r"\bmoved to [A-Z][a-z]"), False, None, ("moved to",)),
     (_FACT | _ATTR, re.compile(r"搬到了?[\u4e00-\u9fff]{2}"), False, None, "搬"),
+    # Who someone in the speaker's life is, by name: "My manager, Dana Whitfield, is strict",
+    # "our neighbor Tom", "我女儿叫小雨", "我的领导王建华".
+    (_NAME | _FACT | _ATTR, re.compile(
+        rf"\b(?:[Mm]y|[Oo]ur) (?:best |older |younger |little |big |new |old )?(?:{_KIN})"
+        r"(?:'s name is|,)? [A-Z][a-z]"), False, None, ""),
+    (_NAME | _FACT | _ATTR, re.compile(
+        rf"我(?:的|们的|家|们家)?(?:{_KIN_ZH})(?:叫|名叫|名字叫)(?![我你他她它])[\u4e00-\u9fff]{{2}}"
+        rf"|我的(?:{_KIN_ZH})[{_SURNAMES}][\u4e00-\u9fff]"), False, None, "我"),
     # Whose surname it is: "我们房东姓哈", "孩子的老师姓王".
     (_NAME | _FACT | _ATTR, re.compile(
         r"(?:房东|老师|医生|经理|领导|老板|同事|邻居|阿姨|师傅|律师|教练|主任)姓[\u4e00-\u9fff]"),
@@ -372,7 +391,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_DECIDE, re.compile(
         r"\b(?:i'll|we'll|i will|we will|i'm going to|we're going to|i'm gonna|we're gonna"
         r"|let's|(?:i|we) decided to|(?:i|we)'d rather) [a-z]+(?: [a-z'-]+){0,6}?"
-        r" (?:instead of|rather than)\b"), True, None, ("instead of", "rather than")),
+        r" (?:instead(?: of)?|rather than)\b"), True, None, ("instead", "rather than")),
     # "OK, Postgres it is.": a choice said as an idiom (texts are scanned joined by newlines).
     (_DECIDE, re.compile(
         r"^(?:(?:ok(?:ay)?|alright|all right|fine|great|then|so)[, ]+)?"
@@ -518,7 +537,8 @@ _HAPPENING = re.compile(
     r" (?:[a-z]{2,}ing\b|(?:finally|already|just) [a-z]{3,}ed\b|(?:been|seen|done|made|had"
     r"|got|gone|grown|become)\b|[a-z]{3,}ed (?:by|up|out|off|in|from|to)\b)"
 )
-_ATTR_WORDS = frozenset({"i live", "i work", "i'm from", "i am from", "i come from", "my name is",
+_ATTR_WORDS = frozenset({"i live", "we live", "we're from", "i work", "i'm from", "i am from",
+                         "i come from", "my name is",
                          "i grew up", "i was born", "i'm married", "i graduated"})
 
 
