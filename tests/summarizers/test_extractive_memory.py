@@ -2060,3 +2060,44 @@ def test_a_report_sent_off_closes_the_errand_zh() -> None:
     out = ask([user("提醒我周五前要交报销单。"), assistant("好的。"), user("报销单终于交上去了。")],
               language="zh")
     assert section(out, "待办") == []
+
+
+@pytest.mark.parametrize(("lang", "said", "key"), [
+    ("en", "I still need to pick up my prescription.", "prescription"),
+    ("zh", "我还得去药店拿药。", "拿药"),
+    ("en", "I weigh 82 kg right now, trying to get lower.", "82 kg"),
+    ("en", "We have 12 people coming to the party.", "12 people"),
+    ("zh", "我现在体重82公斤，想再减一点。", "82公斤"),
+    ("zh", "聚会一共来12个人。", "12个人"),
+])
+def test_errands_measures_and_head_counts_outrank_outings(lang: str, said: str,
+                                                          key: str) -> None:
+    outings = ([user("Last Saturday we took the kids to the aquarium and saw the sharks."),
+                user("Yesterday I went hiking at Mount Rainier with some friends.")]
+               if lang == "en" else
+               [user("上周六我们带孩子去了海洋馆，看了鲨鱼。"), user("昨天我和朋友去爬了香山。")])
+    out = ask([*outings, user(said), *outings], language=lang, max_tokens=26)
+    assert key in out
+
+
+def test_leaving_the_chat_is_no_errand() -> None:
+    out = ask([user("I have to go, I'm tired over the last two days.")])
+    assert section(out, "Open tasks") == []
+
+
+@pytest.mark.parametrize(("lang", "old", "new", "kept"), [
+    ("en", "I weigh 82 kg right now.", "Down to 78 kg this morning!", "78 kg"),
+    ("zh", "我现在体重82公斤。", "今天早上称了一下，78公斤了！", "78公斤"),
+    ("en", "We have 12 people coming.", "Actually make that 15 people.", "15 people"),
+])
+def test_a_value_reached_holds_its_place_in_later_folds(lang: str, old: str, new: str,
+                                                        kept: str) -> None:
+    # The new value inherits the old one's worth in the fold that replaces it, and must keep
+    # it on its own words after that: carried items are scored again from their text, and a
+    # carried one-off event gives way to what stays true.
+    first = ask([user(old), user(new)], language=lang, max_tokens=60)
+    assert kept in first
+    standing = ([user("I take metformin every morning.")] if lang == "en"
+                else [user("我每天早上吃二甲双胍。")])
+    out = ask(standing, previous=first, language=lang, max_tokens=count(first) + 2)
+    assert kept in out

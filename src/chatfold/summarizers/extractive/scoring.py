@@ -325,6 +325,19 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"|[^，。！？\n]{0,8}?(?:过来|回来|来看|来访|要来|会来))"), False, None, "要来"),
     (_FACT | _ATTR, re.compile(r"\bturned \d{1,3}\b|\b\d{1,3} years old\b"), True, None,
      ("turned", "years old")),
+    # The speaker's own measure ("I weigh 82 kg", "I'm 5'10\"", "我现在体重82公斤") and a head
+    # count ("We have 12 people coming", "一共来12个人"): values that get updated, kept until then.
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:i|we) (?:weigh|measure|am|'m|stand) (?:about |around |now |currently |only )?"
+        r"\d+(?:\.\d+)? ?(?:kg|kgs|kilos?|lbs?|pounds|cm|ft|feet|stone)\b"
+        r"|\b\d+ (?:people|guests|adults|kids|children|persons|attendees) (?:are )?(?:coming"
+        r"|attending|joining|confirmed|invited|signed up)\b"), True, None,
+     (" weigh", " measure", " am ", "'m ", " stand", "people", "guests", "adults", "kids",
+      "children", "persons", "attendees")),
+    (_FACT | _ATTR, re.compile(
+        r"(?:体重|身高|血压|血糖|腰围)[^，。！？\n]{0,4}?\d"
+        r"|(?:一共|总共|总共有|一共有)(?:来|有|要来|会来)?\d+(?:个|位|名)?(?:人|客人|宾客)?"),
+     False, None, ("体重", "身高", "血压", "血糖", "腰围", "一共", "总共")),
     (_FACT | _ATTR, re.compile(r"(?:刚满|今年|已经)[\d一二两三四五六七八九十]+岁"), False, None,
      "岁"),
     # A value said to have changed to a new one: "I can stretch the budget to $1,500", "the
@@ -332,8 +345,17 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # of prices all the time; a Chinese change keeps its worth by what it names.)
     (_FACT | _ATTR, re.compile(
         r"\b(?:raised|lowered|increased|reduced|bumped|pushed|moved|changed|switched|stretch"
-        r"|stretched|boost|boosted|upped|postponed|rescheduled|delayed|extended)\b(?: [\w']+){0,6}?"
-        rf" (?:to|until) (?:[$€£¥]?\d|(?:{_MONTHS_AND_DAYS})\b)"), True, None, (" to ", " until ")),
+        r"|stretched|boost|boosted|upped|postponed|rescheduled|delayed|extended|down|up|back"
+        r")\b(?: [\w']+){0,6}?"
+        rf" (?:to|until) (?:[$€£¥]?\d|(?:{_MONTHS_AND_DAYS})\b)"
+        # "Actually make that 15 people": a value given anew.
+        r"|\bmake (?:it|that) [$€£¥]?\d"), True, None, (" to ", " until ", "make ")),
+    # A count or a measure reached ("变成15个人了", "瘦到78公斤", "今天称了一下，78公斤了"): not a
+    # price, which Chinese reviews lower and raise all the time.
+    (_FACT | _ATTR, re.compile(
+        r"(?:变成|改成|改为|改到|涨到|降到|瘦到|胖到|减到|加到|增加到|提高到|升到|长到)\d+(?:\.\d+)?"
+        r"(?:个|位|名)?(?:人|公斤|斤|岁|米|厘米|公里|小时|分钟|本|只|套)"
+        r"|\d+(?:\.\d+)?(?:公斤|斤|厘米)了"), False, None, "到成为了"),
     # What the speaker's body or faith rules out: "I can't eat shellfish", "we don't drink".
     (_ATTR | _FACT, re.compile(
         r"\b(?:i|we) (?:can't|cannot|can not|don't|do not|never) (?:eat|drink)\b"), True, None,
@@ -434,6 +456,8 @@ _FOND_PREF = re.compile(
 # is _TASK_LEAD's). "I'll keep you posted" is a pleasantry, not a task.
 _TASK_OWN = re.compile(
     r"(?i:(?:i|we) (?:need to|have to|must|should|still have to|still need to)"
+    # "I have to go, I'm tired", "gotta run now!": leaving the chat, not an errand.
+    r"(?! (?:go|run|leave|head out|sleep)(?: now)?\s*(?:[,.!;]|$))"
     r"|i'd like you to|(?:remember|don't forget) to)"
     r"|我(?:们)?(?:需要|得|必须|还得|还要|还没)"
     # "这周末得给奶奶打个电话": when, then what must be done, the speaker unsaid.
@@ -442,6 +466,13 @@ _TASK_OWN = re.compile(
     r"(?=[给去把交还买打约做写办拿取续])"
     # A deadline said of a thing: "季度报告周五前要写完".
     r"|[^，。！？\n]{2,12}?(?:之?前(?:要|得|必须)|截止)"
+)
+_ERRAND = re.compile(
+    r"(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"
+    r"(?:pick up|drop off|renew|return|pay|file|submit|book|call|email|buy|get|fix|send|sign"
+    r"|cancel|schedule|register|apply|finish|bring|mail|order|replace|repair|clean)\b"
+    r"(?! (?:it|that|this|them|some rest|a break|some sleep|out|over|together|back)\b))"
+    r"|[得要](?:去|给|把)?[\u4e00-\u9fff]{0,4}?(?:拿|取|交|办|续|还|买|寄|修|缴|付|签|退|约|订|打)"
 )
 # "Maybe I'll go with you", "如果要选的话": a hedged choice is no decision.
 _HEDGE = re.compile(
@@ -694,6 +725,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     # my best" are no tasks, "all the love and support" is no preference.
     weighed = mask if request or own_task else mask & ~_TASK
     score = _WEIGHT_OF[weighed & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
+    if own_task and not mask & _FACT and _ERRAND.search(text):
+        # "I still need to pick up my prescription", "我还得去药店拿药": an errand of the
+        # speaker's own with its thing named, worth what "I have to call the landlord" is.
+        score += _FACT_WEIGHT
     # The assistant telling the user what is theirs, with a value ("Your plan renews on May 3",
     # "您的会员等级是金卡"): the user's account, order or booking, as much theirs as "my X is".
     yours = role == "assistant" and bool(mask & _ANCHORS or n_caps) \
@@ -781,6 +816,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # with Postgres"; "I chose to write about this" names nothing). (Boosting open tasks
         # too kept friends' "we need to…" over facts: drift fell from 0.70 to 0.65 on LoCoMo.)
         or (section == _DECISIONS and (mask & (_ID | _MONEY | _NAME) or n_caps))
+        # An errand of the user's own with its thing named ("I still need to pick up my
+        # prescription"): open until it is reported done, then closed, not forgotten.
+        or (own_task and _ERRAND.search(text) is not None and not _HEDGE.search(text))
     ):
         score += _ATTR_WEIGHT  # worth what "my X is Y" is worth
         if standing_ask:
