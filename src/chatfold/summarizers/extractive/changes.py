@@ -38,6 +38,7 @@ from .threads import _stem, content_tokens
 
 _ZH_CHANGED = (
     "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
+    "|涨薪|加薪|降薪|涨工资|涨房租"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个"
 )
 # A correction: "更正一下", "我说错了", "打错了", "应该是…".
@@ -49,6 +50,8 @@ _CHANGE = re.compile(
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said"
     # Taken back for a new value: "Scratch that, …", "Actually make that 15 people".
     r"|scratch that|never mind|make (?:it|that)(?= [$€£¥]?\d| [a-z]+ \d)"
+    # A pay change names no attribute: "Got a raise, I'm at $105k now".
+    r"|(?:got|getting|had) a (?:raise|pay rise|pay raise|pay cut)"
     r"|not [\w']+(?: [\w']+)? but"
     r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to"
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
@@ -95,7 +98,13 @@ _ZH_ADDRESS = re.compile(
     rf"[\d{ZH_NUMERALS}]+号(?:[\d{ZH_NUMERALS}]+号?[楼栋室]|[\d{ZH_NUMERALS}]+单元)*"
 )
 _KINDS = ("<email>", "<phone>", "<address>")
-_KINDS_SET = frozenset(_KINDS)
+_KINDS_SET = frozenset((*_KINDS, "<pay>"))
+# What one earns, however it is called: "Got a raise, I'm at $105k now" changes "My salary is
+# $95k", not the latest amount said of anything ("The hotel is $180 a night").
+_PAY = re.compile(
+    r"(?i:\b(?:salary|salaries|paycheck|income|wages?|(?:a |pay )?raise|pay rise|pay cut"
+    r"|(?:my|our) pay)\b)|工资|月薪|年薪|薪水|薪资|收入|涨薪|加薪|降薪"
+)
 _VALUE = re.compile(
     # A Chinese date is one value: "3月3号" → "3月10号" replaces the date, not the month's "3".
     r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}[日号]|\d{1,4}年\d{1,2}月"
@@ -114,7 +123,7 @@ _CUE_TOKENS = content_tokens(
     "stretch stretched boost boosted upped "
     "extended extend renewed down just yesterday today tonight recently last week good news "
     "these days lately nowadays currently started start since "
-    "morning afternoon evening night week month year scratch never mind make "
+    "morning afternoon evening night week month year scratch never mind make raise rise got "
     "guess longer anymore went actually meant mean correction corrected typo mistyped misspoke "
     "oops sorry should 抱歉 不好意思 对不起 "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
@@ -155,6 +164,9 @@ def _topic(text: str) -> frozenset[str]:
     """What a text speaks of, its values and words of change left out; an email address, a
     phone number or a street address counts as the thing it is."""
     kinds = {kind for kind in _KINDS if kind in text}
+    if _PAY.search(text):
+        kinds.add("<pay>")
+        text = _PAY.sub(" ", text)
     if not text.isascii():
         text = _ZH_CUE.sub(" ", text)
     return (content_tokens(text) - _CUE_TOKENS) | kinds
@@ -164,7 +176,8 @@ def _topic(text: str) -> frozenset[str]:
 # statements out before the regex engine tries them at every position.
 _CHANGE_KEYS = (
     "meant", "correct", "typo", "mistyped", "misspoke", "said", " but", "更正", "纠正", "说错",
-    "打错", "写错", "记错", "应该", "不是", "scratch", "never mind", "make", "算了",
+    "打错", "写错", "记错", "应该", "不是", "scratch", "never mind", "make", "算了", "raise",
+    "rise", "薪", "工资", "房租",
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",

@@ -127,7 +127,8 @@ _EN_WORDS: dict[int, str] = {
     _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates"
     "|can't eat|cannot eat|can not eat|don't eat|do not eat|can't have|can't drink|don't drink"
     "|don't like|do not like|not a fan of|more of a|i only fly|i only drink|i only eat|i only use"
-    "|don't recommend|do not recommend|never recommend|i always sleep|i always sit|i always take"
+    "|don't recommend|do not recommend|never recommend|don't suggest|do not suggest|never suggest"
+    "|i always sleep|i always sit|i always take"
     "|night owl|early bird|morning person"
     "|dislike|dislikes|favorite|favourite|vegetarian|vegan|can't stand|would rather|i'd rather"
     "|intolerant|intolerance|celiac|gluten-free|dairy-free|kosher|halal|pescatarian",

@@ -43,6 +43,7 @@ from .lexicon import (
     _WHEN,
     _ZH_NEUTRAL,
     _ZH_WORDS,
+    ZH_NUMERALS,
     _is_pleasantry,
 )
 from .sentences import _normalise
@@ -160,6 +161,13 @@ def _seven_digits(src: str, m: re.Match[str]) -> bool:
     return sum(ch.isdigit() for ch in m.group()) >= 7
 
 
+def _has_letter_or_dots(src: str, m: re.Match[str]) -> bool:
+    """A host ("db.internal:5432") or an address ("10.0.3.17"), not a time ("at 10:30")."""
+    found = m.group()
+    return found.count(".") >= 3 or (any(c.isalpha() for c in found) and (
+        "." in found or not found.split(":")[0].isalpha() or "-" in found))
+
+
 def _no_check(src: str, m: re.Match[str]) -> bool:
     return True
 
@@ -233,6 +241,11 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     ),
     (_ID, re.compile(r"v[0-9][0-9]*(?:\.[0-9]+)*(?![a-z0-9])"), True, _version, ""),
     (_ID, re.compile(r"#[0-9]{3,}"), False, None, "#"),
+    # Where a service lives: "db-staging.internal:5432", "10.0.3.17": as standing as a
+    # password said once. (A bare domain is not: reviewers link their blogs.)
+    (_ID | _FACT | _ATTR, re.compile(
+        r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*:\d{2,5}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b"),
+     True, _has_letter_or_dots, ":."),
     # A phone number written in groups: "555-0142", "+44 20 7946 0958", "138-1234-5678".
     (_ID, _PHONE, False, _seven_digits, ""),
     (_MONEY, re.compile(r"[¥￥$€£] ?[0-9]"), False, None, "¥￥$€£"),
@@ -350,6 +363,13 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         rf" (?:to|until) (?:[$€£¥]?\d|(?:{_MONTHS_AND_DAYS})\b)"
         # "Actually make that 15 people": a value given anew.
         r"|\bmake (?:it|that) [$€£¥]?\d"), True, None, (" to ", " until ", "make ")),
+    # What the speaker earns: "My salary is $95k", "Got a raise, I'm at $105k now", "月薪两万".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:salary|income|paycheck|raise|pay rise|wages?)\b[^.!?\n]{0,30}?[$€£¥]?\d"),
+     True, None, ("salary", "income", "paycheck", "raise", "pay rise", "wage")),
+    (_FACT | _ATTR, re.compile(
+        rf"(?:工资|月薪|年薪|薪水|收入)[^，。！？\n]{{0,6}}?[\d{ZH_NUMERALS}]"),
+     False, None, ("工资", "薪", "收入")),
     # A count or a measure reached ("变成15个人了", "瘦到78公斤", "今天称了一下，78公斤了"): not a
     # price, which Chinese reviews lower and raise all the time.
     (_FACT | _ATTR, re.compile(
@@ -467,6 +487,7 @@ _TASK_OWN = re.compile(
     # A deadline said of a thing: "季度报告周五前要写完".
     r"|[^，。！？\n]{2,12}?(?:之?前(?:要|得|必须)|截止)"
 )
+_REMINDER = re.compile(r"(?i:(?:please |can you |could you )?remind me\b)|(?:请|记得)?提醒我")
 _ERRAND = re.compile(
     r"(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"
     r"(?:pick up|drop off|renew|return|pay|file|submit|book|call|email|buy|get|fix|send|sign"
@@ -481,6 +502,8 @@ _HEDGE = re.compile(
     r"|decided|choose|chosen|pick|picked|agree|agreed))\b)"
     r"|也许|可能|如果|要是|或许|除非|假如|万一|还没(?:想好|决定|定)|没决定|拿不定|不确定|决定不了"
 )
+USER_FACTOR = 1.3
+"""The user's own words weigh this much more than the same words from anyone else."""
 _QUESTION_FACTOR = 0.6
 _FEEL_FACTOR = 0.6
 _ANCHORS = _ID | _MONEY | _WHEN | _NAME | _NUM
@@ -748,7 +771,7 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if question:
         score -= 0.6
     if role == "user":
-        score = (score + 0.6 + (0.4 if mask & _FIRST else 0.0)) * 1.3
+        score = (score + 0.6 + (0.4 if mask & _FIRST else 0.0)) * USER_FACTOR
     elif role == "assistant":
         # Its questions ask, they tell nothing; what it tells of the user's own is theirs.
         score = (score + 0.1) * (0.3 if question else 1.0 if yours else 0.6)
@@ -802,8 +825,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # "Tell me all about it!", "Will you give it another go?": asked of a friend, naming
         # nothing to do; a task names its thing.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
-    durable = section != _FACTS or bool(mask & (_ATTR | _ID))
-    standing = bool(mask & _ATTR)
+    durable = section != _FACTS or bool(mask & (_ATTR | _ID)) or yours
+    # The assistant's "my X is" speaks of itself; what it tells of the user's own stays true.
+    standing = yours if role == "assistant" else bool(mask & _ATTR)
     if role == "user" and (
         # What the user avoids ("I hate cilantro", "Please don't recommend horror movies"): true
         # until said otherwise, and what an assistant must not get wrong. (Every preference at
@@ -819,6 +843,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # An errand of the user's own with its thing named ("I still need to pick up my
         # prescription"): open until it is reported done, then closed, not forgotten.
         or (own_task and _ERRAND.search(text) is not None and not _HEDGE.search(text))
+        # A reminder asked for is for later: "Remind me to renew my car insurance next month".
+        or (request and _REMINDER.match(text) is not None)
     ):
         score += _ATTR_WEIGHT  # worth what "my X is Y" is worth
         if standing_ask:
@@ -830,7 +856,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
 
 _AVOIDS = re.compile(
     r"(?i)\b(?:hate|hates|dislike|dislikes|don't like|do not like|can't stand|cannot stand"
-    r"|not a fan of|don't recommend|do not recommend|never recommend|can't handle|avoid)\b")
+    r"|not a fan of|don't recommend|do not recommend|never recommend|can't handle|avoid"
+    r"|don't suggest|do not suggest|never suggest)\b")
 
 
 # "I only fly Delta", "I'm more of a tea person", "I'd rather take the train": the user's
@@ -860,6 +887,8 @@ _SERVICE = (
 _ALWAYS_DO = re.compile(
     r"(?i)(?:^|[,，;] ?)(?:please )?(?:always|never|only|don't ever|do not ever) "
     rf"(?:{_SERVICE}|give me|show me|send me|address|loop in)\b"
+    # What not to offer is meant for good: "so please don't suggest desserts".
+    r"|\b(?:please )?(?:don't|do not) (?:ever )?(?:suggest|recommend|offer|propose)\b"
     r"|\bplease,? always\b|\b(?:keep|make) (?:your|the) (?:answers?|repl(?:y|ies)|responses?)\b"
     r"|\b(?:answer|reply|respond|write|talk)(?: to me)? (?:only )?in (?-i:[A-Z])[a-z]+\b"
     # "回答请简短一点", "总结请用要点列出来", "用繁体字回复": how the assistant is to answer.

@@ -16,6 +16,7 @@ from .changes import _says_change, _values, end_states, replace_instructions, su
 from .dates import leading_date, message_date, render_date
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
+    _ATTR_WEIGHT,
     _CARRY_SHARE,
     _COLON,
     _DECISIONS,
@@ -36,7 +37,7 @@ from .lexicon import (
 )
 from .quantities import correct_quantities
 from .render import _as_sentence, _discount_repeats, _fit, _render
-from .scoring import _ID_TOKEN, _YOUR_FACT, _is_question, _score_all
+from .scoring import _ID_TOKEN, _YOUR_FACT, USER_FACTOR, _is_question, _score_all
 from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
 from .threads import (
     CANCEL,
@@ -563,6 +564,10 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # What the user agreed to or chose is worth a fact however few its features
                 # ("用户同意：订西湖边的香格里拉酒店" has no name or number the scorer sees).
                 score = max(score + _DECISION_BONUS, _DECISION_FLOOR)
+                if not row.speaker:
+                    # The user's pick of what the assistant offered holds until taken back,
+                    # as "my X is Y" does (a friend's "sounds good" in a group chat need not).
+                    score += _ATTR_WEIGHT * USER_FACTOR
             if role == "summary":
                 if row.body.endswith(_DONE_MARK[lang]):
                     factor = _done_factor(row.body)  # was discounted when it closed
@@ -586,8 +591,13 @@ class ExtractiveSummarizer(BaseSummarizer):
                 continue  # small talk; every tool call stays a candidate, however plain
             if history and role == "summary":
                 row = row._replace(role=_HISTORY)  # no first claim on the cap either
-            elif role != "summary" and row.score_role == "user" and sec in (
-                    _FACTS, _DECISIONS, _TASKS) and (scored.standing or answered):
+            elif role != "summary" and (
+                    # What the user agreed to or chose, and what the assistant told of the
+                    # user's own ("Your Pro plan renews on January 15"), stay true as the
+                    # user's own words do.
+                    (row.score_role == "decision" and not row.speaker)
+                    or (row.score_role in ("user", "assistant") and sec in (
+                        _FACTS, _DECISIONS, _TASKS) and (scored.standing or answered))):
                 standing.add(order)
             chosen.append((score, order, row, sec, scored.hints_slot))
         # Only the best new statements can ever fit the cap: the rest are not built into items

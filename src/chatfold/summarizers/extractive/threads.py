@@ -639,7 +639,8 @@ _USER_DONE = re.compile(
 # with the verb after the thing.
 _DONE_LAST = re.compile(
     r"[\w' -]{2,40}? (?:submitted|sent|paid|booked|done|ordered|finished|fixed|renewed"
-    r"|cancell?ed|filed|delivered|handled|sorted|mailed|returned|picked up)(?:[.!]*|,[^.!?]*[.!]*)",
+    r"|cancell?ed|filed|delivered|handled|sorted|mailed|returned|picked up)"
+    r"(?:[.!]*|(?:,| and| but)[^.!?]*[.!]*)",
     re.I)
 # Literal pieces every match holds: most sentences are ruled out by a substring test in C.
 _USER_DONE_KEYS = (
@@ -687,6 +688,7 @@ _ALT_SPLIT_EN = re.compile(r"(?i)\s*,?\s+or\s+|,\s+(?=[^,]+,?\s+or\s+)")
 _ALT_TAIL = re.compile(r"(?i)(?:\s+(?:then|instead|for\s+you))?[\s?？.。!！]*$|呢?[?？。！!]*$")
 _ALT_LEAD = re.compile(r"(?i)^(?:the|a|an|to)\s+")
 _NEITHER = re.compile(r"(?i:\b(?:neither|none|not|no|don't|nor|both)\b)|都不|都行|都可以|随便|不")
+_FIRST_CLAUSE = re.compile(r"[^,，;；.。!！]+")
 _MAX_CHOICE_LATIN = 60
 _MAX_CHOICE_HAN = 20
 
@@ -716,8 +718,13 @@ _YES_NO = re.compile(r"(?i:\b(?:any|anything|anyone|anybody|anywhere|some|someth
 
 def _words(text: str) -> set[str]:
     low = text.lower()
-    return {w for w in re.findall(r"[a-z0-9]+", low) if w not in _ALT_STOP} | set(
+    words = {w for w in re.findall(r"[a-z0-9]+", low) if w not in _ALT_STOP} | set(
         content_tokens(text))
+    # Every character pair too: an option is often a day or a number ("周一", "三晚"), whose
+    # characters content words leave out.
+    for run in _HAN.findall(text):
+        words.update(a + b for a, b in zip(run, run[1:], strict=False))
+    return words
 
 
 _ALT_STOP_TEXT = (
@@ -731,8 +738,16 @@ def chosen_option(reply: str, options: list[str]) -> tuple[str, bool] | None:
     and whether the reply says nothing else; None when it picks none, or more than one."""
     if len(reply) > (_MAX_CHOICE_LATIN if reply.isascii() else _MAX_CHOICE_HAN):
         return None
-    if reply.rstrip().endswith(("?", "？")) or _NEITHER.search(reply):
+    if reply.rstrip().endswith(("?", "？")):
         return None
+    if _NEITHER.search(reply):
+        # "Monday, no Friday deploys", "周一吧，周五不上线": the pick first, then the other
+        # option ruled out; "No, neither" and "not Monday" pick nothing.
+        first = _FIRST_CLAUSE.match(reply)
+        if first is None or first.end() == len(reply) or _NEITHER.search(first.group()):
+            return None
+        picked = chosen_option(first.group(), options)
+        return None if picked is None else (picked[0], False)
     said = _words(reply)
     words = [_words(o) for o in options]
     # Only what sets an option apart counts: "3 nights" picks "3 nights", not "2 nights".
