@@ -2101,3 +2101,69 @@ def test_a_value_reached_holds_its_place_in_later_folds(lang: str, old: str, new
                 else [user("我每天早上吃二甲双胍。")])
     out = ask(standing, previous=first, language=lang, max_tokens=count(first) + 2)
     assert kept in out
+
+
+_OUTINGS = {
+    "en": [user("Last Saturday we took the kids to the aquarium and saw the sharks."),
+           user("Yesterday I went hiking at Mount Rainier with Tom and Jess."),
+           user("Last week I ran the Portland half marathon with my brother.")],
+    "zh": [user("上周六我们带孩子去了海洋馆，看了鲨鱼。"), user("昨天我和小李去爬了香山。"),
+           user("上周我和我哥跑了北京半程马拉松。")],
+}
+
+
+@pytest.mark.parametrize(("lang", "said", "key"), [
+    ("en", "FYI the staging database lives at db-staging.internal:5432.", "db-staging"),
+    ("zh", "测试环境的数据库地址是db-staging.internal:5432。", "db-staging"),
+    ("en", "The print server is 10.0.3.17.", "10.0.3.17"),
+    ("en", "I'm trying to cut down on sugar, so please don't suggest desserts.", "desserts"),
+    ("en", "Remind me to renew my car insurance next month.", "car insurance"),
+    ("zh", "提醒我下个月续车险。", "车险"),
+])
+def test_hosts_asks_for_good_and_reminders_outrank_outings(lang: str, said: str,
+                                                           key: str) -> None:
+    out = ask([*_OUTINGS[lang], user(said), *_OUTINGS[lang]], language=lang, max_tokens=26)
+    assert key in out
+
+
+def test_a_time_is_no_host() -> None:
+    out = ask([*_OUTINGS["en"], user("Let's talk again at 10:30."), *_OUTINGS["en"]],
+              max_tokens=26)
+    assert "10:30" not in out
+
+
+@pytest.mark.parametrize(("lang", "said", "kept", "gone", "other"), [
+    ("en", ["My salary is $95k.", "The hotel is $180 a night.", "Got a raise, I'm at $105k now."],
+     "105k", "95k", "$180"),
+    ("zh", ["我月薪20000。", "酒店每晚500元。", "涨薪了，现在月薪23000。"], "23000", "20000", "500元"),
+])
+def test_a_raise_replaces_the_salary_not_the_latest_amount(lang: str, said: list[str],
+                                                           kept: str, gone: str,
+                                                           other: str) -> None:
+    out = ask([user(s) for s in said], language=lang)
+    assert kept in out and gone not in out and other in out
+
+
+@pytest.mark.parametrize(("lang", "asked", "reply", "picked"), [
+    ("en", "Should we deploy on Friday or wait until Monday?", "Monday, no Friday deploys.",
+     "wait until Monday"),
+    ("zh", "周五上线还是等到周一？", "周一吧，周五不上线。", "等到周一"),
+])
+def test_a_pick_then_the_other_option_ruled_out_is_a_choice(lang: str, asked: str, reply: str,
+                                                             picked: str) -> None:
+    out = ask([assistant(asked), user(reply)], language=lang)
+    decisions = section(out, "Decisions" if lang == "en" else "决定")
+    assert any(d.startswith(("User chose: " + picked, "用户选择：" + picked)) for d in decisions)
+    assert section(ask([assistant(asked), user("No, neither works.")]), "Decisions") == []
+
+
+def test_a_report_done_and_sent_closes_the_errand() -> None:
+    out = ask([user("I need to finish the quarterly report by Thursday."), assistant("OK."),
+               user("Quarterly report done and sent to my boss.")])
+    assert section(out, "Open tasks") == []
+
+
+def test_a_carried_choice_holds_against_new_outings() -> None:
+    previous = "Decisions:\n- User chose: blue with white text"
+    out = ask(_OUTINGS["en"], previous=previous, max_tokens=count(previous) + 2)
+    assert "blue with white text" in out
