@@ -2135,7 +2135,8 @@ def test_a_time_is_no_host() -> None:
 @pytest.mark.parametrize(("lang", "said", "kept", "gone", "other"), [
     ("en", ["My salary is $95k.", "The hotel is $180 a night.", "Got a raise, I'm at $105k now."],
      "105k", "95k", "$180"),
-    ("zh", ["我月薪20000。", "酒店每晚500元。", "涨薪了，现在月薪23000。"], "23000", "20000", "500元"),
+    ("zh", ["我月薪20000。", "酒店每晚500元。", "涨薪了，现在月薪23000。"],
+     "23000", "20000", "500元"),
 ])
 def test_a_raise_replaces_the_salary_not_the_latest_amount(lang: str, said: list[str],
                                                            kept: str, gone: str,
