@@ -2168,3 +2168,9 @@ def test_a_carried_choice_holds_against_new_outings() -> None:
     previous = "Decisions:\n- User chose: blue with white text"
     out = ask(_OUTINGS["en"], previous=previous, max_tokens=count(previous) + 2)
     assert "blue with white text" in out
+
+
+def test_what_the_assistant_tells_of_the_users_order_is_theirs_zh() -> None:
+    out = ask([user("我的快递到哪了？"), assistant("您的订单A-7781已发货，预计12月12日送达。"),
+               *_OUTINGS["zh"]], language="zh", max_tokens=30)
+    assert "A-7781" in out

@@ -920,7 +920,8 @@ _YOUR_FACT = re.compile(
     r"|best|patience|help|concern|understanding)\b)[\w#'-]+(?: [\w#'-]+){0,2}"
     r" (?:is|are|was|were|has|have|expires?|renews?|starts?|ends?|ships?|shipped|arrives?"
     r"|arrived|departs?|lands?|leaves?|costs?|will be|has been|have been)\b)"
-    r"|(?:您|你)的[\u4e00-\u9fff]{1,8}?(?:是|为|在|于|将于|已于|已经)"
+    # "您的会员等级是金卡", "您的订单A-7781已发货": an order or a code may sit in the middle.
+    r"|(?:您|你)的[\u4e00-\u9fff]{1,8}?(?:[A-Za-z0-9][A-Za-z0-9-]{2,15})?(?:是|为|在|于|将于|已于|已)"
 )
 
 
