@@ -2174,3 +2174,31 @@ def test_what_the_assistant_tells_of_the_users_order_is_theirs_zh() -> None:
     out = ask([user("我的快递到哪了？"), assistant("您的订单A-7781已发货，预计12月12日送达。"),
                *_OUTINGS["zh"]], language="zh", max_tokens=30)
     assert "A-7781" in out
+
+
+@pytest.mark.parametrize(("lang", "said", "key"), [
+    ("en", "Please always give me prices in euros.", "euros"),
+    ("en", "Never book red-eye flights for me.", "red-eye"),
+    ("zh", "以后价格都用欧元给我报。", "欧元"),
+])
+def test_an_ask_for_good_takes_a_kept_outings_place(lang: str, said: str,
+                                                                  key: str) -> None:
+    # A summary already full of narrated outings: what the user wants for good must still get
+    # in, as a standing fact does, in place of one outing.
+    outings = _RICH_OUTINGS[lang]
+    first = ask(outings, language=lang, max_tokens=200)
+    out = ask([user(said)], previous=first, language=lang, max_tokens=count(first) + 1)
+    assert key in out
+    assert sum(o["content"][:8] in out for o in outings) >= len(outings) - 2
+
+
+_RICH_OUTINGS = {
+    "en": [user("Last Saturday Tom, Jess and I took the kids to the Seattle Aquarium."),
+           user("Yesterday I went hiking at Mount Rainier with Tom and Jess Moreno."),
+           user("Last week I ran the Portland Half Marathon with my brother Dave."),
+           user("On Sunday I baked a lemon cake for Grandma Rose at Lake Union.")],
+    "zh": [user("上周六我和小李、小王带孩子去了上海海洋水族馆。"),
+           user("昨天我和小李去爬了香山，拍了200多张照片。"),
+           user("上周我和我哥在北京跑了半程马拉松。"),
+           user("周日我给奶奶在西湖边过了80岁生日。")],
+}

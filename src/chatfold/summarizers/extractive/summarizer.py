@@ -26,6 +26,7 @@ from .lexicon import (
     _MAX_ITEM_CHARS,
     _MAX_MISSES,
     _NOTHING_TO_KEEP,
+    _PREFS,
     _PREVIOUS_FLOOR,
     _ROLE_TAGS,
     _TASKS,
@@ -594,10 +595,10 @@ class ExtractiveSummarizer(BaseSummarizer):
             elif role != "summary" and (
                     # What the user agreed to or chose, and what the assistant told of the
                     # user's own ("Your Pro plan renews on January 15"), stay true as the
-                    # user's own words do.
+                    # user's own words do; so do asks for good and what the user avoids.
                     (row.score_role == "decision" and not row.speaker)
                     or (row.score_role in ("user", "assistant") and sec in (
-                        _FACTS, _DECISIONS, _TASKS) and (scored.standing or answered))):
+                        _FACTS, _PREFS, _DECISIONS, _TASKS) and (scored.standing or answered))):
                 standing.add(order)
             chosen.append((score, order, row, sec, scored.hints_slot))
         # Only the best new statements can ever fit the cap: the rest are not built into items
