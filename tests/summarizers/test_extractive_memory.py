@@ -2202,3 +2202,28 @@ _RICH_OUTINGS = {
            user("上周我和我哥在北京跑了半程马拉松。"),
            user("周日我给奶奶在西湖边过了80岁生日。")],
 }
+
+
+@pytest.mark.parametrize("later", [
+    "Family support is invaluable. It's so good to have those reminders.",
+    "That photo on my cork board reminds me of home every day.",
+])
+def test_reminders_in_passing_set_no_reminder(later: str) -> None:
+    asked = "Remind me to renew my car insurance next month."
+    out = ask([user(asked), assistant("Noted."), user("How was your weekend?"),
+               assistant(later)])
+    assert section(out, "Open tasks") == ["User: " + asked]
+    # Carried from an earlier fold beside an agreed offer that shares a word with the later
+    # message ("good"), too.
+    previous = ("Decisions:\n- User agreed: look into volunteering (that's a good idea)\n\n"
+                f"Open tasks:\n- User: {asked}")
+    out = ask([user("Thanks! Having that picture reminds me of them every day."),
+               assistant(later)], previous=previous)
+    assert section(out, "Open tasks") == ["User: " + asked]
+
+
+def test_next_and_last_name_no_errand() -> None:
+    asked = "Remind me to renew my car insurance next month."
+    out = ask([user("I just finished the intro to my next movie script!")],
+              previous=f"Open tasks:\n- User: {asked}")
+    assert section(out, "Open tasks") == ["User: " + asked]

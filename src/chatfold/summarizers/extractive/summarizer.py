@@ -231,7 +231,11 @@ def _closed_tasks(
         wanted = memo[row.body]
         if not wanted:
             continue
-        chosen = [d for d in decisions if d > i or (i < n_previous and d < n_previous)]
+        # A choice made after the request, or, both carried (their order lost), one that
+        # names something of the request.
+        chosen = [d for d in decisions if d > i or (
+            i < n_previous and d < n_previous
+            and not memo[_CHOICE_LEAD.sub("", rows[d].body)].isdisjoint(wanted))]
         if chosen:
             # What was chosen, without who chose it ("User chose: ", "用户选择：").
             wanted = wanted.union(*(memo[_CHOICE_LEAD.sub("", rows[d].body)] for d in chosen))

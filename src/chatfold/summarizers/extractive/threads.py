@@ -98,6 +98,7 @@ _LATIN_WORD = re.compile(r"[a-z][a-z0-9'-]{3,}")
 _HAN = re.compile(r"[\u4e00-\u9fff]{2,}")
 _STOP_TEXT = (
     "about after again also been before being could does doing done from have having here "
+    "next last "
     "into just like make more most much need needs only over please same some such than that "
     "their them then there these they this those very want what when where which while will "
     "with would your you're yours remind check find tell book order send show give help "
@@ -296,19 +297,19 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
         # The very next message: one word of what was asked is enough, a time is not ("book
         # Nopa for Friday" → "the weather for Friday"); "Reminder set." answers "remind me".
         if not shared and not (later_role == "assistant" and _REMIND.search(request)
-                               and _REMIND.search(later) and _DONE.search(later)):
+                               and _REMIND_SET.search(later) and _DONE.search(later)):
             return False
     elif not common or (shared < min(1 if sole and later_role == "user" else 2,
                                      len(request_tokens)) and not (
             # "Remind me to call the bank on Monday" → "I'll remind you on Monday at 9am": a
             # reminder promised names when, often nothing else.
-            later_role == "assistant" and _REMIND.search(request) and _REMIND.search(later))):
+            later_role == "assistant" and _REMIND.search(request) and _REMIND_SET.search(later))):
         return False
     if later_role == "tool":
         return True
     if later_role == "user":
         return user_done(later)
-    if _REMIND.search(request) and _REMIND.search(later):
+    if _REMIND.search(request) and _REMIND_SET.search(later):
         return True  # "remind me on Thursday" → "I'll remind you Thursday at 9"
     if _PROMISE.search(later) and not _DONE.search(later):
         return False
@@ -601,6 +602,12 @@ _ZH_DONE_VERB = re.compile(
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
 _REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify))|提醒")
+# A reminder set or promised, not "it reminds me of home" or "those reminders" in passing.
+_REMIND_SET = re.compile(
+    r"(?i:\b(?:remind|ping|nudge|notify) you\b|\breminders? (?:is |are |has been |have been )?"
+    r"(?:set|scheduled|added|created|on)\b|\bset (?:a |the |your |up a )?reminder)"
+    r"|提醒(?:您|你)|(?:设|设置|定)(?:好|了)?(?:一个)?提醒|提醒(?:已|设)"
+)
 # The user saying they did it themselves: "the flight is booked, I did it myself", "我自己订好了".
 _USER_DONE = re.compile(
     r"(?i:\b(?:i(?:'ve| have)? (?:already |just |finally )?(?:booked|reserved|ordered|sent|paid"
