@@ -2227,3 +2227,47 @@ def test_next_and_last_name_no_errand() -> None:
     out = ask([user("I just finished the intro to my next movie script!")],
               previous=f"Open tasks:\n- User: {asked}")
     assert section(out, "Open tasks") == ["User: " + asked]
+
+
+# ---------------------------------------------------------------------------------------------
+# an engineering agent's memory: stack, schedule, prohibitions, what it made (probe 3)
+
+
+@pytest.mark.parametrize(("lang", "said", "key"), [
+    ("en", "Don't ever push directly to main.", "push directly"),
+    ("zh", "永远不要直接推到main分支。", "直接推"),
+    ("en", "I still need to write the migration guide.", "migration guide"),
+    ("en", "We're on Python 3.11 and Django 4.2.", "Django 4.2"),
+    ("zh", "我们用的是Python 3.11和Django 4.2。", "Django 4.2"),
+    ("en", "The deploy freeze starts December 20.", "December 20"),
+    ("zh", "发布冻结期从12月20号开始。", "12月20号"),
+    ("en", "We switched the CI from Jenkins to GitHub Actions.", "GitHub Actions"),
+])
+def test_an_engineers_standing_facts_outrank_outings(lang: str, said: str, key: str) -> None:
+    # Room for two: the outing with three names may keep its place, not the other two.
+    out = ask([*_OUTINGS[lang], user(said), *_OUTINGS[lang]], language=lang, max_tokens=40)
+    assert key in out
+
+
+@pytest.mark.parametrize(("lang", "made", "key"), [
+    ("en", "Created JIRA-2291 for the login bug.", "JIRA-2291"),
+    ("zh", "已创建工单JIRA-2291。", "JIRA-2291"),
+])
+def test_what_the_assistant_made_with_its_key_outranks_outings(lang: str, made: str,
+                                                               key: str) -> None:
+    out = ask([*_OUTINGS[lang], assistant(made), *_OUTINGS[lang]], language=lang, max_tokens=40)
+    assert key in out
+
+
+@pytest.mark.parametrize(("lang", "asked", "later", "done"), [
+    ("en", "I have to rotate the AWS keys by Friday.", "Rotated the AWS keys this morning.", True),
+    ("en", "I have to migrate the billing database.", "I migrated the billing database.", True),
+    ("zh", "我得在周五前轮换AWS密钥。", "AWS密钥今天上午已经轮换了。", True),
+    ("en", "I have to rotate the AWS keys by Friday.", "Excited about the AWS keys talk!", False),
+    ("en", "I need to watch the new Dune movie.", "I loved the Dune trailer.", False),
+])
+def test_any_verb_reported_done_closes_its_errand(lang: str, asked: str, later: str,
+                                                  done: bool) -> None:
+    out = ask([user(asked), assistant("OK." if lang == "en" else "好的。"), user(later)],
+              language=lang)
+    assert (section(out, "Open tasks" if lang == "en" else "待办") == []) is done

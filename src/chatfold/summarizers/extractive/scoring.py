@@ -168,6 +168,12 @@ def _has_letter_or_dots(src: str, m: re.Match[str]) -> bool:
         "." in found or not found.split(":")[0].isalpha() or "-" in found))
 
 
+def _has_letter_after_capital(src: str, m: re.Match[str]) -> bool:
+    """A product's name with its version ("Django 4.2", "iOS 17.4"), not "about 3.5"."""
+    found = m.group()
+    return any(c.isupper() for c in found)
+
+
 def _no_check(src: str, m: re.Match[str]) -> bool:
     return True
 
@@ -240,6 +246,20 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         "",
     ),
     (_ID, re.compile(r"v[0-9][0-9]*(?:\.[0-9]+)*(?![a-z0-9])"), True, _version, ""),
+    # A named version: "Python 3.11", "Django 4.2", "iOS 17.4".
+    (_ID, re.compile(
+        r"(?<![A-Za-z0-9.])[A-Za-z][A-Za-z+#]*[A-Za-z+#] ?\d+\.\d+(?:\.\d+)?(?![\d.]*\d)"),
+     False, _has_letter_after_capital, "."),
+    # What the user now uses, said as a switch: "We switched the CI from Jenkins to GitHub
+    # Actions", "数据库换成了PostgreSQL".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:[Ii]|[Ww]e) (?:just |recently |finally |have |'ve )?(?:switched|moved|migrated"
+        r"|changed|upgraded|downgraded)\b(?: [\w-]+){0,4}? to (?:the )?[A-Z]"
+        r"|(?:换成|改用|迁移到|迁到|切换到|切到|升级到)了?\s?[A-Z]"), False, None, ""),
+    # What the user's stack or setup is: "We're on Python 3.11", "我们用的是Django 4.2".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:[Ww]e're|[Ww]e are|I'm|I am) (?:on|running|using) [A-Z]"
+        r"|我(?:们)?(?:现在|目前)?(?:用的是|在用|使用的是|跑在)\s?[A-Za-z]"), False, None, ""),
     (_ID, re.compile(r"#[0-9]{3,}"), False, None, "#"),
     # Where a service lives: "db-staging.internal:5432", "10.0.3.17": as standing as a
     # password said once. (A bare domain is not: reviewers link their blogs.)
@@ -363,6 +383,14 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         rf" (?:to|until) (?:[$€£¥]?\d|(?:{_MONTHS_AND_DAYS})\b)"
         # "Actually make that 15 people": a value given anew.
         r"|\bmake (?:it|that) [$€£¥]?\d"), True, None, (" to ", " until ", "make ")),
+    # What is scheduled, with its date: "The deploy freeze starts December 20", "发布冻结期从
+    # 12月20号开始".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:the|our|my) [a-z]+(?: [a-z]+)? (?:starts|begins|ends|is due|closes|opens"
+        rf"|launches|goes live)(?: on)? (?:{_MONTHS_AND_DAYS}) \d"), True, None,
+     ("starts", "begins", "ends", "due", "closes", "opens", "launches", "goes live")),
+    (_FACT | _ATTR, re.compile(r"\d{1,2}月\d{1,2}[日号](?:开始|截止|结束|上线|发布|生效)"),
+     False, None, "月"),
     # What the speaker earns: "My salary is $95k", "Got a raise, I'm at $105k now", "月薪两万".
     (_FACT | _ATTR, re.compile(
         r"\b(?:salary|income|paycheck|raise|pay rise|wages?)\b[^.!?\n]{0,30}?[$€£¥]?\d"),
@@ -491,8 +519,11 @@ _REMINDER = re.compile(r"(?i:(?:please |can you |could you )?remind me\b)|(?:请
 _ERRAND = re.compile(
     r"(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"
     r"(?:pick up|drop off|renew|return|pay|file|submit|book|call|email|buy|get|fix|send|sign"
-    r"|cancel|schedule|register|apply|finish|bring|mail|order|replace|repair|clean)\b"
-    r"(?! (?:it|that|this|them|some rest|a break|some sleep|out|over|together|back)\b))"
+    r"|cancel|schedule|register|apply|finish|bring|mail|order|replace|repair|clean|write|draft"
+    r"|review|update|deploy|migrate|test|document|rotate|merge|prepare|set up|clean up|refactor"
+    r"|upgrade|install|configure|fill out|sign up for)\b"
+    r"(?! (?:it|that|this|them|some rest|a break|some sleep|out|over|together|back|more"
+    r"|something|anything)\b))"
     r"|[得要](?:去|给|把)?[\u4e00-\u9fff]{0,4}?(?:拿|取|交|办|续|还|买|寄|修|缴|付|签|退|约|订|打)"
 )
 # "Maybe I'll go with you", "如果要选的话": a hedged choice is no decision.
@@ -878,11 +909,16 @@ _FOR_GOOD = re.compile(
     r"|(?:^|[,.;] )(?:going forward|in (?:the )?future),")
 _FOR_GOOD_ZH = re.compile(
     r"^(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?(?:都(?!会)|请|一律|每次|别|不要|只|要|还是|就(?!会))"
-    r"|每次都(?:要|用|给|帮)|一律|永远不要|永远别|始终用")
+    r"|每次都(?:要|用|给|帮)|一律|永远不要|永远别|始终用|绝对不要|千万不要|千万别")
+# A prohibition for good is said to whoever acts: "永远不要直接推到main分支".
+_NEVER_ZH = re.compile(r"^(?:请)?(?:永远|绝对|千万)(?:不要|别)")
 # What one asks an assistant to do, the verbs both patterns below open a clause with.
 _SERVICE = (
     "answer|reply|respond|write|use|book|call|format|include|add|recommend|suggest|list|cite"
     "|mention|explain|order|pick|choose|schedule|reserve|translate|cc|copy"
+    # What an agent does with the user's code and systems: "Don't ever push directly to main".
+    "|push|commit|merge|deploy|delete|drop|run|rebase|modify|edit|touch|install|upgrade"
+    "|remove|expose|share|disable|enable|store|log"
 )
 _ALWAYS_DO = re.compile(
     r"(?i)(?:^|[,，;] ?)(?:please )?(?:always|never|only|don't ever|do not ever) "
@@ -909,7 +945,7 @@ def _is_standing_ask(text: str) -> bool:
         return True
     if _FOR_GOOD_ZH.search(text):
         # "以后都不会再来了" is a reviewer's verdict; an instruction says who or what is wanted.
-        return _TOLD_TO_ZH.search(text) is not None
+        return _TOLD_TO_ZH.search(text) is not None or _NEVER_ZH.match(text) is not None
     found = _FOR_GOOD.search(text)
     return found is not None and (
         _TOLD_TO.search(text) is not None or _SERVE.search(text) is not None)

@@ -83,7 +83,7 @@ _ANSWERED_FACTOR = 0.35
 # What a read-only tool returned ("Tool search_hotels(…) → …"): can be fetched again, and stale
 # once the talk moved on; what was picked from it is kept as a decision.
 _LOOKUP_FACTOR = 0.35
-_CONFIRMED_FLOOR = 4.0  # an assistant's confirmation with a reference: a plain fact's worth
+_CONFIRMED_FLOOR = 7.5  # an assistant's confirmation with a reference: what "my X is Y" scores
 _ANSWER_FLOOR = 7.5  # the user's answer about their own, with a value: what "my X is Y" scores
 # A new statement of what stays true may take the place of this many kept one-off events a fold.
 _STANDING_SWAPS = 1
@@ -557,8 +557,10 @@ class ExtractiveSummarizer(BaseSummarizer):
                 answered = True
             elif row.score_role == "assistant" and confirms(row.body):
                 # What was made for the user, with the reference to quote ("Booking reference
-                # HX-5521"): as much the user's memory as a fact they stated.
+                # HX-5521", "Created JIRA-2291"): as much the user's memory as a fact they
+                # stated, and as lasting.
                 score = max(score, _CONFIRMED_FLOOR)
+                answered = True
             elif row.score_role == "assistant" and role == "summary" and not (
                     did_for_user(row.body) or _YOUR_FACT.search(row.body)):
                 # The assistant's own words, kept before: what it relayed or explained ("In

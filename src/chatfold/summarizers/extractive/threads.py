@@ -71,6 +71,11 @@ _CONFIRMATION = re.compile(
     r"(?i:\b(?:confirmation|booking|reservation|order|reference|ticket|tracking)(?:\s+(?:number"
     r"|no\.?|code|id|ref|reference|#))?\s*[:：#]?\s*[A-Z0-9-]*\d[A-Z0-9-]{2,})"
     r"|(?:订单|预订|确认|预约|取票|票)(?:号|码)(?:是|为)?\s*[:：]?\s*(?=[A-Za-z-]*\d)[A-Za-z0-9-]{4,}"
+    # What an agent made, by its key: "Created JIRA-2291 for the login bug", "opened PR #418",
+    # "已创建工单JIRA-2291".
+    r"|(?i:\b(?:created|opened|filed|raised|logged|submitted)\b)[^.!?\n]{0,24}?"
+    r"(?:\b[A-Z][A-Z0-9]+-\d+|#\d{2,})"
+    r"|(?:创建|提交|新建|开了)(?:了)?(?:工单|PR|issue|任务)?\s*(?:[A-Z][A-Z0-9]+-\d+|#\d{2,})"
 )
 # "I can't book flights, but here are some options": what was asked was not done.
 _REFUSAL = re.compile(
@@ -576,7 +581,9 @@ def confirms(later: str) -> bool:
 
 _DIGIT = re.compile(r"\d")
 # Literal pieces every _CONFIRMATION match holds.
-_CONFIRMATION_KEYS = ("confirm", "book", "reserv", "order", "ref", "ticket", "track", "号", "码")
+_CONFIRMATION_KEYS = ("confirm", "book", "reserv", "order", "ref", "ticket", "track", "号", "码",
+                      "creat", "open", "file", "rais", "logg", "submit", "创建", "提交", "新建",
+                      "开了")
 
 
 def shared_numbers(request: str, later: str) -> int:
@@ -641,6 +648,15 @@ _USER_DONE = re.compile(
     # "给我妈买的围巾她很喜欢": what was bought is spoken of, so it was bought; not what one
     # wants, plans or has yet to buy ("想买的", "打算订的", "还没买的").
     r"|(?<![要想得该没备算])(?:买|订)的"
+    # "AWS密钥今天上午已经轮换了": any verb, said done.
+    r"|已经[\u4e00-\u9fff]{1,3}了(?=[，,。！!~～]|$)"
+    # "Rotated the AWS keys this morning", "I migrated the database": any verb, reported done
+    # as chat does, not a feeling ("Excited to…", "I loved it").
+    r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:i\s+|we\s+)?(?:(?:have|'ve)\s+)?"
+    r"(?!(?:excit|bor|confus|stress|worr|interest|relat|tir|scar|amaz|surpris|pleas|disappoint"
+    r"|lov|lik|enjoy|hat|want|need|hop|wish|decid|plann|tri|wonder|miss|us|start|talk|ask"
+    r"|bless|inspir|motivat|prepar|schedul|determin|obsess|hook|invit|expect|supposed)ed\b)"
+    r"[a-z]{3,}ed\s+(?:the|my|our|all|both|that|those|these)\s)"
 )
 # "Tax form submitted!", "Slides done.", "Library books returned, no late fee!": a short report
 # with the verb after the thing.
@@ -654,7 +670,7 @@ _USER_DONE_KEYS = (
     "book", "reserv", "order", "sent", "paid", "bought", "done", "finish", "fixed", "handled",
     "sorted", "myself", "care of", "submitted", "renewed", "cancel", "filed", "delivered",
     "mailed", "returned", "了", "completed", "signed", "scheduled", "repaired", "approved",
-    "installed", " back", "的", "picked up", "dropped off", "called", "got", "电话",
+    "installed", " back", "的", "picked up", "dropped off", "called", "got", "电话", "ed ",
 )
 
 
