@@ -2271,3 +2271,9 @@ def test_any_verb_reported_done_closes_its_errand(lang: str, asked: str, later: 
     out = ask([user(asked), assistant("OK." if lang == "en" else "好的。"), user(later)],
               language=lang)
     assert (section(out, "Open tasks" if lang == "en" else "待办") == []) is done
+
+
+def test_a_corrected_count_finds_its_thing_not_its_measure_word() -> None:
+    out = ask([user("我们API的限流是每分钟500次。"), user("它的意思是人只会活一次。"),
+               user("限流调到每分钟2000次了。")], language="zh")
+    assert "每分钟2000次" in out and "500次" not in out and "活2000次" not in out

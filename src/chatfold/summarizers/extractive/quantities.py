@@ -86,7 +86,9 @@ def _topic(text: str) -> frozenset[str]:
     """What a statement is about, numbers and words of change left out: its content words, and
     each Chinese character that is not a function word or a light verb ("住三晚" and "改成住四晚"
     share "住"; "5支笔" and "笔改成10支" share "笔")."""
-    text = _NUMERALS.sub(" ", _CORRECTION.sub(" ", text))
+    # The count with its measure word goes too: "每分钟2000次" and "只会活一次" share "次", which
+    # is no topic.
+    text = _NUMERALS.sub(" ", _ZH_QTY.sub(" ", _CORRECTION.sub(" ", text)))
     return (content_tokens(text) | {ch for ch in _HAN.findall(text) if ch not in _ZH_LIGHT}) \
         - _CUE_WORDS
 
