@@ -2277,3 +2277,13 @@ def test_a_corrected_count_finds_its_thing_not_its_measure_word() -> None:
     out = ask([user("我们API的限流是每分钟500次。"), user("它的意思是人只会活一次。"),
                user("限流调到每分钟2000次了。")], language="zh")
     assert "每分钟2000次" in out and "500次" not in out and "活2000次" not in out
+
+
+@pytest.mark.parametrize(("lang", "said", "key"), [
+    ("en", "Note: Maria is the on-call engineer this week.", "Maria"),
+    ("zh", "这周on-call的是Maria。", "Maria"),
+    ("zh", "这个项目的对接人是王磊。", "王磊"),
+])
+def test_who_does_what_for_the_user_outranks_outings(lang: str, said: str, key: str) -> None:
+    out = ask([*_OUTINGS[lang], user(said), *_OUTINGS[lang]], language=lang, max_tokens=40)
+    assert key in out

@@ -348,6 +348,13 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_NAME | _FACT | _ATTR, re.compile(
         rf"我(?:的|们的|家|们家)?(?:{_KIN_ZH})(?:叫|名叫|名字叫)(?![我你他她它])[\u4e00-\u9fff]{{2}}"
         rf"|我的(?:{_KIN_ZH})[{_SURNAMES}][\u4e00-\u9fff]"), False, None, "我"),
+    # Who does what for the user: "Maria is the on-call engineer this week", "对接人是王磊".
+    (_NAME | _FACT | _ATTR, re.compile(
+        r"\b[A-Z][a-z]+ is (?:the|our|my) (?:new )?(?:[a-z-]+ )?(?:engineer|manager|lead|owner"
+        r"|contact|admin|designer|developer|reviewer|approver|pm|ceo|cto|founder|boss|landlord"
+        r"|doctor|dentist|lawyer|accountant|agent|coach|teacher|tutor|nanny|assistant|roommate"
+        r"|on-call)\b"
+        r"|(?:负责人|联系人|对接人|值班的?人?|on-call的?人?)(?:是|为)"), False, None, ""),
     # Whose surname it is: "我们房东姓哈", "孩子的老师姓王".
     (_NAME | _FACT | _ATTR, re.compile(
         r"(?:房东|老师|医生|经理|领导|老板|同事|邻居|阿姨|师傅|律师|教练|主任)姓[\u4e00-\u9fff]"),
