@@ -1979,20 +1979,6 @@ def test_short_words_that_name_things_are_content_words() -> None:
 # people by name, a pick from a listing, what closes an errand, values reached (stop 24)
 
 
-@pytest.mark.parametrize(("lang", "fact", "key"), [
-    ("en", "My manager, Dana Whitfield, is very strict about deadlines.", "Dana"),
-    ("en", "We live in Tacoma now, moved from Boise last spring.", "Tacoma"),
-    ("zh", "我的领导王建华对截止日期特别严格。", "王建华"),
-    ("zh", "顺便说一下，我女儿叫小雨，明年秋天上幼儿园。", "小雨"),
-])
-def test_who_is_who_and_where_we_live_outrank_outings(lang: str, fact: str, key: str) -> None:
-    outings = ([user("Last Saturday we took the kids to the aquarium and saw the sharks."),
-                user("Yesterday I went hiking at Mount Rainier with some friends.")]
-               if lang == "en" else
-               [user("上周六我们带孩子去了海洋馆，看了鲨鱼。"), user("昨天我和朋友去爬了香山。")])
-    out = ask([*outings, user(fact), *outings], language=lang, max_tokens=28)
-    assert key in out
-
 
 @pytest.mark.parametrize(("lang", "listing", "reply", "picked", "other"), [
     ("en", "For the offsite I found two venues: Lakeview Lodge ($4,200) or Pine Ridge "
@@ -2062,23 +2048,6 @@ def test_a_report_sent_off_closes_the_errand_zh() -> None:
     assert section(out, "待办") == []
 
 
-@pytest.mark.parametrize(("lang", "said", "key"), [
-    ("en", "I still need to pick up my prescription.", "prescription"),
-    ("zh", "我还得去药店拿药。", "拿药"),
-    ("en", "I weigh 82 kg right now, trying to get lower.", "82 kg"),
-    ("en", "We have 12 people coming to the party.", "12 people"),
-    ("zh", "我现在体重82公斤，想再减一点。", "82公斤"),
-    ("zh", "聚会一共来12个人。", "12个人"),
-])
-def test_errands_measures_and_head_counts_outrank_outings(lang: str, said: str,
-                                                          key: str) -> None:
-    outings = ([user("Last Saturday we took the kids to the aquarium and saw the sharks."),
-                user("Yesterday I went hiking at Mount Rainier with some friends.")]
-               if lang == "en" else
-               [user("上周六我们带孩子去了海洋馆，看了鲨鱼。"), user("昨天我和朋友去爬了香山。")])
-    out = ask([*outings, user(said), *outings], language=lang, max_tokens=26)
-    assert key in out
-
 
 def test_leaving_the_chat_is_no_errand() -> None:
     out = ask([user("I have to go, I'm tired over the last two days.")])
@@ -2111,19 +2080,6 @@ _OUTINGS = {
            user("上周我和我哥跑了北京半程马拉松。")],
 }
 
-
-@pytest.mark.parametrize(("lang", "said", "key"), [
-    ("en", "FYI the staging database lives at db-staging.internal:5432.", "db-staging"),
-    ("zh", "测试环境的数据库地址是db-staging.internal:5432。", "db-staging"),
-    ("en", "The print server is 10.0.3.17.", "10.0.3.17"),
-    ("en", "I'm trying to cut down on sugar, so please don't suggest desserts.", "desserts"),
-    ("en", "Remind me to renew my car insurance next month.", "car insurance"),
-    ("zh", "提醒我下个月续车险。", "车险"),
-])
-def test_hosts_asks_for_good_and_reminders_outrank_outings(lang: str, said: str,
-                                                           key: str) -> None:
-    out = ask([*_OUTINGS[lang], user(said), *_OUTINGS[lang]], language=lang, max_tokens=26)
-    assert key in out
 
 
 def test_a_time_is_no_host() -> None:
@@ -2233,21 +2189,6 @@ def test_next_and_last_name_no_errand() -> None:
 # an engineering agent's memory: stack, schedule, prohibitions, what it made (probe 3)
 
 
-@pytest.mark.parametrize(("lang", "said", "key"), [
-    ("en", "Don't ever push directly to main.", "push directly"),
-    ("zh", "永远不要直接推到main分支。", "直接推"),
-    ("en", "I still need to write the migration guide.", "migration guide"),
-    ("en", "We're on Python 3.11 and Django 4.2.", "Django 4.2"),
-    ("zh", "我们用的是Python 3.11和Django 4.2。", "Django 4.2"),
-    ("en", "The deploy freeze starts December 20.", "December 20"),
-    ("zh", "发布冻结期从12月20号开始。", "12月20号"),
-    ("en", "We switched the CI from Jenkins to GitHub Actions.", "GitHub Actions"),
-])
-def test_an_engineers_standing_facts_outrank_outings(lang: str, said: str, key: str) -> None:
-    # Room for two: the outing with three names may keep its place, not the other two.
-    out = ask([*_OUTINGS[lang], user(said), *_OUTINGS[lang]], language=lang, max_tokens=40)
-    assert key in out
-
 
 @pytest.mark.parametrize(("lang", "made", "key"), [
     ("en", "Created JIRA-2291 for the login bug.", "JIRA-2291"),
@@ -2279,11 +2220,37 @@ def test_a_corrected_count_finds_its_thing_not_its_measure_word() -> None:
     assert "每分钟2000次" in out and "500次" not in out and "活2000次" not in out
 
 
+# Standing statements of every kind, each among narrated outings with room for two items: the
+# outing with three names may keep its place, not the other two.
 @pytest.mark.parametrize(("lang", "said", "key"), [
+    ("en", "My manager, Dana Whitfield, is very strict about deadlines.", "Dana"),
+    ("en", "We live in Tacoma now, moved from Boise last spring.", "Tacoma"),
+    ("zh", "我的领导王建华对截止日期特别严格。", "王建华"),
+    ("zh", "顺便说一下，我女儿叫小雨，明年秋天上幼儿园。", "小雨"),
+    ("en", "I still need to pick up my prescription.", "prescription"),
+    ("zh", "我还得去药店拿药。", "拿药"),
+    ("en", "I weigh 82 kg right now, trying to get lower.", "82 kg"),
+    ("en", "We have 12 people coming to the party.", "12 people"),
+    ("zh", "我现在体重82公斤，想再减一点。", "82公斤"),
+    ("zh", "聚会一共来12个人。", "12个人"),
+    ("en", "FYI the staging database lives at db-staging.internal:5432.", "db-staging"),
+    ("zh", "测试环境的数据库地址是db-staging.internal:5432。", "db-staging"),
+    ("en", "The print server is 10.0.3.17.", "10.0.3.17"),
+    ("en", "I'm trying to cut down on sugar, so please don't suggest desserts.", "desserts"),
+    ("en", "Remind me to renew my car insurance next month.", "car insurance"),
+    ("zh", "提醒我下个月续车险。", "车险"),
+    ("en", "Don't ever push directly to main.", "push directly"),
+    ("zh", "永远不要直接推到main分支。", "直接推"),
+    ("en", "I still need to write the migration guide.", "migration guide"),
+    ("en", "We're on Python 3.11 and Django 4.2.", "Django 4.2"),
+    ("zh", "我们用的是Python 3.11和Django 4.2。", "Django 4.2"),
+    ("en", "The deploy freeze starts December 20.", "December 20"),
+    ("zh", "发布冻结期从12月20号开始。", "12月20号"),
+    ("en", "We switched the CI from Jenkins to GitHub Actions.", "GitHub Actions"),
     ("en", "Note: Maria is the on-call engineer this week.", "Maria"),
     ("zh", "这周on-call的是Maria。", "Maria"),
     ("zh", "这个项目的对接人是王磊。", "王磊"),
 ])
-def test_who_does_what_for_the_user_outranks_outings(lang: str, said: str, key: str) -> None:
+def test_standing_statements_outrank_outings(lang: str, said: str, key: str) -> None:
     out = ask([*_OUTINGS[lang], user(said), *_OUTINGS[lang]], language=lang, max_tokens=40)
     assert key in out
