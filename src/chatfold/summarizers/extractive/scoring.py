@@ -786,7 +786,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     # my best" are no tasks, "all the love and support" is no preference.
     weighed = mask if request or own_task else mask & ~_TASK
     score = _WEIGHT_OF[weighed & _WEIGHTED_BITS] + _CAP_WEIGHT * n_caps
-    if own_task and not mask & _FACT and _ERRAND.search(text):
+    errand = own_task and _ERRAND.search(text) is not None
+    if errand and not mask & _FACT:
         # "I still need to pick up my prescription", "我还得去药店拿药": an errand of the
         # speaker's own with its thing named, worth what "I have to call the landlord" is.
         score += _FACT_WEIGHT
@@ -880,7 +881,7 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         or (section == _DECISIONS and (mask & (_ID | _MONEY | _NAME) or n_caps))
         # An errand of the user's own with its thing named ("I still need to pick up my
         # prescription"): open until it is reported done, then closed, not forgotten.
-        or (own_task and _ERRAND.search(text) is not None and not _HEDGE.search(text))
+        or (errand and not _HEDGE.search(text))
         # A reminder asked for is for later: "Remind me to renew my car insurance next month".
         or (request and _REMINDER.match(text) is not None)
     ):

@@ -173,8 +173,6 @@ def _drop_said(rows: list[_Row], msg: int, said: str, *, inside: bool) -> None:
 
 
 _CODE_REPLY = {"en": "Here is the code.", "zh": "这是代码。"}
-_CHOICE_MADE = re.compile(
-    rf"(?:{_AGREED['en']}|{_CHOSE['en']}|{_AGREED['zh']}|{_CHOSE['zh']})[:：]")
 _CHOICE_LEAD = re.compile(r"^[^:：]{1,24}[:：]\s*")
 
 
@@ -207,11 +205,12 @@ def _closed_tasks(
     users = [j for j in doers if rows[j].role == "user"]
     # What the user chose after asking ("用户选择：如家每晚800元") says what the report will
     # name: "帮我订一家浦东的酒店" is done by "已为您预订如家，订单号H123456".
-    # Only an offer taken or an option picked: a carried "Let's use Vercel" or "I decided to
-    # spend time with my pets" names nothing an errand's report would.
-    decisions = [d for d, r in enumerate(rows) if r.score_role == "decision"
-                 or (r.role == "summary" and r.section == _DECISIONS
-                     and _CHOICE_MADE.search(r.tag + r.body) is not None)]
+    # Only an offer taken or an option picked (a carried "User chose: …" line is one too, see
+    # items._previous_role): a carried "Let's use Vercel" or "I decided to spend time with my
+    # pets" names nothing an errand's report would.
+    decisions = [d for d, r in enumerate(rows) if r.score_role == "decision"]
+    # What was chosen, without who chose it ("User chose: ", "用户选择：").
+    choice_words = {d: memo[_CHOICE_LEAD.sub("", rows[d].body)] for d in decisions}
     sole_of: dict[int, int | None] = {}
 
     def sole_task(j: int) -> int | None:
@@ -234,11 +233,9 @@ def _closed_tasks(
         # A choice made after the request, or, both carried (their order lost), one that
         # names something of the request.
         chosen = [d for d in decisions if d > i or (
-            i < n_previous and d < n_previous
-            and not memo[_CHOICE_LEAD.sub("", rows[d].body)].isdisjoint(wanted))]
+            i < n_previous and d < n_previous and not choice_words[d].isdisjoint(wanted))]
         if chosen:
-            # What was chosen, without who chose it ("User chose: ", "用户选择：").
-            wanted = wanted.union(*(memo[_CHOICE_LEAD.sub("", rows[d].body)] for d in chosen))
+            wanted = wanted.union(*(choice_words[d] for d in chosen))
         parts = request_parts(row.body, memo.__getitem__)
         reported: frozenset[str] = frozenset()
         limit = len(rows) if i < n_previous else i + 1 + _TASK_WINDOW
