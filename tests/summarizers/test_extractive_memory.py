@@ -2254,3 +2254,28 @@ def test_a_corrected_count_finds_its_thing_not_its_measure_word() -> None:
 def test_standing_statements_outrank_outings(lang: str, said: str, key: str) -> None:
     out = ask([*_OUTINGS[lang], user(said), *_OUTINGS[lang]], language=lang, max_tokens=40)
     assert key in out
+
+
+# ---------------------------------------------------------------------------------------------
+# a pick lends its words to an errand only when it is near it, and only to what follows it
+
+_CARRIED_REMINDER = "Open tasks:\n- User: Can you remind me to renew the car insurance before June 3?"
+
+
+@pytest.mark.parametrize("later", [
+    # An either-or question about what is: its answer is a fact, no pick.
+    [assistant("Is it a martial arts place or a yoga studio?"),
+     user("Yup, it's a yoga studio I go to often. The instructors are awesome.")],
+    # An offer taken after the statement that shares its words: it names nothing said before.
+    [assistant("Yoga is a great way to relax, and joining a new class might be a good option."),
+     user("Yeah, it's been great for me.")],
+])
+def test_a_pick_elsewhere_closes_no_errand(later: list[dict[str, Any]]) -> None:
+    out = ask(later, previous=_CARRIED_REMINDER)
+    assert any("insurance" in line for line in section(out, "Open tasks")), out
+
+
+def test_an_answer_to_a_factual_either_or_question_is_no_decision() -> None:
+    out = ask([assistant("Did you drive up or take the train to Portland?"),
+               user("Took the train, it was lovely.")])
+    assert not section(out, "Decisions"), out

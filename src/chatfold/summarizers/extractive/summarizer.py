@@ -184,7 +184,7 @@ def _closed_tasks(
     by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements, or by
     the user calling it off or doing it themselves at any later point of the fold."""
     closed: dict[int, int] = {}
-    verdicts: dict[tuple[str, str, str], bool] = {}  # a long history repeats its requests
+    verdicts: dict[tuple[str, str, str, frozenset[str]], bool] = {}  # a long history repeats its requests
     requests = [
         i for i, (row, scored) in enumerate(zip(rows, scores, strict=True))
         if (scored.section if row.section is None else row.section) == _TASKS
@@ -227,20 +227,24 @@ def _closed_tasks(
 
     for i in requests:
         row = rows[i]
-        wanted = memo[row.body]
-        if not wanted:
+        own = memo[row.body]
+        if not own:
             continue
         # A choice made after the request, or, both carried (their order lost), one that
-        # names something of the request.
-        chosen = [d for d in decisions if d > i or (
-            i < n_previous and d < n_previous and not choice_words[d].isdisjoint(wanted))]
-        if chosen:
-            wanted = wanted.union(*(choice_words[d] for d in chosen))
+        # names something of the request. A new choice is near: after a new request, among
+        # the statements that may fulfil it; after a carried one, at the fold's start (a pick
+        # of what the last fold ended on). It lends its words to what is said after it only:
+        # a pick far away ("it's a yoga studio") names nothing of "renew the car insurance".
+        near_end = i + 1 + _TASK_WINDOW if i >= n_previous else n_previous + _TASK_WINDOW
+        lent = [(d if d >= n_previous else -1, choice_words[d]) for d in decisions
+                if i < d < near_end or (i < n_previous and d < n_previous
+                                        and not choice_words[d].isdisjoint(own))]
         parts = request_parts(row.body, memo.__getitem__)
         reported: frozenset[str] = frozenset()
         limit = len(rows) if i < n_previous else i + 1 + _TASK_WINDOW
         near = doers[bisect_right(doers, i) : bisect_left(doers, limit)]
         for j in near + users[bisect_left(users, max(limit, i + 1)) :]:
+            wanted = own.union(*(w for d, w in lent if d < j)) if lent else own
             later = memo[rows[j].body] | attached.get(rows[j].msg, frozenset())
             # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
             # one word in common; a later one, two.
@@ -261,7 +265,7 @@ def _closed_tasks(
                              and bisect_right(requests, i) == bisect_left(requests, j)):
                 continue
             sole = rows[j].role == "user" and not adjacent and sole_task(j) == i
-            pair = (row.body, rows[j].body, rows[j].role)
+            pair = (row.body, rows[j].body, rows[j].role, wanted)
             done = verdicts.get(pair) if not adjacent and not sole else None
             if done is None:
                 # Calling it off names the task itself, not what was chosen since: "算了，还是

@@ -732,7 +732,18 @@ def alternatives(sentence: str) -> tuple[str, list[str]] | None:
         return None
     if _YES_NO.search(parts[0]):
         return None  # "Do you have any favorite scents or rituals?" asks yes or no
+    if _FACT_HEAD.match(sentence):
+        return None  # "Is it a martial arts place or a yoga studio?": its answer is a fact
     return core, parts
+
+
+# An either-or question about what is, not what to do: "Is it a yoga studio or a gym?", "Did
+# you fly or drive?". Its answer says a fact; "Do you want…", "Are you going with…" ask a pick.
+_FACT_HEAD = re.compile(
+    r"(?i)\s*(?:so,?\s+|ok(?:ay)?,?\s+)?(?:did|do|does|have|has|are|were|was|is)\s+"
+    r"(?:you|it|that|they|he|she|this|there)\b"
+    r"(?!\s+(?:want|wanna|like|prefer|rather|need|mean|going\s+with|thinking|leaning|plan)\b)"
+)
 
 
 _YES_NO = re.compile(r"(?i:\b(?:any|anything|anyone|anybody|anywhere|some|something|someone)\b)"
