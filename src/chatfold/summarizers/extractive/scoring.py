@@ -221,6 +221,11 @@ _MONTHS_AND_DAYS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
     "|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
 )
+_RULE_NO_VERB = re.compile(
+    r"(?:^|[,;—–] ?)(?:and |but |so |oh,? )?(?:always|never) (?:a|an|any|the|in|on|at|with|before"
+    r"|after|under|over|more|less)\b|^[a-z][\w' -]{1,30}? only(?:,? always)?(?:[,.!;—–]|$)", re.M)
+
+
 _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str, ...]]] = [
     (_ID, re.compile(r"(?:https?://|www\.)[^\s<>\"'，。！？；）)\]」]+"), True, None, ""),
     (_ID, re.compile(r"@[a-z0-9.-]+\.[a-z][a-z]+"), True, _after_name, "@"),
@@ -450,6 +455,41 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_ATTR | _FACT, re.compile(
         r"我(?:有|是|对)?.{0,4}?(?:不耐受|过敏|糖尿病|哮喘|高血压|怀孕|色盲|素食)"),
      False, None, ""),
+    # Someone else's condition: "Leo is allergic to penicillin", "her sesame allergy is on
+    # file", "孩子对芒果过敏": what nobody around them may get wrong. ("Allergies can be tough.")
+    (_ATTR | _FACT, re.compile(
+        r"\b(?:he's|she's|they're|is|are|has|have|his|her|their|[a-z]+'s)\s+(?:[a-z-]+\s+){0,2}?"
+        r"(?:allerg(?:y|ies|ic)|intoleran(?:t|ce)|diabetic|celiac|coeliac|asthma|epilep|pregnant)"),
+     True, None, ("allerg", "intoleran", "diabet", "celiac", "coeliac", "asthma", "epilep",
+                  "pregnan")),
+    (_ATTR | _FACT, re.compile(
+        r"对[^，。！？,\s]{1,8}过敏|(?:患有|得了|有)(?:糖尿病|哮喘|高血压|癫痫)"),
+     False, None, ("过敏", "糖尿病", "哮喘", "高血压", "癫痫")),
+    # A dose taken: "Dr. Feldman is keeping him on the amlodipine, 5 mg in the mornings".
+    (_ATTR | _FACT, re.compile(
+        r"\b\d+(?:\.\d+)? ?(?:mg|mcg|µg|ml|iu)\b|\d+(?:\.\d+)?(?:毫克|毫升)"),
+     True, None, ("mg", "mcg", "µg", "ml", "iu", "毫")),
+    # Who someone's person is, by name: "Maya's new homeroom teacher is Mrs. Okafor", "the
+    # main contact is Raj Mehta", "his cardiologist is Dr. Shah".
+    (_NAME | _FACT | _ATTR, re.compile(
+        r"(?:\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Tt]he)|[A-Z][a-z]+'s) (?:new |old |current"
+        r" |regular |main |primary |usual |usual |only )?(?:[a-z-]+ )?(?:[a-z]+ist|[a-z]+ian"
+        r"|nurse|surgeon|principal|contact|point of contact|rep|representative|owner|lead"
+        rf"|{_KIN}) is (?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.? )?[A-Z][a-z]"), False, None, " is "),
+    # When something lapses or renews: "contract renews Sept 30", "it expires in April".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:renews?|expires?|lapses?|runs out|is up)(?: on| in| by)? (?:"
+        rf"(?:{_MONTHS_AND_DAYS})\b|(?:jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.? ?\d)"
+        r"|(?:到期|续约|续费)(?:日|时间)?(?:是|在)?\s?\d{1,2}月"), True, None,
+     ("renew", "expire", "lapse", "runs out", "is up", "到期", "续约", "续费")),
+    # What is paid or put aside on a schedule: "$600 a month into the 529", "每个月还 6800".
+    (_FACT | _ATTR, re.compile(
+        r"[$€£¥] ?\d[\d,]*(?:\.\d+)?k? (?:a|per|each|every) (?:month|week|year|quarter)\b"
+        r"|(?:每个?月|每年|月供|年费|月租|房租|月费)(?:要|还|交|付|扣|存|是)?\s?\d"), False, None,
+     ("a ", "per ", "each ", "every ", "每", "月", "年费")),
+    # A rule of the speaker's said without a verb: "Aisle seats only, always", "and never a
+    # layover under an hour", "靠窗的一律不要".
+    (_PREF, _RULE_NO_VERB, True, None, ("only", "always", "never")),
     # Chinese life facts ("我2012年毕业于武汉大学", "我穿42码的鞋", "学日语已经三年了").
     (_FACT, re.compile(
         r"我(?:们)?(?!觉得|想|希望|感觉|认为|猜)[^，。！？!?\n]{0,8}?(?:毕业于|毕业|出生于|出生在|出生|来自"
@@ -523,6 +563,22 @@ _TASK_OWN = re.compile(
     r"|[^，。！？\n]{2,12}?(?:之?前(?:要|得|必须)|截止)"
 )
 _REMINDER = re.compile(r"(?i:(?:please |can you |could you )?remind me\b)|(?:请|记得)?提醒我")
+# What opens a request said in passing: "Oh and remind me to…", "Unrelated, but can you…",
+# "Quick thing — book…", "对了，帮我…".
+_LEAD_IN = re.compile(
+    r"(?i:(?:(?:oh|ah|ok(?:ay)?|so|and|also|but|then|now|btw|by the way|unrelated|separately"
+    r"|one more thing|quick (?:one|thing|favou?r)|p\.?s\.?|anyway|while i remember|before i forget"
+    r"|last thing|side note)[,:;.!]?(?:\s+[—–-])?\s+)+)"
+    r"|(?:对了|另外|还有|顺便说一下|顺便|哦|噢|啊|然后)[，,、]?"
+)
+# A reminder asked for mid-sentence: "her uniform's too small, remind me to buy a new one",
+# "…Monday — don't let me forget", "校服又小了，提醒我抽空买套新的".
+_REMIND_MID = re.compile(
+    r"(?i:(?:[,;:—–.!]\s*|\s(?:and|but|so)\s+)(?:please\s+|pls\s+|just\s+)?(?:remind me\b"
+    r"|don't let me forget\b|make sure i (?:don't forget|remember)\b"
+    r"|(?:keep|put) (?:it|that|this) on (?:the|my) list\b))"
+    r"|[，；：]\s*(?:记得|麻烦|请)?提醒我|别让我忘"
+)
 _ERRAND = re.compile(
     r"(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"
     r"(?:pick up|drop off|renew|return|pay|file|submit|book|call|email|buy|get|fix|send|sign"
@@ -622,13 +678,32 @@ _HABIT = re.compile(
 # "Our trip was so much fun", "my day is really good": how it is, not what it is.
 _HOW_IT_FEELS = (" so ", " really ", " very ", " such ", " too ", " super ", " pretty ", " quite ",
                  " totally ", " absolutely ", " incredibly ", " amazing", " awesome", " great",
-                 " cool", " fun", " lovely", " wonderful", " fantastic", " nice")
+                 " cool", " fun", " lovely", " wonderful", " fantastic", " nice",
+                 # "Showing off our true selves is the best thing ever": a verdict, no attribute.
+                 " the best", " the worst", " the greatest", " key", " vital", " everything",
+                 " important", " essential", " crucial")
 # "My hard work is paying off", "our team has seen growth", "my game is finally finished":
 # what is going on or has happened, not what the thing is.
 _HAPPENING = re.compile(
     r" (?:[a-z]{2,}ing\b|(?:finally|already|just) [a-z]{3,}ed\b|(?:been|seen|done|made|had"
     r"|got|gone|grown|become)\b|[a-z]{3,}ed (?:by|up|out|off|in|from|to)\b)"
 )
+# A plural verb after a singular noun is a noun: "our latest work", "make my plan work",
+# "my daily use"; "my parents work nights", "our kids live with us" are statements.
+_PLURAL_VERBS = frozenset({"are", "were", "live", "work", "use", "run", "own", "have"})
+_COLLECTIVE_TEXT = "people children family folks staff crew team police cattle"
+_COLLECTIVE = frozenset(_COLLECTIVE_TEXT.split())
+
+
+def _noun_read_as_verb(found: str) -> bool:
+    words = found.split()
+    if len(words) < 3 or words[0] not in ("my", "our") or words[-1] not in _PLURAL_VERBS:
+        return False
+    noun = words[-2]
+    plural = (noun.endswith("s") and not noun.endswith(("ss", "us", "is"))) or noun in _COLLECTIVE
+    return not plural
+
+
 _ATTR_WORDS = frozenset({"i live", "we live", "we're from", "i work", "i'm from", "i am from",
                          "i come from", "my name is",
                          "i grew up", "i was born", "i'm married", "i graduated"})
@@ -665,7 +740,8 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
         if not (at and _latin(low[at - 1])):
             word = m.group()
             masks[owner[at]] |= _EN_LEX[word]
-            if word.startswith(_FACT_LEADS) and (fact := _FACT_AT.match(low, at)):
+            if word.startswith(_FACT_LEADS) and (fact := _FACT_AT.match(low, at)) \
+                    and not _noun_read_as_verb(fact.group()):
                 found = fact.group()
                 masks[owner[at]] |= _FACT | (_ATTR if (
                     word.startswith(("my", "our")) and found.endswith(_ATTR_VERBS)
@@ -776,9 +852,13 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     if mask & _NUM and mask & (_ID | _MONEY | _WHEN):
         mask &= ~_NUM  # the number is already counted as an id, an amount or a date
     # The assistant's "Make sure it's plugged in", "请检查网线" advise; they are no requests.
-    request = role != "assistant" and (bool(mask & _TASK and _TASK_LEAD.match(text)) or (
-        role == "user" and _IMPERATIVE.match(text) is not None and not _is_question(text)
-    ))
+    lead = _LEAD_IN.match(text)
+    at = lead.end() if lead is not None else 0
+    reminder = role != "assistant" and (
+        _REMINDER.match(text, at) is not None or _REMIND_MID.search(text) is not None)
+    request = role != "assistant" and (bool(mask & _TASK and _TASK_LEAD.match(text, at)) or (
+        role == "user" and _IMPERATIVE.match(text, at) is not None and not _is_question(text)
+    ) or reminder)
     if request:
         mask |= _TASK
     own_task = bool(mask & _TASK and not request and _TASK_OWN.match(text))
@@ -873,7 +953,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # that worth kept friends' favourites and Chinese reviewers' opinions over facts:
         # LoCoMo and the Chinese sessions both fell.)
         standing_ask
-        or (section == _PREFS and (request or mask & _FIRST)  # "they hate snow" is theirs
+        # "they hate snow" is theirs; "Aisle seats only, always" is the speaker's own rule.
+        or (section == _PREFS and (request or mask & _FIRST
+                                   or _RULE_NO_VERB.search(text.lower()) is not None)
             and (_AVOIDS.search(text) or _HABITUAL.search(text)) and not _HEDGE.search(text))
         # A decision holds until it is taken back, when it names what was chosen ("we're going
         # with Postgres"; "I chose to write about this" names nothing). (Boosting open tasks
@@ -883,7 +965,7 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # prescription"): open until it is reported done, then closed, not forgotten.
         or (errand and not _HEDGE.search(text))
         # A reminder asked for is for later: "Remind me to renew my car insurance next month".
-        or (request and _REMINDER.match(text) is not None)
+        or reminder
     ):
         score += _ATTR_WEIGHT  # worth what "my X is Y" is worth
         if standing_ask:
@@ -905,6 +987,8 @@ _HABITUAL = re.compile(
     r"(?i)\b(?:more of an? [\w-]+ person|(?:i|we) (?:only|always|never|usually) (?:fly|drink"
     r"|eat|use|sleep|sit|take|book|order|wear|buy|shop|travel|drive|ride|stay)"
     r"|night owl|early bird|morning person|(?:i|we)(?:'d| would) rather|(?:i|we) prefer)\b"
+    r"|(?:^|[,;—–] ?)(?:and |but |so )?(?:always|never) (?:a|an|any|the|in|on|at|with|before"
+    r"|after|under|over)\b|^[A-Za-z][\w' -]{1,30}? only(?:,? always)?(?:[,.!;—–]|$)"
     r"|我(?:只|从不|一向|向来|总是|宁愿|更喜欢|更爱|习惯)")
 
 

@@ -147,6 +147,36 @@ def _strip_filler(sentence: str) -> str:
         sentence = rest[:1].upper() + rest[1:] if rest.isascii() else rest
     return sentence
 
+# "Don't let me forget.", "Keep it on the list.", "你别让我忘了": a reminder that names nothing
+# asks to remember the sentence before it, and goes with it.
+_BARE_REMINDER = re.compile(
+    r"(?i:^(?:(?:and|so|please|pls|oh|just|but)[, ]+)*(?:don't let me forget(?: (?:it|that|this))?"
+    r"|(?:keep|put) (?:it|that|this) on (?:the|my) (?:list|radar)"
+    r"|add (?:it|that|this) to (?:the|my) list"
+    r"|remind me(?: (?:about|of) (?:it|that|this))?(?: later)?)[\s.!]*$)"
+    r"|^(?:你|请|麻烦)?(?:别让我忘了?|记得提醒我(?:一下)?|到时候提醒我(?:一下)?|提醒我一下|帮我记着)"
+    r"(?:啊|哦|吧)?[。！!]*$"
+)
+_KEEP_ON_LIST = re.compile(r"(?i)\b(?:so |and )?(?:keep|put) (?:it|that|this) on (?:the|my) list\b")
+_BARE_REMINDER_CHARS = 80
+
+
+def join_bare_reminders(sentences: list[str]) -> list[str]:
+    """``sentences`` with a bare reminder joined to the sentence before it: "Ticket #88213
+    goes to tier 2 on Monday." + "Don't let me forget." is one request."""
+    if len(sentences) < 2:
+        return sentences
+    out = [sentences[0]]
+    for sentence in sentences[1:]:
+        if len(sentence) <= _BARE_REMINDER_CHARS and (
+                _BARE_REMINDER.search(sentence) or _KEEP_ON_LIST.search(sentence)):
+            sep = "" if _is_cjk(out[-1][-1]) or out[-1][-1] in "。！？；" else " "
+            out[-1] = f"{out[-1]}{sep}{sentence}"
+        else:
+            out.append(sentence)
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # normalisation and near duplicates
 

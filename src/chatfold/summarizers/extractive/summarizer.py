@@ -39,7 +39,13 @@ from .lexicon import (
 from .quantities import correct_quantities
 from .render import _as_sentence, _discount_repeats, _fit, _render
 from .scoring import _ID_TOKEN, _YOUR_FACT, USER_FACTOR, _is_question, _score_all
-from .sentences import _compress, _strip_filler, _strip_vocative, split_sentences
+from .sentences import (
+    _compress,
+    _strip_filler,
+    _strip_vocative,
+    join_bare_reminders,
+    split_sentences,
+)
 from .threads import (
     CANCEL,
     TokenMemo,
@@ -48,18 +54,21 @@ from .threads import (
     answers_about_user,
     as_choice,
     asks_for_information,
+    asks_reminder,
     awaits_choice,
     cancels,
     changes_world,
     chosen_option,
     confirms,
     content_tokens,
+    described_pick,
     did_for_user,
     fulfils,
     is_acceptance,
     looks_up,
     named_pick,
     names_thing,
+    ordinal_pick,
     proposal,
     question_answered,
     report_adds,
@@ -76,6 +85,11 @@ _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as 
 _DECISION_FLOOR = 5.0  # and worth at least a plain fact, whatever its words
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
 _DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
+# "Remind me to buy her a new uniform" → "I'll remind you": the reminder is set, the errand is
+# still the user's and stays open until they say it is done.
+_REMINDER_MARK = {"en": " (reminder set)", "zh": "（已设提醒）"}
+_REMINDER_MARKS = tuple(_REMINDER_MARK.values())
+_NUMBERS = re.compile(r"\d+")
 _DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and the facts it rivals
 # A question or ask the reply itself answered ("can you write a closure in Python? (done)"):
 # what was discussed, kept only while nothing said of the user or the world needs the room.
@@ -184,7 +198,8 @@ def _closed_tasks(
     by any new statement; a new request by one of the next ``_TASK_WINDOW`` statements, or by
     the user calling it off or doing it themselves at any later point of the fold."""
     closed: dict[int, int] = {}
-    verdicts: dict[tuple[str, str, str, frozenset[str]], bool] = {}  # a long history repeats its requests
+    # A long history repeats its requests: (request, later, its role, the words looked for).
+    verdicts: dict[tuple[str, str, str, frozenset[str]], bool] = {}
     requests = [
         i for i, (row, scored) in enumerate(zip(rows, scores, strict=True))
         if (scored.section if row.section is None else row.section) == _TASKS
@@ -243,7 +258,10 @@ def _closed_tasks(
         reported: frozenset[str] = frozenset()
         limit = len(rows) if i < n_previous else i + 1 + _TASK_WINDOW
         near = doers[bisect_right(doers, i) : bisect_left(doers, limit)]
+        set_already = row.body.endswith(_REMINDER_MARKS)
         for j in near + users[bisect_left(users, max(limit, i + 1)) :]:
+            if set_already and rows[j].role == "assistant":
+                continue  # its reminder is set: only the user's report or a tool closes it
             wanted = own.union(*(w for d, w in lent if d < j)) if lent else own
             later = memo[rows[j].body] | attached.get(rows[j].msg, frozenset())
             # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
@@ -417,13 +435,23 @@ class ExtractiveSummarizer(BaseSummarizer):
             if split is None:
                 cut = (_compress(_strip_vocative(_strip_filler(s), known))
                        for s in split_sentences(p.text))
-                split = sentences[p.text] = [s for s in cut if s]
+                split = sentences[p.text] = join_bare_reminders([s for s in cut if s])
             replying = (p.role == "user" and bool(last_assistant) and p.msg == last_msg + 1
                         and bool(split or p.text.strip()))
             # "Let's go with the Hilton" after a listing: a pick of one option, not a yes to all.
             # ("B." alone is no sentence, a list marker's shape, but picks "Option B".)
             picked = _choice(last_assistant, split[0] if split else p.text.strip()) \
                 if replying else None
+            at = 0  # the sentence of the reply that picks
+            if replying and picked is None and split:
+                # A pick by place may come after the reasons: "Pool would be nice but not at
+                # that price. Let's do the first one." The last one that picks counts.
+                for k in range(min(len(split), 4) - 1, -1, -1):
+                    picked = ordinal_pick(last_assistant, split[k]) or described_pick(
+                        last_assistant, split[k])
+                    if picked is not None:
+                        at = k
+                        break
             if (
                 replying
                 and split
@@ -459,7 +487,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
                                  "decision"))
                 if alone:
-                    split = split[1:]
+                    split = split[:at] + split[at + 1:]
             elif replying and split and (
                     asked := question_answered(last_assistant, split[0],
                                                more=len(split) > 1)) is not None:
@@ -515,15 +543,24 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # user asked for ("浦东新区, 860元以内, 2月5日") is what the report leaves out.
                 by = rows[closed[i]]
                 wanted = memo[row.body]
-                if (by.role == "user" and CANCEL.search(by.body)) or (
+                reminded = by.role == "assistant" and asks_reminder(row.body)
+                if (by.role == "user" and CANCEL.search(by.body)) or (not reminded and (
                     len(wanted & memo[by.body]) >= _DONE_SAYS_IT * len(wanted)
                     # "Please update my address to 12 Oak St.": kept, it replaces the old value
                     and not _says_change(row.body)
-                ):
+                )):
                     continue
-                row = row._replace(body=row.body.rstrip() + _DONE_MARK[lang])
-                score *= _done_factor(row.body)
-                sec = _FACTS
+                if reminded:
+                    # The reminder is set or promised: the errand stays open, marked so.
+                    row = row._replace(body=row.body.rstrip() + _REMINDER_MARK[lang])
+                    sec = _TASKS
+                else:
+                    body = row.body.rstrip()
+                    for mark in _REMINDER_MARKS:
+                        body = body.removesuffix(mark)
+                    row = row._replace(body=body + _DONE_MARK[lang])
+                    score *= _done_factor(row.body)
+                    sec = _FACTS
                 # The request, kept, says what was asked; its report adds the order number:
                 # worth keeping, below what the user said.
                 fulfilled[closed[i]] *= _REPORT_SHARE
@@ -801,6 +838,9 @@ class ExtractiveSummarizer(BaseSummarizer):
         opened: set[int] = set()
         dated: set[tuple[int, str]] = set()
         covered: set[str] = set()
+        # A time or a count the kept items do not hold: "Reminder set: call the dentist
+        # tomorrow at 9am" beside "Remind me to call the dentist tomorrow" adds the when.
+        covered_numbers: set[str] = set()
         deferred: list[_Item] = []
         repeated: set[int] = set()
         kept_words: dict[str, list[frozenset[str]]] = {}
@@ -820,10 +860,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                     deferred.append(it)  # says nothing a better item has not said already
                     repeated.add(id(it))
                     continue
+                numbers = frozenset(_NUMBERS.findall(it.text))
                 if it.role != "tool":
                     words = memo[it.body]
                     if (len(words) >= _JACCARD_MIN_TOKENS and ids <= covered
-                            and _repeats(words, kept_words)):
+                            and numbers <= covered_numbers and _repeats(words, kept_words)):
                         # "I totally agree the trip was fun" beside "Totally agree…"; not
                         # "每晚预算590元" beside "每晚预算1780元": other numbers, another fact.
                         repeated.add(id(it))
@@ -839,6 +880,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                     if it.date:
                         dated.add((it.section, it.date))
                     covered |= ids
+                    covered_numbers |= numbers
                     if len(words) >= _JACCARD_MIN_TOKENS:
                         for w in words:
                             kept_words.setdefault(w, []).append(words)

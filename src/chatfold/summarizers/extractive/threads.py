@@ -301,8 +301,9 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     if adjacent:
         # The very next message: one word of what was asked is enough, a time is not ("book
         # Nopa for Friday" → "the weather for Friday"); "Reminder set." answers "remind me".
+        # (A reminder promised only marks its errand: the errand stays open.)
         if not shared and not (later_role == "assistant" and _REMIND.search(request)
-                               and _REMIND_SET.search(later) and _DONE.search(later)):
+                               and _REMIND_SET.search(later)):
             return False
     elif not common or (shared < min(1 if sole and later_role == "user" else 2,
                                      len(request_tokens)) and not (
@@ -609,6 +610,16 @@ _ZH_DONE_VERB = re.compile(
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
 _REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify))|提醒")
+
+
+def asks_reminder(request: str) -> bool:
+    """True when ``request`` asks to be reminded: set or promised, the reminder is the
+    assistant's part; the errand stays the user's until they say it is done."""
+    return _REMIND.search(request) is not None and _REMIND_ME.search(request) is not None
+
+
+_REMIND_ME = re.compile(r"(?i:\b(?:remind|ping|nudge|notify) me\b|\bdon't let me forget\b)"
+                        r"|提醒我|别让我忘")
 # A reminder set or promised, not "it reminds me of home" or "those reminders" in passing.
 _REMIND_SET = re.compile(
     r"(?i:\b(?:remind|ping|nudge|notify) you\b|\breminders? (?:is |are |has been |have been )?"
@@ -754,6 +765,8 @@ def _words(text: str) -> set[str]:
     low = text.lower()
     words = {w for w in re.findall(r"[a-z0-9]+", low) if w not in _ALT_STOP} | set(
         content_tokens(text))
+    # "Tuesday it is" picks "Tue 10:40am"; "September" picks "Sept 30".
+    words |= {w[:3] for w in words if w in _CALENDAR}
     # Every character pair too: an option is often a day or a number ("周一", "三晚"), whose
     # characters content words leave out.
     for run in _HAN.findall(text):
@@ -761,6 +774,11 @@ def _words(text: str) -> set[str]:
     return words
 
 
+_CALENDAR_TEXT = (
+    "monday tuesday wednesday thursday friday saturday sunday january february march april june "
+    "july august september october november december"
+)
+_CALENDAR = frozenset(_CALENDAR_TEXT.split())
 _ALT_STOP_TEXT = (
     "the a an one to of for with on in at it that this i we you"
 )
@@ -901,5 +919,144 @@ _OFFER_TO_ACT = re.compile(
 _LABEL_REPLY = re.compile(r"(?i)^(?:option|plan|choice|方案|选项)\s*(?=[A-Za-z0-9]$)")
 # Where one listed option ends and the next begins: "A (Sat 10am) and B (Sun 9am)", "A；B".
 _OPTION_SPLIT = re.compile(r"[；;。，]|,(?!\d{3})|\s+(?:and|or)\s+|(?<=[）)])\s*(?:和|或|、)")
-_LIST_INTRO = re.compile(r"[:：]|^\s*(?:and|or)\s|^(?:和|或者|或是|或)")
+_LIST_INTRO = re.compile(r"[:：](?!\d)|^\s*(?:and|or)\s|^(?:和|或者|或是|或)")
 
+
+
+# "Let's do the first one", "He went with the middle one", "option 2", "还是第一个吧", "最后那个":
+# a pick by place in what the assistant listed.
+_ORDINAL_EN = re.compile(
+    r"(?i)\b(?:the\s+)?(?P<w>first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|middle"
+    r"|former|latter)(?:\s+(?:one|option|choice|pick|place|hotel|flight|plan|slot))?\b"
+    r"(?=\s*(?:[,.!;)]|please|then|it is|sounds|works|for me|$))"
+    r"|\b(?:option|choice|plan|number|#)\s*(?P<n>[1-5])\b"
+)
+_ORDINAL_ZH = re.compile(
+    r"第(?P<w>[一二三四五12345])(?:个|家|种|套|款|项|班|条|间|位|个方案|个选项)"
+    r"|(?P<z>最后|中间)(?:那|这|一)?(?:个|家|种|套|款|项|班|条|间)"
+    r"|(?P<h>前者|后者)"
+)
+_ORDINAL_INDEX = {
+    "first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
+    "fifth": 4, "5th": 4, "一": 0, "二": 1, "三": 2, "四": 3, "五": 4,
+    "1": 0, "2": 1, "3": 2, "4": 3, "5": 4, "former": 0, "前者": 0,
+}
+# The markers an enumerated listing numbers its options with: "(1)", "1)", "①", "一是", "第一，".
+_ENUM_MARK = re.compile(
+    r"(?:^|(?<=[\s:：;；，,。]))(?:\(\s*[1-9]\s*\)|（[1-9]）|[1-9][.)、](?!\d)|[①②③④⑤⑥]"
+    r"|[一二三四五六]是|其[一二三四五六][，,：:]|第[一二三四五六][，,：:、]"
+    r"|(?i:option\s+[a-e1-6])[:：.)])\s*"
+)
+_MAX_ORDINAL_LATIN = 80
+_MAX_ORDINAL_HAN = 24
+
+
+def listed_options(asked: list[str]) -> list[str]:
+    """The options of the assistant's last message, in the order it gave them: its enumerated
+    items ("(1) Casa do Alfama…; (2) Baixa Tower…"), else its sentences after a listing's
+    introduction ("A few ideas: Osteria Lupa…; Golden Lotus…; or we could…"), else the
+    clauses of its last sentence ("Tue 10:40am, Thu 3:15pm, or Sat 9:00am")."""
+    text = " ".join(asked)
+    marks = list(_ENUM_MARK.finditer(text))
+    if len(marks) >= 2:
+        return [text[m.end(): nxt.start() if nxt else len(text)].strip(" ;；，,。.")
+                for m, nxt in zip(marks, [*marks[1:], None], strict=True)]
+    if len(asked) >= 2 and _LIST_INTRO.search(asked[0]):
+        first = asked[0][_LIST_INTRO.search(asked[0]).end():]  # type: ignore[union-attr]
+        options = [first, *asked[1:]]
+        options = [_LEAD_OR.sub("", o).strip(" ;；，,。.?？") for o in options]
+        return [o for o in options if o]
+    if asked and _OR_OFFER.search(asked[-1]):
+        options = []
+        for clause in _OPTION_SPLIT.split(asked[-1]):
+            intro = _LIST_INTRO.search(clause)
+            option = (clause[intro.end():] if intro else clause).strip(" ?？。.!！")
+            if option:
+                options.append(option)
+        return options
+    return []
+
+
+_LEAD_OR = re.compile(r"(?i)^\s*(?:or|and|或者|或是|还有)\s*")
+
+
+def ordinal_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
+    """(the option, the option, whether the reply said only that) when a short ``reply``
+    picks an option of the assistant's listing by its place ("Let's do the first one",
+    "He went with the middle one", "还是第一个吧"), else None."""
+    latin = reply.isascii()
+    if len(reply) > (_MAX_ORDINAL_LATIN if latin else _MAX_ORDINAL_HAN):
+        return None
+    if reply.rstrip().endswith(("?", "？")):
+        return None
+    m = (_ORDINAL_EN if latin else _ORDINAL_ZH).search(reply)
+    if m is None or _NEITHER.search(reply[: m.start()]):
+        return None  # "not the first one"
+    options = listed_options(asked)
+    if not 2 <= len(options) <= 6:
+        return None
+    word = (m.group("w") or m.group("n") or "") if latin else (
+        m.group("w") or m.group("z") or m.group("h") or "")
+    word = word.lower()
+    if word in ("last", "latter", "最后", "后者"):
+        index = len(options) - 1
+    elif word in ("middle", "中间"):
+        if len(options) % 2 == 0:
+            return None  # no middle one of two or four
+        index = len(options) // 2
+    else:
+        index = _ORDINAL_INDEX.get(word, -1)
+    if not 0 <= index < len(options):
+        return None
+    option = options[index]
+    return _as_pick(option, reply)
+
+
+def described_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
+    """(the option, the option, whether the reply said only that) when a short ``reply``
+    takes the one option of the assistant's listing that its words name ("so the dim sum
+    place", "Tuesday it is"), else None."""
+    latin = reply.isascii()
+    if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
+        reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
+    if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN) or _DESC_CUE.search(
+            reply) is None or reply.rstrip().endswith(("?", "？")):
+        return None
+    options = listed_options(asked)
+    if not 2 <= len(options) <= 6:
+        return None
+    # The option most of whose own words the reply says: "so the dim sum place" names
+    # "dim" and "sum" of one, "place" of another.
+    said = _words(reply)
+    words = [_words(o) for o in options]
+    hits = [len(said & (w - set().union(*(x for j, x in enumerate(words) if j != i))))
+            for i, w in enumerate(words)]
+    best = max(hits)
+    if not best or hits.count(best) > 1:
+        return None
+    return _as_pick(options[hits.index(best)], reply)
+
+
+# What takes an option described: "so the dim sum place", "Tuesday it is", "就那家吧".
+_DESC_CUE = re.compile(
+    r"(?i:^(?:ok(?:ay)?,?\s+|then\s+|and\s+|so,?\s+)?the\s+[\w\s'-]{1,30}?\b(?:one|place|option"
+    r"|slot|hotel|flight|plan|room|time)[.!]*$|\bit is[.!]*$|\b(?:let'?s|go with"
+    r"|take|book|pick|choose|went with|sounds good|works for)\b)|就|选|订|吧$"
+)
+
+
+def _as_pick(option: str, reply: str) -> tuple[str, str, bool]:
+    if len(option) > _MAX_ITEM_CHARS_OPTION:
+        option = option[:_MAX_ITEM_CHARS_OPTION].rstrip() + "…"
+    said = _words(reply) - _ORDINAL_WORDS
+    return option, option, said <= _CHOICE_WORDS | _ORDINAL_WORDS
+
+
+_MAX_ITEM_CHARS_OPTION = 120
+_ORDINAL_WORDS_TEXT = (
+    "the first 1st second 2nd third 3rd fourth 4th fifth last middle former latter one option "
+    "choice pick place do let's lets let go with he she they went chose picked wants want i "
+    "we'll so"
+    "it is please then"
+)
+_ORDINAL_WORDS = frozenset(_ORDINAL_WORDS_TEXT.split())
