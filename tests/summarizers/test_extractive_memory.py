@@ -2382,3 +2382,23 @@ def test_what_stays_true_is_standing_and_chatter_is_not(said: str, standing: boo
     from chatfold.summarizers.extractive.scoring import _score_all
 
     assert _score_all([said], ["user"])[0].standing is standing
+
+
+@pytest.mark.parametrize(("said", "section_title"), [
+    ("另外朵朵班级群的消息别一条一条转给我了，太多了，每天晚上给我汇总一次就好。", "偏好"),
+    ("最后那个便宜是便宜，可我最受不了红眼航班，以后晚上十点以后起飞的都别给我选。", "偏好"),
+    ("车子得在11月底之前去做年检。", "待办"),
+    ("华东仓的发货截单时间是每天下午 4 点。", "事实"),
+])
+def test_chinese_instructions_deadlines_and_settings_stand(said: str, section_title: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    assert _score_all([said], ["user"])[0].standing
+    assert section(ask([user(said)], language="zh"), section_title), said
+
+
+def test_a_chinese_change_said_inside_a_long_sentence_replaces_the_old_time() -> None:
+    previous = "事实：\n- 用户：华东仓的发货截单时间是每天下午 4 点。\n- 用户：我住在16楼。"
+    out = ask([user("仓库刚通知，从下周一起截单提前了，改成下午 3 点半，顾客问起来按新的说。")],
+              previous=previous, language="zh")
+    assert "3 点半" in out and "下午 4 点" not in out and "16楼" in out, out

@@ -56,7 +56,8 @@ _CHANGE = re.compile(
     r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to"
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
-    r"|switch|set|stretch|stretched|boost|boosted|upped|go up|go down)(?: [\w']+){0,3}? to"
+    r"|bumped|upsized|downsized|upgraded|downgraded"
+    r"|switch|set|stretch|stretched|boost|boosted|upped|go up|go down)(?: [\w']+){0,4}? to"
     r"|since (?:we|i) (?:moved|switched|changed)"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
@@ -108,6 +109,7 @@ _PAY = re.compile(
 _VALUE = re.compile(
     # A Chinese date is one value: "3月3号" → "3月10号" replaces the date, not the month's "3".
     r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}[日号]|\d{1,4}年\d{1,2}月"
+    r"|\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"  # a Chinese time: "下午 3 点半"
     r"|\d[\d,.:/-]*(?:\s?(?:am|pm))?"  # numbers, times, dates
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
@@ -293,6 +295,7 @@ class _Shape:
 
 
 _DIGITS = re.compile(r"\d")
+_ID_NUMBER = re.compile(r"(?!(?:19|20)\d\d$)\d{3,}|[a-z]+\d[\w-]*")
 _WORD = re.compile(r"[a-z]+")
 _OF = re.compile(r"\b(?:for|of) (?:the |my |our |your |a |an )?([a-z]{3,})\b")
 
@@ -313,7 +316,10 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
         return False  # "the budget for food" / "my budget for the hotel": another thing
     topic = new.topic | named
     pool = old.topic | old.names
-    shared = sum(1 for w in topic if _in(w, pool)) + len(new.names & old.topic)
+    # A number both name the thing by ("the 529 contribution" / "the kids' 529"): a word in
+    # common. (Not a year, which many statements share, nor a small count.)
+    ids = {v for v in new.values & old.values if _ID_NUMBER.fullmatch(v)}
+    shared = sum(1 for w in topic if _in(w, pool)) + len(new.names & old.topic) + len(ids)
     units = new.units & old.units
     # A new email address, phone number or street address of the same person replaces the old.
     same_kind = bool(new.topic & old.topic & _KINDS_SET)
@@ -418,6 +424,14 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             # said before ("我最喜欢的颜色是蓝色"), and nothing when they named several.
             _replace_the_only(items, n, emptied, _FAVOURITE, new.persons, shape)
             continue
+        whole: _Shape | None = None
+        if new.values and len(new.topic) > _MAX_TOPIC and not it.body.isascii():
+            # Chinese runs many character pairs into one sentence: "仓库刚通知，从下周一起截单
+            # 提前了，改成下午 3 点半，…" changes by its clause of change, about what the
+            # whole sentence names ("截单").
+            clause = _change_clause(it.body)
+            if clause is not None:
+                whole, new = new, _Shape(clause)
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
         for k in range(n - 1, -1, -1):
@@ -425,6 +439,8 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             if id(old) in emptied or old.tag != it.tag or _assistants(old) != theirs:
                 continue
             was = shape(k)
+            if whole is not None and not any(_in(w, was.topic) for w in whole.topic):
+                continue
             if (not was.values - new.values or not new.values - was.values
                     or not _same_thing(new, was, strict=says == 1)):
                 continue  # no value replaced, or not the same thing
@@ -449,6 +465,15 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
                 _replace_the_only(items, n, emptied, _ANYTHING, new.persons, shape,
                                   with_values=True, section=_DECISIONS)
     return [it for it in items if id(it) not in emptied] if emptied else items
+
+
+def _change_clause(body: str) -> str | None:
+    """The one clause of ``body`` that says a change and gives a value, else None."""
+    found = [c for c in _ZH_CLAUSE.split(body) if _CHANGE.search(c) and _DIGITS.search(c)]
+    return found[0] if len(found) == 1 else None
+
+
+_ZH_CLAUSE = re.compile(r"[，,；;。！？!?]")
 
 
 def _replace_the_only(items: list[_Item], n: int, emptied: set[int], kind: re.Pattern[str],

@@ -490,6 +490,12 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # A rule of the speaker's said without a verb: "Aisle seats only, always", "and never a
     # layover under an hour", "靠窗的一律不要".
     (_PREF, _RULE_NO_VERB, True, None, ("only", "always", "never")),
+    # What a thing's setting is, with its value: "华东仓的发货截单时间是每天下午 4 点",
+    # "房贷的利率是4.1%". (Reviews' prices say "价格": one-off, not a setting.)
+    (_FACT | _ATTR, re.compile(
+        r"[\u4e00-\u9fff）)]{2,10}的[\u4e00-\u9fff]{0,4}(?:时间|日期|地址|电话|利率|额度|密码|编号|账号"
+        r"|期限|上限|下限|标准|规定|门槛|截止|周期|频率)(?:是|为|在|改为|改成)[^，。！？\n]{0,8}?"
+        r"[\d一二两三四五六七八九十]"), False, None, "的"),
     # Chinese life facts ("我2012年毕业于武汉大学", "我穿42码的鞋", "学日语已经三年了").
     (_FACT, re.compile(
         r"我(?:们)?(?!觉得|想|希望|感觉|认为|猜)[^，。！？!?\n]{0,8}?(?:毕业于|毕业|出生于|出生在|出生|来自"
@@ -559,8 +565,9 @@ _TASK_OWN = re.compile(
     r"|(?:^|[，,])(?:我们?)?(?:这周末|这周|周末|明天|后天|今天|今晚|下周|周[一二三四五六日天])"
     r"(?:之前|前)?(?:还)?得"
     r"(?=[给去把交还买打约做写办拿取续])"
-    # A deadline said of a thing: "季度报告周五前要写完".
+    # A deadline said of a thing: "季度报告周五前要写完", "车子得在11月底之前去做年检".
     r"|[^，。！？\n]{2,12}?(?:之?前(?:要|得|必须)|截止)"
+    r"|[^，。！？\n]{1,8}?(?:得|要|必须)在[^，。！？\n]{1,12}?(?:之前|以前|前)"
 )
 _REMINDER = re.compile(r"(?i:(?:please |can you |could you )?remind me\b)|(?:请|记得)?提醒我")
 # What opens a request said in passing: "Oh and remind me to…", "Unrelated, but can you…",
@@ -588,6 +595,8 @@ _ERRAND = re.compile(
     r"(?! (?:it|that|this|them|some rest|a break|some sleep|out|over|together|back|more"
     r"|something|anything)\b))"
     r"|[得要](?:去|给|把)?[\u4e00-\u9fff]{0,4}?(?:拿|取|交|办|续|还|买|寄|修|缴|付|签|退|约|订|打)"
+    # A thing due by a date: "车子得在11月底之前去做年检".
+    r"|(?:得|必须)在[^，。！？\n]{1,12}?(?:之前|以前)"
 )
 # "Maybe I'll go with you", "如果要选的话": a hedged choice is no decision.
 _HEDGE = re.compile(
@@ -978,7 +987,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
 _AVOIDS = re.compile(
     r"(?i)\b(?:hate|hates|dislike|dislikes|don't like|do not like|can't stand|cannot stand"
     r"|not a fan of|don't recommend|do not recommend|never recommend|can't handle|avoid"
-    r"|don't suggest|do not suggest|never suggest)\b")
+    r"|don't suggest|do not suggest|never suggest)\b"
+    r"|受不了|讨厌|不喜欢|不爱吃|不能吃|忌口|别给我(?:选|订|推荐|安排)")
 
 
 # "I only fly Delta", "I'm more of a tea person", "I'd rather take the train": the user's
@@ -1000,7 +1010,11 @@ _FOR_GOOD = re.compile(
     r"(?i)\b(?:from now on|from here on|for future reference|whenever possible)"
     r"|(?:^|[,.;] )(?:going forward|in (?:the )?future),")
 _FOR_GOOD_ZH = re.compile(
-    r"^(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?(?:都(?!会)|请|一律|每次|别|不要|只|要|还是|就(?!会))"
+    r"(?:^|[，,；;])(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?"
+    r"(?:都(?!会)|请|一律|每次|别|不要|只|要|还是|就(?!会))"
+    # How the user wants things sent: "消息别一条一条转给我了", "每天晚上给我汇总一次就好".
+    r"|(?:别|不要|不用)[^，。！？,.!?]{0,10}?(?:转给我|发给我|推给我|给我发|给我转|打给我)"
+    r"|(?:每天|每晚|每周|每个?月|每次)[^，。！？,.!?]{0,6}?给我[^，。！？,.!?]{1,10}?(?:就好|就行|就可以)"
     r"|每次都(?:要|用|给|帮)|一律|永远不要|永远别|始终用|绝对不要|千万不要|千万别")
 # A prohibition for good is said to whoever acts: "永远不要直接推到main分支".
 _NEVER_ZH = re.compile(r"^(?:请)?(?:永远|绝对|千万)(?:不要|别)")
