@@ -2402,3 +2402,24 @@ def test_a_chinese_change_said_inside_a_long_sentence_replaces_the_old_time() ->
     out = ask([user("仓库刚通知，从下周一起截单提前了，改成下午 3 点半，顾客问起来按新的说。")],
               previous=previous, language="zh")
     assert "3 点半" in out and "下午 4 点" not in out and "16楼" in out, out
+
+
+def test_kept_on_the_list_is_a_reminder_and_a_passive_report_closes_it() -> None:
+    first = ask([user("I need to call Dr. Petrov's office about Leo's retainer. Keep it on the "
+                      "list."), assistant("Will do, it's on the list.")])
+    assert section(first, "Open tasks")[0].endswith("(reminder set)"), first
+    slip = "Open tasks:\n- User: Remind me to sign her permission slip, it's due Friday and " \
+        "it's buried in her folder."
+    done = ask([user("Slip's signed and back in her backpack, finally.")], previous=slip)
+    assert section(done, "Open tasks") == [], done
+
+
+@pytest.mark.parametrize(("lang", "said", "key"), [
+    ("en", "Found it — order BX-40219. I'll ask the warehouse for a new jar.", "BX-40219"),
+    ("zh", "查到了，是 DD20240611087，川味小馆的单。", "DD20240611087"),
+])
+def test_what_a_lookup_found_by_its_key_outranks_chatter(lang: str, said: str, key: str) -> None:
+    chatter = [user(f"Haha the weather was so lovely on day {n}, we had so much fun!")
+               if lang == "en" else user(f"第{n}天天气真好，我们玩得特别开心！") for n in range(12)]
+    out = ask([*chatter, assistant(said)], language=lang, max_tokens=60)
+    assert key in out, out

@@ -121,7 +121,7 @@ def _trim(text: str, limit: int) -> str:
 _LEAD_FILLER = re.compile(
     r"(?:(?:好的|好吧|好|嗯+|哦+|噢|哈哈+|对了|另外|还有|那么|太好了|好极了|太棒了|谢谢|多谢"
     r"|(?i:ok|okay|sure|yes|yeah|yep|great"
-    r"|thanks|thank you|also|so|well|oh|alright|right|anyway))[，,、!！ ]+)+"
+    r"|thanks|thank you|also|so|well|oh|alright|right|anyway))[，,、!！ —–]+)+"
 )
 
 

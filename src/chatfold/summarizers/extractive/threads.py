@@ -76,6 +76,10 @@ _CONFIRMATION = re.compile(
     r"|(?i:\b(?:created|opened|filed|raised|logged|submitted)\b)[^.!?\n]{0,24}?"
     r"(?:\b[A-Z][A-Z0-9]+-\d+|#\d{2,})"
     r"|(?:创建|提交|新建|开了)(?:了)?(?:工单|PR|issue|任务)?\s*(?:[A-Z][A-Z0-9]+-\d+|#\d{2,})"
+    # What a lookup found for the user, by its key: "Found it — order BX-40219", "查到了，是
+    # DD20240611087".
+    r"|(?i:\bfound (?:it|the|your|her|his|their)\b)[^.!?\n]{0,24}?\b[A-Z]{1,5}-?\d{4,}"
+    r"|(?:查到|找到)了?[^。！？\n]{0,10}?[A-Z]{1,5}-?\d{4,}"
 )
 # "I can't book flights, but here are some options": what was asked was not done.
 _REFUSAL = re.compile(
@@ -332,6 +336,8 @@ _DONE_FORMS = {
     "draft": "drafted", "write": "wrote|written", "add": "added", "set": "set",
     "cancel": "cancell?ed|canceled", "email": "emailed", "call": "called", "renew": "renewed",
     "submit": "submitted", "update": "updated", "fix": "fixed", "find": "found",
+    "sign": "signed", "return": "returned", "mail": "mailed", "post": "posted",
+    "print": "printed", "water": "watered", "clean": "cleaned", "file": "filed",
 }
 _ASKED_VERB = re.compile(rf"(?i)\b({'|'.join(_DONE_FORMS)})\b")
 _DONE_FORM = {verb: re.compile(rf"(?i)\b(?:{forms})\b") for verb, forms in _DONE_FORMS.items()}
@@ -397,9 +403,18 @@ def request_parts(request: str, tokens: Callable[[str], frozenset[str]]) -> list
     before the request is done."""
     if not changes_world(request) or _AND.search(request) is None:
         return []
+    # What is asked, not what is said of it after: "sign her permission slip, it's due Friday
+    # and it's buried in her folder" asks one thing.
+    request = _CONTEXT_TAIL.split(request, 1)[0]
     parts = [t for piece in _AND.split(request)
              if (t := tokens(piece) - _TIME_WORDS - _COMPANION)]
     return parts if len(parts) >= 2 else []
+
+
+_CONTEXT_TAIL = re.compile(
+    r"(?i:[,;—–]\s*(?:it's|it is|it was|that's|which|because|since|as|so|but|though|she's|he's"
+    r"|they're|i think)\b)|[，；](?:因为|不过|但是|它|她|他)"
+)
 
 
 def asks_for_information(request: str) -> bool:
@@ -584,7 +599,7 @@ _DIGIT = re.compile(r"\d")
 # Literal pieces every _CONFIRMATION match holds.
 _CONFIRMATION_KEYS = ("confirm", "book", "reserv", "order", "ref", "ticket", "track", "号", "码",
                       "creat", "open", "file", "rais", "logg", "submit", "创建", "提交", "新建",
-                      "开了")
+                      "开了", "found", "查到", "找到")
 
 
 def shared_numbers(request: str, later: str) -> int:
@@ -615,10 +630,11 @@ _REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify))|提醒")
 def asks_reminder(request: str) -> bool:
     """True when ``request`` asks to be reminded: set or promised, the reminder is the
     assistant's part; the errand stays the user's until they say it is done."""
-    return _REMIND.search(request) is not None and _REMIND_ME.search(request) is not None
+    return _REMIND_ME.search(request) is not None
 
 
-_REMIND_ME = re.compile(r"(?i:\b(?:remind|ping|nudge|notify) me\b|\bdon't let me forget\b)"
+_REMIND_ME = re.compile(r"(?i:\b(?:remind|ping|nudge|notify) me\b|\bdon't let me forget\b"
+                        r"|\b(?:keep|put) (?:it|that|this) on (?:the|my) list\b)"
                         r"|提醒我|别让我忘")
 # A reminder set or promised, not "it reminds me of home" or "those reminders" in passing.
 _REMIND_SET = re.compile(
@@ -631,7 +647,7 @@ _USER_DONE = re.compile(
     r"(?i:\b(?:i(?:'ve| have)? (?:already |just |finally )?(?:booked|reserved|ordered|sent|paid"
     r"|bought|done|finished|fixed|handled|sorted|submitted|renewed|filed|called|emailed"
     r"|texted|messaged|contacted|mailed|returned|scheduled|cancell?ed|picked up|dropped off)"
-    r"|(?:is|are|was|were|got|has been|have been) (?:already |finally |all |now )?(?:booked"
+    r"|(?:is|are|was|were|got|'s|has been|have been) (?:already |finally |all |now )?(?:booked"
     r"|reserved|ordered|sent|paid|done|sorted|handled|finished|submitted|fixed|filed|renewed"
     r"|completed|delivered|mailed|returned|signed|scheduled|repaired|approved|installed)"
     r"|did it myself|took care of it"
@@ -673,7 +689,7 @@ _USER_DONE = re.compile(
 # with the verb after the thing.
 _DONE_LAST = re.compile(
     r"[\w' -]{2,40}? (?:submitted|sent|paid|booked|done|ordered|finished|fixed|renewed"
-    r"|cancell?ed|filed|delivered|handled|sorted|mailed|returned|picked up)"
+    r"|cancell?ed|filed|delivered|handled|sorted|mailed|returned|picked up|signed)"
     r"(?:[.!]*|(?:,| and| but)[^.!?]*[.!]*)",
     re.I)
 # Literal pieces every match holds: most sentences are ruled out by a substring test in C.
