@@ -704,6 +704,10 @@ _COLLECTIVE_TEXT = "people children family folks staff crew team police cattle"
 _COLLECTIVE = frozenset(_COLLECTIVE_TEXT.split())
 
 
+# "…remind us how important our loved ones are.": the verb ends its clause, it says no Y.
+_ENDS_CLAUSE = re.compile(r"\s*(?:[.!?,;:…]|$)")
+
+
 def _noun_read_as_verb(found: str) -> bool:
     words = found.split()
     if len(words) < 3 or words[0] not in ("my", "our") or words[-1] not in _PLURAL_VERBS:
@@ -750,7 +754,8 @@ def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:
             word = m.group()
             masks[owner[at]] |= _EN_LEX[word]
             if word.startswith(_FACT_LEADS) and (fact := _FACT_AT.match(low, at)) \
-                    and not _noun_read_as_verb(fact.group()):
+                    and not _noun_read_as_verb(fact.group()) \
+                    and not _ENDS_CLAUSE.match(low, fact.end()):
                 found = fact.group()
                 masks[owner[at]] |= _FACT | (_ATTR if (
                     word.startswith(("my", "our")) and found.endswith(_ATTR_VERBS)

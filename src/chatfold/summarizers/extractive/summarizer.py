@@ -90,6 +90,7 @@ _DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
 _REMINDER_MARK = {"en": " (reminder set)", "zh": "（已设提醒）"}
 _REMINDER_MARKS = tuple(_REMINDER_MARK.values())
 _NUMBERS = re.compile(r"\d+")
+_REMINDER_WORDS = content_tokens("keep list forget forgetting remind reminder urgent")
 _DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and the facts it rivals
 # A question or ask the reply itself answered ("can you write a closure in Python? (done)"):
 # what was discussed, kept only while nothing said of the user or the world needs the room.
@@ -242,7 +243,9 @@ def _closed_tasks(
 
     for i in requests:
         row = rows[i]
-        own = memo[row.body]
+        # What asks to be reminded ("keep it on the list", "don't let me forget") names
+        # nothing of the errand: "keep me going" shares no word with it.
+        own = memo[row.body] - _REMINDER_WORDS
         if not own:
             continue
         # A choice made after the request, or, both carried (their order lost), one that

@@ -654,7 +654,8 @@ _USER_DONE = re.compile(
     # Someone else did it, or it came: "The plumber came and fixed the sink", "Got my renewed
     # passport back".
     r"|(?:came|stopped by|showed up)\b[^.!?]{0,30}\band (?:fixed|repaired|replaced|installed"
-    r"|delivered|cleaned)|got (?:my |the |our )?[\w' -]{0,24}? back)\b)"
+    r"|delivered|cleaned)|got (?!(?:my |your |the |our )?back\b)"
+    r"(?:my |the |our )?[\w' -]{0,24}? back)\b)"
     # Said without "I", as chat does: "Paid the electricity bill this morning.", "Finally
     # finished the quarterly report!"
     r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:paid|booked|sent|finished|submitted"
