@@ -2434,3 +2434,80 @@ def test_an_idiom_reports_nothing_done_and_a_verb_ending_its_clause_no_attribute
     said = "Life's unpredictable, but these moments remind us how important our loved ones are."
     assert not _score_all([said], ["user"])[0].standing
     assert _score_all(["Our loved ones are in Ohio."], ["user"])[0].standing
+
+
+# ---------------------------------------------------------------------------------------------
+# held-out probe 5: the assistant saying what the user's reasons leave, "that one", values
+# taken back as they are said, and what stays true of a body, a goal, a new person
+
+@pytest.mark.parametrize(("lang", "messages", "chosen"), [
+    ("en", [assistant("A few knee-friendly choices: swimming laps, cycling on a spin bike, or "
+                      "the elliptical at your gym."),
+            user("The pool closes at 6 and I don't own a bike, so I guess that settles it."),
+            assistant("Then the elliptical it is: 25 minutes, twice a week.")], "elliptical"),
+    ("en", [assistant("Three options nearby: Glenmore Dairy is the cheapest at €6.80/kg but "
+                      "only delivers Tuesdays; Valley Creamery is organic, €8.20/kg, and drops "
+                      "off every morning; Brennan & Sons is €7.40/kg, Mondays only."),
+            user("Honestly a drop-off every morning matters more to me than a euro a kilo. "
+                 "I'll go with that one."),
+            assistant("Makes sense.")], "Valley Creamery"),
+    ("zh", [assistant("可以看这三个：1）客如云，支持会员储值，月费198；"
+                      "2）二维火，月费128，不支持储值；3）微信收款加Excel记账。"),
+            user("我们老顾客好多都是充值的，不能储值的那个就算了，Excel那种我也懒得天天对账。"),
+            assistant("那就上客如云，我帮你列一下迁移要准备的东西。")], "客如云"),
+])
+def test_a_pick_the_assistant_concludes_or_the_user_makes_by_that_one(
+        lang: str, messages: list[dict[str, Any]], chosen: str) -> None:
+    out = ask(messages, language=lang)
+    decisions = section(out, "Decisions" if lang == "en" else "决定")
+    assert any(chosen in d and ("chose" in d or "选择" in d) for d in decisions), out
+
+
+@pytest.mark.parametrize(("lang", "said", "meant", "wrong"), [
+    ("en", "For monitoring, staging is at 10.4.12.88 — no wait, sorry, that's the old box we "
+           "retired, the real one is 10.4.12.91.", "10.4.12.91", "10.4.12.88"),
+    ("zh", "机房那台NAS的IP是192.168.3.45，啊不对，说错了，NAS是192.168.3.60。",
+     "192.168.3.60", "192.168.3.45"),
+])
+def test_a_value_taken_back_as_it_is_said_is_not_kept(lang: str, said: str, meant: str,
+                                                       wrong: str) -> None:
+    out = ask([user(said)], language=lang)
+    assert meant in out and wrong not in out, out
+
+
+@pytest.mark.parametrize("said", [
+    "Quick thing: don't ever restart the prod database without pinging me first.",
+    "I'm 41, sitting at around 92 kg right now, desk job.",
+    "I tore the meniscus in my left knee skiing in February.",
+    "Main goal is a sub-50 10K by October.",
+    "Oh, and my new head baker, Priyanka Oduya, starts on the 14th.",
+    "One thing about scheduling: I'm really not into early morning workouts.",
+    "对了，新来的学徒叫邝志豪，下周一开始上班。",
+    "去年右肩肩袖做过一个小手术，所以推举类的动作我有点怕。",
+    "跟你说，鸡胸肉我真的吃不下去了。",
+])
+def test_probe_5_standing_statements(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    assert _score_all([said], ["user"])[0].standing, said
+
+
+@pytest.mark.parametrize(("lang", "messages", "key"), [
+    ("en", [user("Can you remind me to send the October invoice to the café on Dunmore Street?"),
+            assistant("Will do, I'll remind you about the Dunmore Street invoice."),
+            user("The Dunmore Street invoice went out this morning, so that's off my plate.")],
+     "Dunmore"),
+    ("zh", [user("提醒我这周五之前把美的那边的配件款结了，一共4860块。"),
+            assistant("好的，周五前提醒你。"),
+            user("美的那笔配件款昨天下午已经转过去了。")], "配件款"),
+])
+def test_an_errand_reported_done_after_its_reminder_was_set_closes(
+        lang: str, messages: list[dict[str, Any]], key: str) -> None:
+    out = ask(messages, language=lang)
+    assert not any(key in t for t in section(out, "Open tasks" if lang == "en" else "待办")), out
+
+
+def test_a_chinese_dose_raised_replaces_the_old_dose() -> None:
+    previous = "事实：\n- 用户：医生让我每天早上空腹吃一片优甲乐，50微克。"
+    out = ask([user("复查了甲功，医生把优甲乐加到75微克了。")], previous=previous, language="zh")
+    assert "75微克" in out and "50微克" not in out, out

@@ -86,6 +86,7 @@ _CAP_MAX = 3
 
 _ZH_WORDS: dict[int, str] = {
     _PREF: "爱吃 爱喝 不爱 讨厌 过敏 偏好 偏爱 更爱 最爱 不吃 不喝 吃素 素食 忌口 受不了 倾向"
+    " 吃不下 吃腻 不想再吃 别再"
     " 不能吃 不能喝 吃不了 看不了 我只坐 我只喝 我只用 我只吃 我只买 别给我推荐 不要给我推荐"
     " 夜猫子 我一定要"
     " 不耐受 清真",
@@ -125,6 +126,7 @@ _ZH_NEUTRAL = (
 
 _EN_WORDS: dict[int, str] = {
     _PREF: "prefer|prefers|preferred|preference|allergic|allergy|allergies|hate|hates"
+    "|not into|not big on|is a no from me|are a no from me|is a no-go|is a hard no"
     "|can't eat|cannot eat|can not eat|don't eat|do not eat|can't have|can't drink|don't drink"
     "|don't like|do not like|not a fan of|more of a|i only fly|i only drink|i only eat|i only use"
     "|don't recommend|do not recommend|never recommend|don't suggest|do not suggest|never suggest"

@@ -465,6 +465,36 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_ATTR | _FACT, re.compile(
         r"对[^，。！？,\s]{1,8}过敏|(?:患有|得了|有)(?:糖尿病|哮喘|高血压|癫痫)"),
      False, None, ("过敏", "糖尿病", "哮喘", "高血压", "癫痫")),
+    # An injury or an operation: "I tore the meniscus in my left knee", "肩袖做过一个小手术".
+    (_ATTR | _FACT, re.compile(
+        r"\b(?:i|i've|i have|he|she|they)\s+(?:\w+\s+)?(?:tore|torn|sprained|broke|broken"
+        r"|fractured|dislocated|injured|pulled|strained|had (?:a |an )?(?:\w+ )?(?:surgery"
+        r"|operation|replacement))\b"), True, None,
+     ("tore", "torn", "sprain", "broke", "fractur", "dislocat", "injur", "pulled", "strained",
+      "surgery", "operation", "replacement")),
+    (_ATTR | _FACT, re.compile(
+        r"(?:做过|做了|动过)[^，。！？]{0,6}手术|骨折|扭伤|拉伤|撕裂|韧带|半月板"),
+     False, None, ("手术", "骨折", "扭伤", "拉伤", "撕裂", "韧带", "半月板")),
+    # The speaker's weight or age said in passing: "I'm 41, sitting at around 92 kg".
+    (_ATTR | _FACT, re.compile(
+        r"\b\d{2,3}(?:\.\d)? ?(?:kg|kgs|kilos|lbs|pounds)\b|\bi'm \d{2}\b(?! ?(?:%|percent|minutes"
+        r"|mins|hours|seconds))|\bweighed in\b[^.!?\n]{0,30}?\d"), True, None,
+     ("kg", "kilo", "lb", "pound", "i'm ", "weighed")),
+    (_ATTR | _FACT, re.compile(r"体重[^，。！？]{0,4}?\d|\d{2}岁|称了一?下[^。！？]{0,4}?\d"),
+     False, None, ("体重", "岁", "称")),
+    # A goal, however it is put: "Main goal is a sub-50 10K by October".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:main |big |primary |only |real |the )?(?:goal|target|aim) (?:is|for)\b"),
+     True, None, ("goal", "target", "aim")),
+    # Someone new, by role and name: "新来的学徒叫邝志豪", "财务部新来了个实习生叫温子谦".
+    (_NAME | _FACT | _ATTR, re.compile(
+        r"(?:学徒|实习生|同事|助理|员工|老师|医生|师傅|经理|主管|新人|店员|客户|房东|新来的"
+        r"[\u4e00-\u9fff]{0,4})(?:叫|名叫|叫做)[\u4e00-\u9fff]{2,3}(?=[，。！？,.\s（(]|$)"),
+     False, None, "叫"),
+    # Someone by role, then their name: "my new head baker, Priyanka Oduya, starts on the 14th".
+    (_NAME | _FACT | _ATTR, re.compile(
+        r"\b(?:[Mm]y|[Oo]ur) (?:new |old )?(?:[a-z-]+ ){0,2}[a-z-]+, [A-Z][a-z]+ [A-Z][a-z]+"),
+     False, None, ", "),
     # A dose taken: "Dr. Feldman is keeping him on the amlodipine, 5 mg in the mornings".
     (_ATTR | _FACT, re.compile(
         r"\b\d+(?:\.\d+)? ?(?:mg|mcg|µg|ml|iu)\b|\d+(?:\.\d+)?(?:毫克|毫升)"),
@@ -992,8 +1022,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
 _AVOIDS = re.compile(
     r"(?i)\b(?:hate|hates|dislike|dislikes|don't like|do not like|can't stand|cannot stand"
     r"|not a fan of|don't recommend|do not recommend|never recommend|can't handle|avoid"
-    r"|don't suggest|do not suggest|never suggest)\b"
-    r"|受不了|讨厌|不喜欢|不爱吃|不能吃|忌口|别给我(?:选|订|推荐|安排)")
+    r"|don't suggest|do not suggest|never suggest|not into|not big on|is a no from me"
+    r"|are a no from me|is a no-go|is a hard no)\b"
+    r"|受不了|讨厌|不喜欢|不爱吃|不能吃|忌口|别给我(?:选|订|推荐|安排)|吃不下|吃腻|不想再吃|别再")
 
 
 # "I only fly Delta", "I'm more of a tea person", "I'd rather take the train": the user's
@@ -1029,10 +1060,11 @@ _SERVICE = (
     "|mention|explain|order|pick|choose|schedule|reserve|translate|cc|copy"
     # What an agent does with the user's code and systems: "Don't ever push directly to main".
     "|push|commit|merge|deploy|delete|drop|run|rebase|modify|edit|touch|install|upgrade"
-    "|remove|expose|share|disable|enable|store|log"
+    "|remove|expose|share|disable|enable|store|log|restart|reboot|shut down|email"
+    "|text|message|contact|charge|refund|discount"
 )
 _ALWAYS_DO = re.compile(
-    r"(?i)(?:^|[,，;] ?)(?:please )?(?:always|never|only|don't ever|do not ever) "
+    r"(?i)(?:^|[,，;:：—–] ?)(?:please )?(?:always|never|only|don't ever|do not ever) "
     rf"(?:{_SERVICE}|give me|show me|send me|address|loop in)\b"
     # What not to offer is meant for good: "so please don't suggest desserts".
     r"|\b(?:please )?(?:don't|do not) (?:ever )?(?:suggest|recommend|offer|propose)\b"

@@ -137,7 +137,22 @@ _MEMO_LEAD = re.compile(
 )
 
 
+# A value taken back as it is said: "staging is at 10.4.12.88 — no wait, sorry, that's the old
+# box", "NAS的IP是192.168.3.45，啊不对，说错了，NAS是192.168.3.60": what follows is meant.
+_RETRACTED = re.compile(
+    r"(?i:[,;—–-]\s*(?:no wait|wait,? no|no,? wait|actually,? no|scratch that|correction)"
+    r"(?:[,:!.]?\s*(?:sorry|my bad|oops))?[,:!.—–-]?\s+)"
+    r"|[，,]\s*(?:啊|哦|呃)?(?:不对|说错了|搞错了|记错了|打错了)(?:[，,]\s*(?:说错了|搞错了|不对))?[，,]\s*"
+)
+
+
 def _strip_filler(sentence: str) -> str:
+    cut = None
+    for found in _RETRACTED.finditer(sentence):
+        cut = found  # the last one: what follows it is meant
+    if cut is not None and len(sentence) - cut.end() >= 8:
+        rest = sentence[cut.end():]
+        sentence = rest[:1].upper() + rest[1:] if rest.isascii() else rest
     m = _LEAD_FILLER.match(sentence)
     if m and m.end() < len(sentence):
         sentence = sentence[m.end() :]

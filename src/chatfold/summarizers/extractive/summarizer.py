@@ -51,6 +51,7 @@ from .threads import (
     TokenMemo,
     acceptance_rest,
     alternatives,
+    anaphoric_pick,
     answers_about_user,
     as_choice,
     asks_for_information,
@@ -59,6 +60,7 @@ from .threads import (
     cancels,
     changes_world,
     chosen_option,
+    concluded_pick,
     confirms,
     content_tokens,
     described_pick,
@@ -304,6 +306,10 @@ def _closed_tasks(
                     if not all(part & reported for part in parts):
                         continue
                 closed[i] = j
+                if rows[j].role == "assistant" and asks_reminder(row.body):
+                    # The reminder is set; the user may yet report the errand itself done.
+                    set_already = True
+                    continue
                 break
     return closed
 
@@ -426,6 +432,10 @@ class ExtractiveSummarizer(BaseSummarizer):
             n_previous = len(rows)
         attached: dict[int, frozenset[str]] = {}
         replies: dict[int, str] = {}  # each assistant message's whole text, by message
+        # A listing the user answered without a pick ("the pool closes at 6 and I don't own a
+        # bike"): the assistant's next words may say what that leaves ("Then the elliptical
+        # it is", "那就用DNSPod免费版").
+        unpicked: list[str] = []
         for p in pieces:
             if p.role == "tool":
                 rows.append(_Row("", p.text, "tool", None, p.date, p.msg, "", "tool"))
@@ -441,6 +451,16 @@ class ExtractiveSummarizer(BaseSummarizer):
                 split = sentences[p.text] = join_bare_reminders([s for s in cut if s])
             replying = (p.role == "user" and bool(last_assistant) and p.msg == last_msg + 1
                         and bool(split or p.text.strip()))
+            if unpicked and p.role == "assistant" and not p.name and p.msg == last_msg + 1:
+                for sentence in split[:2]:
+                    option = concluded_pick(unpicked, sentence)
+                    if option is not None:
+                        body = f"{_ROLE_TAGS[lang]['user']}{_CHOSE[lang]}{_COLON[lang]}{option}"
+                        rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, "",
+                                         "decision"))
+                        break
+            unpicked = []
+            decided = False
             # "Let's go with the Hilton" after a listing: a pick of one option, not a yes to all.
             # ("B." alone is no sentence, a list marker's shape, but picks "Option B".)
             picked = _choice(last_assistant, split[0] if split else p.text.strip()) \
@@ -452,6 +472,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 for k in range(min(len(split), 4) - 1, -1, -1):
                     picked = ordinal_pick(last_assistant, split[k]) or described_pick(
                         last_assistant, split[k])
+                    if picked is None and k:
+                        option = anaphoric_pick(last_assistant, split[k - 1], split[k])
+                        picked = None if option is None else (option, option, True)
                     if picked is not None:
                         at = k
                         break
@@ -477,6 +500,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                     rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
                                      "decision"))
                     split = split[1:]
+                    decided = True
             elif picked is not None:
                 # "Window or aisle?" then "Aisle, please.": the user's choice, one decision.
                 option, core, alone = picked
@@ -489,6 +513,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                     _drop_said(rows, last_msg, option, inside=True)
                 rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
                                  "decision"))
+                decided = True
                 if alone:
                     split = split[:at] + split[at + 1:]
             elif replying and split and (
@@ -497,6 +522,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # "What is your budget for the trip?" then "Around $2,000.": the answer means
                 # nothing without its question, which goes with it.
                 split = [f"{asked}{_ANSWER[lang]}{split[0]}", *split[1:]]
+            if replying and not decided and not p.name:
+                unpicked = last_assistant
             if p.role == "assistant":
                 last_assistant = split
                 replies[p.msg] = p.text

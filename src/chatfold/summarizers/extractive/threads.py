@@ -678,6 +678,10 @@ _USER_DONE = re.compile(
     r"|(?<![要想得该没备算])(?:买|订)的"
     # "AWS密钥今天上午已经轮换了": any verb, said done.
     r"|已经[\u4e00-\u9fff]{1,3}了(?=[，,。！!~～]|$)"
+    # "…已经转过去了", "The invoice went out this morning, so that's off my plate".
+    r"|(?:转|打|汇|付|结)(?:过去|清)了"
+    r"|(?i:\b(?:went out|got sent|off my plate|crossed (?:it |that )?off|ticked (?:it |that )?off"
+    r"|squared away)\b)"
     # "Rotated the AWS keys this morning", "I migrated the database": any verb, reported done
     # as chat does, not a feeling ("Excited to…", "I loved it").
     r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:i\s+|we\s+)?(?:(?:have|'ve)\s+)?"
@@ -699,6 +703,7 @@ _USER_DONE_KEYS = (
     "sorted", "myself", "care of", "submitted", "renewed", "cancel", "filed", "delivered",
     "mailed", "returned", "了", "completed", "signed", "scheduled", "repaired", "approved",
     "installed", " back", "的", "picked up", "dropped off", "called", "got", "电话", "ed ",
+    "went out", "off my plate", "crossed", "ticked", "squared",
 )
 
 
@@ -960,7 +965,7 @@ _ORDINAL_INDEX = {
 }
 # The markers an enumerated listing numbers its options with: "(1)", "1)", "①", "一是", "第一，".
 _ENUM_MARK = re.compile(
-    r"(?:^|(?<=[\s:：;；，,。]))(?:\(\s*[1-9]\s*\)|（[1-9]）|[1-9][.)、](?!\d)|[①②③④⑤⑥]"
+    r"(?:^|(?<=[\s:：;；，,。]))(?:\(\s*[1-9]\s*\)|（[1-9]）|[1-9][.)）、](?!\d)|[①②③④⑤⑥]"
     r"|[一二三四五六]是|其[一二三四五六][，,：:]|第[一二三四五六][，,：:、]"
     r"|(?i:option\s+[a-e1-6])[:：.)])\s*"
 )
@@ -1077,3 +1082,57 @@ _ORDINAL_WORDS_TEXT = (
     "it is please then"
 )
 _ORDINAL_WORDS = frozenset(_ORDINAL_WORDS_TEXT.split())
+
+
+# The assistant saying what the user's reasons leave: "Then the elliptical it is", "Then the
+# canary at 10% is the one", "那就上客如云", "那就用DNSPod免费版".
+_CONCLUDES = re.compile(
+    r"(?i:^(?:ok(?:ay)?|great|perfect|got it|makes sense|fair enough)?[,.!]?\s*(?:then|so)\b"
+    r"|\bit is\b|\bis the one\b|\b(?:go|going|we'll go|let's go) with\b)"
+    r"|^(?:好的?[，,]?)?(?:那就|那我们就|就用|就选|就上|那用|那选)"
+)
+
+
+def concluded_pick(listing: list[str], sentence: str) -> str | None:
+    """The option of ``listing`` that the assistant's ``sentence`` concludes the user wants
+    after they answered the listing without naming one, else None."""
+    if _CONCLUDES.search(sentence) is None or sentence.rstrip().endswith(("?", "？")):
+        return None
+    options = listed_options(listing)
+    if not 2 <= len(options) <= 6:
+        return None
+    return _named_most(options, sentence)
+
+
+def _named_most(options: list[str], text: str) -> str | None:
+    """The option most of whose own words ``text`` says, None on a tie or none."""
+    said = _words(text)
+    words = [_words(o) for o in options]
+    hits = [len(said & (w - set().union(*(x for j, x in enumerate(words) if j != i))))
+            for i, w in enumerate(words)]
+    best = max(hits)
+    if not best or hits.count(best) > 1:
+        return None
+    option = options[hits.index(best)]
+    return option if len(option) <= _MAX_ITEM_CHARS_OPTION else (
+        option[:_MAX_ITEM_CHARS_OPTION].rstrip() + "…")
+
+
+# "I'll go with that one", "就这个吧": a pick whose option the sentence before describes
+# ("a drop-off every morning matters more to me than a euro a kilo").
+_ANAPHORIC_PICK = re.compile(
+    r"(?i:\b(?:go with|take|pick|choose|book|do|want)\s+(?:that|this)(?:\s+one)?\b"
+    r"|^(?:then\s+)?(?:that|this) one(?:\s+(?:it is|then|please))?[.!]*$)"
+    r"|就(?:这个|那个|它|这家|那家)(?:吧|了)|就选(?:这个|那个)"
+)
+
+
+def anaphoric_pick(listing: list[str], before: str, sentence: str) -> str | None:
+    """The option of ``listing`` that ``before`` describes, when ``sentence`` takes "that
+    one"; else None."""
+    if _ANAPHORIC_PICK.search(sentence) is None or _NEITHER.search(sentence):
+        return None
+    options = listed_options(listing)
+    if not 2 <= len(options) <= 6:
+        return None
+    return _named_most(options, before)
