@@ -480,8 +480,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"\b\d{2,3}(?:\.\d)? ?(?:kg|kgs|kilos|lbs|pounds)\b|\bi'm \d{2}\b(?! ?(?:%|percent|minutes"
         r"|mins|hours|seconds))|\bweighed in\b[^.!?\n]{0,30}?\d"), True, None,
      ("kg", "kilo", "lb", "pound", "i'm ", "weighed")),
-    (_ATTR | _FACT, re.compile(r"体重[^，。！？]{0,4}?\d|\d{2}岁|称了一?下[^。！？]{0,4}?\d"),
-     False, None, ("体重", "岁", "称")),
+    # (The speaker's own: reviews weigh laptops and name ages of whom a toy is for.)
+    (_ATTR | _FACT, re.compile(
+        r"(?:^|[：:，,]|我的?)(?:现在|目前)?体重[^，。！？]{0,4}?\d{2}"
+        r"|(?:^|[：:])\s*\d{2}岁[，,]|称了一?下[，,]?\s?\d{2}"), False, None, ("体重", "岁", "称")),
     # A goal, however it is put: "Main goal is a sub-50 10K by October".
     (_FACT | _ATTR, re.compile(
         r"\b(?:main |big |primary |only |real |the )?(?:goal|target|aim) (?:is|for)\b"),
