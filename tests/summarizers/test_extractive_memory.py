@@ -2511,3 +2511,17 @@ def test_a_chinese_dose_raised_replaces_the_old_dose() -> None:
     previous = "事实：\n- 用户：医生让我每天早上空腹吃一片优甲乐，50微克。"
     out = ask([user("复查了甲功，医生把优甲乐加到75微克了。")], previous=previous, language="zh")
     assert "75微克" in out and "50微克" not in out, out
+
+
+def test_a_promise_to_look_answers_no_request_and_a_daydream_is_no_fact() -> None:
+    out = ask([user("Can you find me a repair tech who services Rofco B40 ovens?"),
+               assistant("Ha, Lisbon sounds nice. I'll look for a technician who works on the "
+                         "Rofco B40.")])
+    assert any("Rofco" in t for t in section(out, "Open tasks")), out
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    dream, fact = _score_all(["If I ever win the lottery I'm opening a surf shop in Lisbon.",
+                              "I'm opening a surf shop in Lisbon in May."], ["user", "user"])
+    assert dream.score < fact.score / 2
+    zh = _score_all(["要是哪天中了五百万，我就把店一关去大理开民宿，哈哈。"], ["user"])[0]
+    assert zh.score < 2.5

@@ -950,6 +950,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # "What are you allergic to?": a question states nothing of its own, and its cue
         # words are about the one asked.
         return _Scored(max(score * _QUESTION_FACTOR, 0.0), _FACTS, False, bool(mask & _SLOT))
+    if _HYPOTHETICAL.match(text):
+        # "If I ever win the lottery I'm opening a surf shop in Lisbon, haha", "要是哪天中了五百万
+        # 我就去大理开民宿": a daydream, nothing that holds.
+        return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     # (Text addressed to the summarizer is never an instruction worth keeping.)
     standing_ask = role == "user" and not mask & _INJECT and _is_standing_ask(text)
     if standing_ask or (request and mask & _PREF and _AVOIDS.search(text)):
@@ -1019,6 +1023,13 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
             score += _WEIGHT_OF[_PREF & ~mask] + _WEIGHT_OF[_TASK & ~weighed]
         standing = True
     return _Scored(max(score, 0.0), section, durable, bool(mask & _SLOT), standing)
+
+
+_HYPOTHETICAL = re.compile(
+    r"(?i:(?:ha(?:ha)*|lol|honestly|man)?[,!]?\s*(?:if i ever|if i (?:won|win|had a million)"
+    r"|if only i|one day,? if|someday,? if|in another life))\b"
+    r"|(?:哈哈+[，,]?)?(?:要是|如果|假如)(?:我|我们)?(?:哪天|有一天|哪一天|中了)"
+)
 
 
 _AVOIDS = re.compile(

@@ -71,6 +71,7 @@ from .threads import (
     named_pick,
     names_thing,
     ordinal_pick,
+    promises_only,
     proposal,
     question_answered,
     report_adds,
@@ -277,7 +278,8 @@ def _closed_tasks(
                 rows[j].msg < opening and rows[j].role == "assistant"
                 and asks_for_information(row.body))
             if adjacent and not wanted & later and rows[j].msg in replies \
-                    and asks_for_information(row.body):
+                    and asks_for_information(row.body) \
+                    and not promises_only(replies[rows[j].msg]):
                 # "Can you explain decorators?": the answer names them somewhere in the
                 # reply, not necessarily in its first sentences.
                 later = later | memo[replies[rows[j].msg]]

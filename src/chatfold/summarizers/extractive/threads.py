@@ -707,6 +707,12 @@ _USER_DONE_KEYS = (
 )
 
 
+def promises_only(reply: str) -> bool:
+    """True when ``reply`` promises ("I'll look for a technician who works on the Rofco B40")
+    and reports nothing done: it names what was asked without answering it."""
+    return _PROMISE.search(reply) is not None and _DONE.search(reply) is None
+
+
 def user_done(text: str) -> bool:
     """True when the user says they did it themselves ("the flight is booked, I did it
     myself", "Tax form submitted!", "我自己订好了")."""
