@@ -2522,6 +2522,6 @@ def test_a_promise_to_look_answers_no_request_and_a_daydream_is_no_fact() -> Non
 
     dream, fact = _score_all(["If I ever win the lottery I'm opening a surf shop in Lisbon.",
                               "I'm opening a surf shop in Lisbon in May."], ["user", "user"])
-    assert dream.score < fact.score / 2
+    assert dream.score < 0.7 * fact.score
     zh = _score_all(["要是哪天中了五百万，我就把店一关去大理开民宿，哈哈。"], ["user"])[0]
     assert zh.score < 2.5
