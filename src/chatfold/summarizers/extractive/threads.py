@@ -12,8 +12,14 @@
   answers a request for information (a question). A promise ("I'll book it") closes nothing.
   The asked verb reported done ("book…" → "Booked: …", "订…" → "已为您预订…") and two numbers
   repeated ("6个人，晚上18点" → "已订好18点6位") count as words in common.
+  A reminder set or promised ("I'll remind you Friday") marks its errand; the errand stays
+  open until the user reports it done.
 * **A pick among listed options is a choice.** "Found Sun Yoga and Flow Studio. Which one?"
-  then "Sun Yoga, please." (or an either-or question and its answer) is one decision.
+  then "Sun Yoga, please." (or an either-or question and its answer) is one decision; so is a
+  pick by place ("the first one", "还是第一个吧"), by description ("so the dim sum place"), by
+  "that one" after a sentence that describes it, and the assistant saying what the user's
+  reasons leave ("Then the elliptical it is", "那就上客如云"). An either-or question about what
+  is ("Is it a yoga studio or a gym?") is answered by a fact, not a pick.
 * **A short answer goes with its question.** "Where will you be flying from?" then "Boston."
   is kept as "Where will you be flying from? → Boston."; with a value about the user's own it
   is worth "my X is Y".
@@ -266,7 +272,8 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     """True when ``later`` (an assistant statement, a tool line, or the user saying it is
     done) fulfils ``request``: they share two content words (one when the request has only
     one, or ``later`` is in the very next message), and ``later`` reports it done, is a tool's
-    result, or answers a question. A reminder promised is a reminder set. ``later_tokens``:
+    result, or answers a question. A reminder promised is a reminder set (the summarizer
+    marks its errand and keeps it open). ``later_tokens``:
     the caller's ``content_tokens(later)``, with what came with it in its message and is no
     sentence (a code block). ``sole``: no other open task shares as much with ``later`` (see
     :func:`names_thing`); then a user's report of it done needs only the one word it names
