@@ -2525,3 +2525,44 @@ def test_a_promise_to_look_answers_no_request_and_a_daydream_is_no_fact() -> Non
     assert dream.score < 0.7 * fact.score
     zh = _score_all(["要是哪天中了五百万，我就把店一关去大理开民宿，哈哈。"], ["user"])[0]
     assert zh.score < 2.5
+
+
+# ---------------------------------------------------------------------------------------------
+# probe 6 (measured held out first, then read): a lettered pick, an errand not done yet,
+# noted is not done, titles, rules for drafting
+
+def test_a_lettered_pick_is_its_option() -> None:
+    out = ask([assistant("Options: (A) rotate subjects every day, (B) block by subject, week 1 "
+                         "chemistry, week 2 algebra, or (C) mix them."),
+               user("B. Switching every day just scrambles my brain.")])
+    assert section(out, "Decisions") == [
+        "User chose: block by subject, week 1 chemistry, week 2 algebra"], out
+    # "A." with no lettered listing picks nothing.
+    plain = ask([assistant("We could rotate subjects or block them."), user("A. I guess.")])
+    assert not any("chose" in d for d in section(plain, "Decisions")), plain
+
+
+@pytest.mark.parametrize(("messages", "open_keys"), [
+    ([user("Ugh, and I still haven't returned 'Molecular Driving Forces' to the library.")],
+     ["Molecular Driving Forces"]),
+    ([user("Pay the florist deposit by the 15th. And at some point order the welcome-bag "
+           "totes."), assistant("Both are on the list: the deposit by the 15th, and the totes.")],
+     ["deposit", "totes"]),
+])
+def test_an_errand_not_done_yet_or_only_noted_stays_open(messages: list[dict[str, Any]],
+                                                          open_keys: list[str]) -> None:
+    out = ask(messages)
+    tasks = section(out, "Open tasks")
+    assert all(any(k in t for t in tasks) for k in open_keys), out
+
+
+@pytest.mark.parametrize("said", [
+    "One ground rule for every vendor email you draft: never put our budget in the first message.",
+    "And keep them short, three sentences max.",
+    "For my SPAN 301 review, quiz me in Spanish only.",
+])
+def test_rules_for_what_the_assistant_writes_stand(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    scored = _score_all([said], ["user"])[0]
+    assert scored.standing and scored.section == 1, (said, scored)

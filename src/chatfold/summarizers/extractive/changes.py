@@ -54,6 +54,7 @@ _CHANGE = re.compile(
     r"|(?:got|getting|had) a (?:raise|pay rise|pay raise|pay cut)"
     r"|not [\w']+(?: [\w']+)? but"
     r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to"
+    r"|(?:is|are|'s|got|been) (?:moving|moved|being moved) to"
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
     r"|bumped|upsized|downsized|upgraded|downgraded"

@@ -148,6 +148,7 @@ _EN_WORDS: dict[int, str] = {
     "|let's use|let's go for|we'll go for|lock it in|lock that in|locked in|stick with"
     "|sticking with|going to accept|i'll accept|we'll accept",
     _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
+    "|still haven't|haven't yet"
     "|i have to|we have to|i still have to"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
     "|i will|would like|i'd like",

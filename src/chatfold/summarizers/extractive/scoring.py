@@ -289,6 +289,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_NAME, re.compile(rf"[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|医生|教授|律师|总)"),
      False, None, ""),
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
+    # Someone by title: "Dr. Okonkwo-Reyes takes points off", "Professor Lindqvist".
+    (_NAME, re.compile(
+        r"\b(?:Dr|Prof|Professor|Mr|Mrs|Ms|Pastor|Coach|Judge|Officer)\.? [A-Z][a-z]"),
+     False, None, ("Dr", "Prof", "Mr", "Ms", "Pastor", "Coach", "Judge", "Officer")),
     # A secret or an account said once: "the wifi password at the cabin is pinecone88".
     (_ID | _FACT | _ATTR, re.compile(
         r"(?:password|passcode|passphrase|pin|wi-?fi|username|user name|login"
@@ -588,7 +592,10 @@ _FOND_PREF = re.compile(
 # A task the speaker must do, said as such: "I need to…", "我得…" (a request to the assistant
 # is _TASK_LEAD's). "I'll keep you posted" is a pleasantry, not a task.
 _TASK_OWN = re.compile(
-    r"(?i:(?:i|we) (?:need to|have to|must|should|still have to|still need to)"
+    # "I still haven't returned the library book": an errand not done yet.
+    r"(?i:(?:i|we) (?:still )?(?:haven't|have not) (?:yet )?(?:returned|paid|sent|booked|called"
+    r"|emailed|filed|submitted|renewed|signed|finished|ordered|replied|scheduled|picked up)\b"
+    r"|(?:i|we) (?:need to|have to|must|should|still have to|still need to)"
     # "I have to go, I'm tired", "gotta run now!": leaving the chat, not an errand.
     r"(?! (?:go|run|leave|head out|sleep)(?: now)?\s*(?:[,.!;]|$))"
     r"|i'd like you to|(?:remember|don't forget) to)"
@@ -605,9 +612,10 @@ _REMINDER = re.compile(r"(?i:(?:please |can you |could you )?remind me\b)|(?:请
 # What opens a request said in passing: "Oh and remind me to…", "Unrelated, but can you…",
 # "Quick thing — book…", "对了，帮我…".
 _LEAD_IN = re.compile(
-    r"(?i:(?:(?:oh|ah|ok(?:ay)?|so|and|also|but|then|now|btw|by the way|unrelated|separately"
+    r"(?i:(?:(?:oh|ah|ugh|ok(?:ay)?|so|and|also|but|then|now|btw|by the way|unrelated|separately"
     r"|one more thing|quick (?:one|thing|favou?r)|p\.?s\.?|anyway|while i remember|before i forget"
-    r"|last thing|side note)[,:;.!]?(?:\s+[—–-])?\s+)+)"
+    r"|last thing|side note|at some point|sometime|when you get a chance|eventually"
+    r")[,:;.!]?(?:\s+[—–-])?\s+)+)"
     r"|(?:对了|另外|还有|顺便说一下|顺便|哦|噢|啊|然后)[，,、]?"
 )
 # A reminder asked for mid-sentence: "her uniform's too small, remind me to buy a new one",
@@ -619,7 +627,9 @@ _REMIND_MID = re.compile(
     r"|[，；：]\s*(?:记得|麻烦|请)?提醒我|别让我忘"
 )
 _ERRAND = re.compile(
-    r"(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"
+    r"(?i:\b(?:still )?(?:haven't|have not) (?:yet )?(?:returned|paid|sent|booked|called|emailed"
+    r"|filed|submitted|renewed|signed|finished|ordered|replied|scheduled|picked up)\b)"
+    r"|(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"
     r"(?:pick up|drop off|renew|return|pay|file|submit|book|call|email|buy|get|fix|send|sign"
     r"|cancel|schedule|register|apply|finish|bring|mail|order|replace|repair|clean|write|draft"
     r"|review|update|deploy|migrate|test|document|rotate|merge|prepare|set up|clean up|refactor"
@@ -907,7 +917,7 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     ) or reminder)
     if request:
         mask |= _TASK
-    own_task = bool(mask & _TASK and not request and _TASK_OWN.match(text))
+    own_task = bool(mask & _TASK and not request and _TASK_OWN.match(text, at))
     # A cue word weighs only where it files the sentence: "a reminder of my roots", "I'll do
     # my best" are no tasks, "all the love and support" is no preference.
     weighed = mask if request or own_task else mask & ~_TASK
@@ -1026,7 +1036,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
 
 
 _HYPOTHETICAL = re.compile(
-    r"(?i:(?:ha(?:ha)*|lol|honestly|man)?[,!]?\s*(?:if i ever|if i (?:won|win|had a million)"
+    r"(?i:(?:ha(?:ha)*|lol|honestly|man)?[,!]?\s*(?:hypothetically|if i ever"
+    r"|if i (?:won|win|had a million)"
     r"|if only i|one day,? if|someday,? if|in another life))\b"
     r"|(?:哈哈+[，,]?)?(?:要是|如果|假如)(?:我|我们)?(?:哪天|有一天|哪一天|中了)"
 )
@@ -1074,7 +1085,7 @@ _SERVICE = (
     # What an agent does with the user's code and systems: "Don't ever push directly to main".
     "|push|commit|merge|deploy|delete|drop|run|rebase|modify|edit|touch|install|upgrade"
     "|remove|expose|share|disable|enable|store|log|restart|reboot|shut down|email"
-    "|text|message|contact|charge|refund|discount"
+    "|text|message|contact|charge|refund|discount|put|reveal|tell|quiz|switch|draft|sign"
 )
 _ALWAYS_DO = re.compile(
     r"(?i)(?:^|[,，;:：—–] ?)(?:please )?(?:always|never|only|don't ever|do not ever) "
@@ -1082,7 +1093,10 @@ _ALWAYS_DO = re.compile(
     # What not to offer is meant for good: "so please don't suggest desserts".
     r"|\b(?:please )?(?:don't|do not) (?:ever )?(?:suggest|recommend|offer|propose)\b"
     r"|\bplease,? always\b|\b(?:keep|make) (?:your|the) (?:answers?|repl(?:y|ies)|responses?)\b"
-    r"|\b(?:answer|reply|respond|write|talk)(?: to me)? (?:only )?in (?-i:[A-Z])[a-z]+\b"
+    r"|\bkeep (?:them|it|those|these|emails?|messages?|summaries|answers?|replies) (?:short|brief"
+    r"|concise|under)\b"
+    r"|\b(?:answer|reply|respond|write|talk|quiz me|speak)(?: to me)? (?:only )?in"
+    r" (?-i:[A-Z])[a-z]+\b"
     # "回答请简短一点", "总结请用要点列出来", "用繁体字回复": how the assistant is to answer.
     r"|^(?:回答|回复|总结|答复|摘要)[^，。！？]{0,3}?(?:请|都|要|的时候)"
     r"|用(?:中文|英文|繁体字?|简体字?|要点|表格)(?:回复|回答|写|列)")

@@ -330,7 +330,15 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
         return True  # "remind me on Thursday" → "I'll remind you Thursday at 9"
     if _PROMISE.search(later) and not _DONE.search(later):
         return False
-    return bool(_DONE.search(later)) or bool(_QUESTIONISH.search(request))
+    done = _DONE.search(later)
+    if done is not None and _ON_LIST.fullmatch(done.group()) and not _LIST_ASKED.search(request):
+        # "Both are on the list": noted, not done, unless a list was what was asked for.
+        done = None
+    return done is not None or bool(_QUESTIONISH.search(request))
+
+
+_ON_LIST = re.compile(r"(?i)(?:is|are|'s)\s+(?:now\s+)?(?:on|in)\s+(?:your|the)")
+_LIST_ASKED = re.compile(r"(?i:\b(?:list|cart|basket|calendar|agenda|notes?)\b)|清单|购物车|日历")
 
 
 _NUMBER = re.compile(r"(?<![0-9.])[0-9]+(?:[.:][0-9]+)?(?![0-9])")
@@ -965,6 +973,8 @@ _ORDINAL_EN = re.compile(
     r"|former|latter)(?:\s+(?:one|option|choice|pick|place|hotel|flight|plan|slot))?\b"
     r"(?=\s*(?:[,.!;)]|please|then|it is|sounds|works|for me|$))"
     r"|\b(?:option|choice|plan|number|#)\s*(?P<n>[1-5])\b"
+    # "B. Switching every day just scrambles my brain": the label of a lettered option.
+    r"|^(?:option\s+)?\(?(?P<l>[A-Ea-e])\)?(?=[.,:!)]|\s*$)"
 )
 _ORDINAL_ZH = re.compile(
     r"第(?P<w>[一二三四五12345])(?:个|家|种|套|款|项|班|条|间|位|个方案|个选项)"
@@ -978,7 +988,8 @@ _ORDINAL_INDEX = {
 }
 # The markers an enumerated listing numbers its options with: "(1)", "1)", "①", "一是", "第一，".
 _ENUM_MARK = re.compile(
-    r"(?:^|(?<=[\s:：;；，,。]))(?:\(\s*[1-9]\s*\)|（[1-9]）|[1-9][.)）、](?!\d)|[①②③④⑤⑥]"
+    r"(?:^|(?<=[\s:：;；，,。]))(?:\(\s*[1-9A-Ea-e]\s*\)|（[1-9A-E]）|[1-9][.)）、](?!\d)"
+    r"|[A-E][.)）](?=\s)|[①②③④⑤⑥]"
     r"|[一二三四五六]是|其[一二三四五六][，,：:]|第[一二三四五六][，,：:、]"
     r"|(?i:option\s+[a-e1-6])[:：.)])\s*"
 )
@@ -994,8 +1005,9 @@ def listed_options(asked: list[str]) -> list[str]:
     text = " ".join(asked)
     marks = list(_ENUM_MARK.finditer(text))
     if len(marks) >= 2:
-        return [text[m.end(): nxt.start() if nxt else len(text)].strip(" ;；，,。.")
-                for m, nxt in zip(marks, [*marks[1:], None], strict=True)]
+        return [_LAST_OR.sub("", text[m.end(): nxt.start() if nxt else len(text)]
+                             .strip(" ;；，,。.")) for m, nxt in zip(marks, [*marks[1:], None],
+                                                                      strict=True)]
     if len(asked) >= 2 and _LIST_INTRO.search(asked[0]):
         first = asked[0][_LIST_INTRO.search(asked[0]).end():]  # type: ignore[union-attr]
         options = [first, *asked[1:]]
@@ -1012,6 +1024,7 @@ def listed_options(asked: list[str]) -> list[str]:
     return []
 
 
+_LAST_OR = re.compile(r"(?i)[,，]?\s+(?:or|and)$|[，,]?(?:或者|或|还是)$")
 _LEAD_OR = re.compile(r"(?i)^\s*(?:or|and|或者|或是|还有)\s*")
 
 
@@ -1030,6 +1043,10 @@ def ordinal_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     options = listed_options(asked)
     if not 2 <= len(options) <= 6:
         return None
+    letter = m.group("l") if latin else None
+    if letter and not re.search(rf"\(\s*{letter}\s*\)|(?<![A-Za-z]){letter.upper()}[.)）]\s",
+                                " ".join(asked)):
+        return None  # "A." with no lettered listing to pick from
     word = (m.group("w") or m.group("n") or "") if latin else (
         m.group("w") or m.group("z") or m.group("h") or "")
     word = word.lower()
@@ -1039,6 +1056,8 @@ def ordinal_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
         if len(options) % 2 == 0:
             return None  # no middle one of two or four
         index = len(options) // 2
+    elif letter:
+        index = ord(letter.lower()) - ord("a")
     else:
         index = _ORDINAL_INDEX.get(word, -1)
     if not 0 <= index < len(options):
