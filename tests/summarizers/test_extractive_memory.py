@@ -2566,3 +2566,34 @@ def test_rules_for_what_the_assistant_writes_stand(said: str) -> None:
 
     scored = _score_all([said], ["user"])[0]
     assert scored.standing and scored.section == 1, (said, scored)
+
+
+@pytest.mark.parametrize(("said", "section_title", "key"), [
+    ("跟你说下进展，婚宴最后定在锦华酒店三楼的牡丹厅了，不过那个厅最多只能摆28桌。",
+     "决定", "牡丹厅"),
+    ("你好，我是上周刚搬进来的租户，住枫林苑7栋1402。", "事实", "7栋1402"),
+    ("司仪请的是我表哥的朋友单志杰，听说他主持过好多场。", "事实", "单志杰"),
+    ("高数期中考试的通知出来了，11月7号考，在逸夫楼203。", "事实", "11月7号"),
+    ("另外你记得提醒我去找陆老师要推荐信，12月1号就截止了。", "待办", "推荐信"),
+    ("还有啊，工作日中午12点前别给我安排师傅上门，我上夜班。", "偏好", "12点前"),
+    ("唉，还有图书馆借的《概率论与数理统计》已经超期了，得赶紧还。", "待办", "概率论"),
+    ("还有喜帖得找地方印，大概120份，这个我到现在还没顾上。", "待办", "喜帖"),
+    ("提前说一声，我家养了只猫叫年糕，特别怕生。", "事实", "年糕"),
+    ("你帮我催一下他，14楼楼道的声控灯坏了快一个星期了。", "待办", "声控灯"),
+])
+def test_probe_6_chinese_statements_are_filed_and_kept(said: str, section_title: str,
+                                                       key: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    out = ask([user(said)], language="zh")
+    assert any(key in line for line in section(out, section_title)), out
+    assert _score_all([said], ["user"])[0].score >= 5.0, said
+
+
+def test_a_chinese_value_taken_back_after_a_dash_is_dropped() -> None:
+    out = ask([user("房租是每月4800——不对不对，我记岔了，那是隔壁那套的价，我这套是4650，押一付三。")],
+              language="zh")
+    assert "4650" in out and "4800" not in out, out
+    dream = ask([user("问个假设的问题啊，要是我这学期绩点掉到2.8，奖学金是不是就没了？"),
+                 user("现在其实是3.7，我就是有点焦虑。")], language="zh")
+    assert "3.7" in dream, dream

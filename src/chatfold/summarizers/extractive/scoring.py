@@ -447,7 +447,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"我(?:们)?[^，。！？\n]{0,6}?(?:每天|每周|每晚|每个月|每月|平时|通常)"),
      False, None, "每平通"),
     # A pet's or a child's name: "我们家有一只金毛，叫饼干".
-    (_NAME | _ATTR, re.compile(r"(?:一只|一条|一匹|一个)[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"),
+    (_NAME | _ATTR, re.compile(
+        r"(?:一只|一条|一匹|一个|养了只|养了条|养了一只|养了一条)[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"),
      False, None, "叫"),
     # A condition of the speaker's body or diet: as standing as "my X is Y".
     (_ATTR | _FACT, re.compile(
@@ -532,6 +533,27 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"[\u4e00-\u9fff）)]{2,10}的[\u4e00-\u9fff]{0,4}(?:时间|日期|地址|电话|利率|额度|密码|编号|账号"
         r"|期限|上限|下限|标准|规定|门槛|截止|周期|频率)(?:是|为|在|改为|改成)[^，。！？\n]{0,8}?"
         r"[\d一二两三四五六七八九十]"), False, None, "的"),
+    # Where the speaker lives, by building and unit: "住枫林苑7栋1402", "3号楼2单元501".
+    (_FACT | _ATTR, re.compile(r"\d+(?:栋|幢|号楼|座)\d*(?:单元)?\d{2,4}|\d+单元\d{3,4}"),
+     False, None, ("栋", "幢", "号楼", "座", "单元")),
+    # Who does what, by role: "司仪请的是单志杰", "现在负责我们楼的是邵一帆".
+    (_NAME | _FACT | _ATTR, re.compile(
+        r"(?:司仪|主持人|摄影师|化妆师|伴娘|伴郎|管家|辅导员|导师|班主任|教练|律师|会计|中介|房东)"
+        r"(?:请的是|找的是|换成了?|是|叫|姓)[^，。！？]{0,6}?[\u4e00-\u9fff]{2,3}(?=[，。！？,.\s]|$)"
+        r"|负责[^，。！？]{0,6}的是[\u4e00-\u9fff]{2,3}"), False, None, ""),
+    # What is set for a date: "11月7号考", "期中考试改到11月9号", "the midterm is on March 11".
+    (_FACT | _ATTR, re.compile(
+        r"(?:考试|面试|答辩|婚礼|婚宴|手术|复查|开学|报到|截止)[^，。！？]{0,8}?\d{1,2}月\d{1,2}[日号]"
+        r"|\d{1,2}月\d{1,2}[日号][^，。！？]{0,4}?(?:考|面试|答辩|举行|开学|报到|截止)"),
+     False, None, "月"),
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:midterm|exam|final|interview|surgery|wedding|appointment|deadline|defen[cs]e"
+        r"|hearing|closing|move-in|check-in|ceremony|reception)s?\b[^.!?\n]{0,30}?\b(?:on|is|for"
+        r"|to) (?:(?:mon|tues|wednes|thurs|fri|satur|sun)day,? )?"
+        rf"(?:{_MONTHS_AND_DAYS}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.? \d"),
+     True, None, ("midterm", "exam", "final", "interview", "surgery", "wedding", "appointment",
+                  "deadline", "defen", "hearing", "closing", "move-in", "check-in", "ceremony",
+                  "reception")),
     # Chinese life facts ("我2012年毕业于武汉大学", "我穿42码的鞋", "学日语已经三年了").
     (_FACT, re.compile(
         r"我(?:们)?(?!觉得|想|希望|感觉|认为|猜)[^，。！？!?\n]{0,8}?(?:毕业于|毕业|出生于|出生在|出生|来自"
@@ -558,7 +580,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r" it is[.!]*$", re.M), True, None, (" it is",)),
 ]
 _TASK_LEAD = re.compile(
-    r"(?:(?:再|还|也|然后|另外|顺便|那)?(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必)"
+    r"(?:(?:你|您)?(?:再|还|也|然后|另外|顺便|那)?(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必)"
     r"|(?i:(?:(?:and|also|then|now),?\s+)?(?:please|remind(?!ers?\b)|don't\s+forget"
     r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you)))"
 )
@@ -607,8 +629,12 @@ _TASK_OWN = re.compile(
     # A deadline said of a thing: "季度报告周五前要写完", "车子得在11月底之前去做年检".
     r"|[^，。！？\n]{2,12}?(?:之?前(?:要|得|必须)|截止)"
     r"|[^，。！？\n]{1,8}?(?:得|要|必须)在[^，。！？\n]{1,12}?(?:之前|以前|前)"
+    # "…已经超期了，得赶紧还", "喜帖得找地方印，…还没顾上".
+    r"|[^。！？\n]{1,24}?(?<![记懂晓觉])(?:得|要)(?:赶紧|尽快|马上|抓紧)?(?:还|交|办|续|买|寄|取|拿|找|印|订)"
+    r"|[^。！？\n]{1,24}?还没(?:顾上|来得及)"
 )
-_REMINDER = re.compile(r"(?i:(?:please |can you |could you )?remind me\b)|(?:请|记得)?提醒我")
+_REMINDER = re.compile(
+    r"(?i:(?:please |can you |could you )?remind me\b)|(?:你|您)?(?:请|记得|帮我)?提醒我")
 # What opens a request said in passing: "Oh and remind me to…", "Unrelated, but can you…",
 # "Quick thing — book…", "对了，帮我…".
 _LEAD_IN = re.compile(
@@ -616,7 +642,7 @@ _LEAD_IN = re.compile(
     r"|one more thing|quick (?:one|thing|favou?r)|p\.?s\.?|anyway|while i remember|before i forget"
     r"|last thing|side note|at some point|sometime|when you get a chance|eventually"
     r")[,:;.!]?(?:\s+[—–-])?\s+)+)"
-    r"|(?:对了|另外|还有|顺便说一下|顺便|哦|噢|啊|然后)[，,、]?"
+    r"|(?:(?:唉|哎|嗯|对了|另外|还有|顺便说一下|顺便|哦|噢|啊|然后)[，,、]?)+"
 )
 # A reminder asked for mid-sentence: "her uniform's too small, remind me to buy a new one",
 # "…Monday — don't let me forget", "校服又小了，提醒我抽空买套新的".
@@ -1040,6 +1066,7 @@ _HYPOTHETICAL = re.compile(
     r"|if i (?:won|win|had a million)"
     r"|if only i|one day,? if|someday,? if|in another life))\b"
     r"|(?:哈哈+[，,]?)?(?:要是|如果|假如)(?:我|我们)?(?:哪天|有一天|哪一天|中了)"
+    r"|(?:问个)?假设(?:的问题|一下)?[啊呀，,]"
 )
 
 
@@ -1073,7 +1100,8 @@ _FOR_GOOD_ZH = re.compile(
     r"(?:^|[，,；;])(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?"
     r"(?:都(?!会)|请|一律|每次|别|不要|只|要|还是|就(?!会))"
     # How the user wants things sent: "消息别一条一条转给我了", "每天晚上给我汇总一次就好".
-    r"|(?:别|不要|不用)[^，。！？,.!?]{0,10}?(?:转给我|发给我|推给我|给我发|给我转|打给我)"
+    r"|(?:别|不要|不用)[^，。！？,.!?]{0,10}?(?:转给我|发给我|推给我|给我发|给我转|打给我"
+    r"|给我安排|给我约|给我订|给我推荐)"
     r"|(?:每天|每晚|每周|每个?月|每次)[^，。！？,.!?]{0,6}?给我[^，。！？,.!?]{1,10}?(?:就好|就行|就可以)"
     r"|每次都(?:要|用|给|帮)|一律|永远不要|永远别|始终用|绝对不要|千万不要|千万别")
 # A prohibition for good is said to whoever acts: "永远不要直接推到main分支".

@@ -142,7 +142,8 @@ _MEMO_LEAD = re.compile(
 _RETRACTED = re.compile(
     r"(?i:[,;—–-]\s*(?:no wait|wait,? no|no,? wait|actually,? no|scratch that|correction)"
     r"(?:[,:!.]?\s*(?:sorry|my bad|oops))?[,:!.—–-]?\s+)"
-    r"|[，,]\s*(?:啊|哦|呃)?(?:不对|说错了|搞错了|记错了|打错了)(?:[，,]\s*(?:说错了|搞错了|不对))?[，,]\s*"
+    r"|(?:[，,]|——?)\s*(?:啊|哦|呃)?(?:不对|说错了|搞错了|记错了|打错了)(?:不对)?"
+    r"(?:[，,]\s*(?:我)?(?:说错了|搞错了|记错了|记岔了|不对))?[，,]\s*"
 )
 
 
@@ -273,6 +274,9 @@ _CLAUSE_BREAK = re.compile(
 )
 _SAYS_SOMETHING = re.compile(
     r"[0-9@#$¥￥€£%]|(?<=[^\s.!?])\s+[A-Z][A-Za-z]|[A-Z]{2,}|我|(?i:\b(?:my|i|i'm|i've|we)\b)"
+    # A Chinese count, a place, a choice made: "婚宴最后定在锦华酒店三楼的牡丹厅了".
+    r"|[一二两三四五六七八九十百千万]+[楼层号栋月日天周年岁个位桌份元块]"
+    r"|酒店|宾馆|饭店|餐厅|厅|医院|学校|大学|公司|小区|苑|定在|改到|改成|约在|订了|叫[\u4e00-\u9fff]"
 )
 # A clause that only says how it felt ("it was so powerful", "which was awesome", "太开心了"),
 # set off by a comma, a dash or "and it was": the event it follows is the fact.
