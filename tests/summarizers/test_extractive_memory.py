@@ -2591,8 +2591,8 @@ def test_probe_6_chinese_statements_are_filed_and_kept(said: str, section_title:
 
 
 def test_a_chinese_value_taken_back_after_a_dash_is_dropped() -> None:
-    out = ask([user("房租是每月4800——不对不对，我记岔了，那是隔壁那套的价，我这套是4650，押一付三。")],
-              language="zh")
+    said = "房租是每月4800——不对不对，我记岔了，那是隔壁那套的价，我这套是4650，押一付三。"
+    out = ask([user(said)], language="zh")
     assert "4650" in out and "4800" not in out, out
     dream = ask([user("问个假设的问题啊，要是我这学期绩点掉到2.8，奖学金是不是就没了？"),
                  user("现在其实是3.7，我就是有点焦虑。")], language="zh")
