@@ -217,6 +217,26 @@ _KIN_ZH = (
     "老婆|老公|妻子|丈夫|太太|女儿|儿子|孩子|爸爸|妈妈|父亲|母亲|哥哥|姐姐|弟弟|妹妹|爷爷|奶奶|外公|外婆"
     "|男朋友|女朋友|对象|领导|老板|上司|经理|同事|室友|邻居|房东|医生|老师|教练|朋友|闺蜜|猫|狗"
 )
+# "Maya's new homeroom teacher is Mrs. Okafor", "the main contact is Raj Mehta": a role of
+# someone's, just before "is Name".
+_ROLE_BEFORE = re.compile(
+    r"(?:\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Tt]he)|[A-Z][a-z]+'s) (?:new |old |current"
+    r" |regular |main |primary |usual |only )?(?:[a-z-]+ )?(?:[a-z]+ist|[a-z]+ian"
+    r"|nurse|surgeon|principal|contact|point of contact|rep|representative|owner|lead"
+    rf"|{_KIN}) $"
+)
+# "my new head baker, Priyanka Oduya": the speaker's someone, just before ", Name Surname".
+_MINE_BEFORE = re.compile(r"\b(?:[Mm]y|[Oo]ur) (?:new |old )?(?:[a-z-]+ ){0,2}[a-z-]+$")
+
+
+def _role_before(src: str, m: re.Match[str]) -> bool:
+    return _ROLE_BEFORE.search(src, max(0, m.start() - 60), m.start()) is not None
+
+
+def _mine_before(src: str, m: re.Match[str]) -> bool:
+    return _MINE_BEFORE.search(src, max(0, m.start() - 50), m.start()) is not None
+
+
 _MONTHS_AND_DAYS = (
     "january|february|march|april|may|june|july|august|september|october|november|december"
     "|monday|tuesday|wednesday|thursday|friday|saturday|sunday"
@@ -499,20 +519,16 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"[\u4e00-\u9fff]{0,4})(?:叫|名叫|叫做)[\u4e00-\u9fff]{2,3}(?=[，。！？,.\s（(]|$)"),
      False, None, "叫"),
     # Someone by role, then their name: "my new head baker, Priyanka Oduya, starts on the 14th".
-    (_NAME | _FACT | _ATTR, re.compile(
-        r"\b(?:[Mm]y|[Oo]ur) (?:new |old )?(?:[a-z-]+ ){0,2}[a-z-]+, [A-Z][a-z]+ [A-Z][a-z]+"),
-     False, None, ", "),
+    (_NAME | _FACT | _ATTR, re.compile(r", [A-Z][a-z]+ [A-Z][a-z]+"), False, _mine_before, ""),
     # A dose taken: "Dr. Feldman is keeping him on the amlodipine, 5 mg in the mornings".
     (_ATTR | _FACT, re.compile(
         r"\b\d+(?:\.\d+)? ?(?:mg|mcg|µg|ml|iu)\b|\d+(?:\.\d+)?(?:毫克|毫升)"),
      True, None, ("mg", "mcg", "µg", "ml", "iu", "毫")),
     # Who someone's person is, by name: "Maya's new homeroom teacher is Mrs. Okafor", "the
     # main contact is Raj Mehta", "his cardiologist is Dr. Shah".
-    (_NAME | _FACT | _ATTR, re.compile(
-        r"(?:\b(?:[Mm]y|[Oo]ur|[Hh]is|[Hh]er|[Tt]heir|[Tt]he)|[A-Z][a-z]+'s) (?:new |old |current"
-        r" |regular |main |primary |usual |usual |only )?(?:[a-z-]+ )?(?:[a-z]+ist|[a-z]+ian"
-        r"|nurse|surgeon|principal|contact|point of contact|rep|representative|owner|lead"
-        rf"|{_KIN}) is (?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.? )?[A-Z][a-z]"), False, None, " is "),
+    # (Found by its "is Name", then the role before it: a literal start scans fast.)
+    (_NAME | _FACT | _ATTR, re.compile(r"is (?:(?:Mr|Mrs|Ms|Miss|Dr|Prof)\.? )?[A-Z][a-z]"),
+     False, _role_before, ""),
     # When something lapses or renews: "contract renews Sept 30", "it expires in April".
     (_FACT | _ATTR, re.compile(
         r"\b(?:renews?|expires?|lapses?|runs out|is up)(?: on| in| by)? (?:"
@@ -523,7 +539,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_FACT | _ATTR, re.compile(
         r"[$€£¥] ?\d[\d,]*(?:\.\d+)?k? (?:a|per|each|every) (?:month|week|year|quarter)\b"
         r"|(?:每个?月|每年|月供|年费|月租|房租|月费)(?:要|还|交|付|扣|存|是)?\s?\d"), False, None,
-     ("a ", "per ", "each ", "every ", "每", "月", "年费")),
+     ("$", "€", "£", "¥", "每", "月供", "年费", "月租", "房租", "月费")),
     # A rule of the speaker's said without a verb: "Aisle seats only, always", "and never a
     # layover under an hour", "靠窗的一律不要".
     (_PREF, _RULE_NO_VERB, True, None, ("only", "always", "never")),
@@ -539,8 +555,11 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # Who does what, by role: "司仪请的是单志杰", "现在负责我们楼的是邵一帆".
     (_NAME | _FACT | _ATTR, re.compile(
         r"(?:司仪|主持人|摄影师|化妆师|伴娘|伴郎|管家|辅导员|导师|班主任|教练|律师|会计|中介|房东)"
-        r"(?:请的是|找的是|换成了?|是|叫|姓)[^，。！？]{0,6}?[\u4e00-\u9fff]{2,3}(?=[，。！？,.\s]|$)"
-        r"|负责[^，。！？]{0,6}的是[\u4e00-\u9fff]{2,3}"), False, None, ""),
+        r"(?:请的是|找的是|换成了?|是|叫|姓)[^，。！？]{0,6}?[\u4e00-\u9fff]{2,3}"
+        r"(?=[，。！？,.\s]|$)"
+        r"|负责[^，。！？]{0,6}的是[\u4e00-\u9fff]{2,3}"), False, None,
+     ("司仪", "主持人", "摄影师", "化妆师", "伴娘", "伴郎", "管家", "辅导员", "导师", "班主任",
+      "教练", "律师", "会计", "中介", "房东", "负责")),
     # What is set for a date: "11月7号考", "期中考试改到11月9号", "the midterm is on March 11".
     (_FACT | _ATTR, re.compile(
         r"(?:考试|面试|答辩|婚礼|婚宴|手术|复查|开学|报到|截止)[^，。！？]{0,8}?\d{1,2}月\d{1,2}[日号]"
@@ -1138,10 +1157,21 @@ _SERVE = re.compile(
 _TOLD_TO_ZH = re.compile(r"[我你您请帮给订发写]|回复|回答|推荐|安排")
 
 
+# Literal pieces every match of _ALWAYS_DO / _FOR_GOOD_ZH holds: most sentences are ruled out
+# by a substring test in C before the regexes try every position.
+_ALWAYS_DO_KEYS = ("always", "never", "only", "don't", "do not", "keep", "make", "answer", "reply",
+                   "respond", "write", "talk", "quiz", "speak", "回答", "回复", "总结", "答复",
+                   "摘要", "用")
+_FOR_GOOD_ZH_KEYS = ("以后", "今后", "从现在", "往后", "每", "一律", "永远", "始终", "绝对", "千万",
+                     "别", "不要", "不用")
+
+
 def _is_standing_ask(text: str) -> bool:
-    if _ALWAYS_DO.search(text):
+    low = text.lower()
+    if any(k in low for k in _ALWAYS_DO_KEYS) and _ALWAYS_DO.search(text):
         return True
-    if _FOR_GOOD_ZH.search(text):
+    if not text.isascii() and any(k in text for k in _FOR_GOOD_ZH_KEYS) \
+            and _FOR_GOOD_ZH.search(text):
         # "以后都不会再来了" is a reviewer's verdict; an instruction says who or what is wanted.
         return _TOLD_TO_ZH.search(text) is not None or _NEVER_ZH.match(text) is not None
     found = _FOR_GOOD.search(text)

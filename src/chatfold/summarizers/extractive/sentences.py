@@ -175,6 +175,7 @@ _BARE_REMINDER = re.compile(
 )
 _KEEP_ON_LIST = re.compile(r"(?i)\b(?:so |and )?(?:keep|put) (?:it|that|this) on (?:the|my) list\b")
 _BARE_REMINDER_CHARS = 80
+_REMINDER_KEYS = ("forget", "list", "emind", "radar", "忘", "提醒", "记着")
 
 
 def join_bare_reminders(sentences: list[str]) -> list[str]:
@@ -184,8 +185,8 @@ def join_bare_reminders(sentences: list[str]) -> list[str]:
         return sentences
     out = [sentences[0]]
     for sentence in sentences[1:]:
-        if len(sentence) <= _BARE_REMINDER_CHARS and (
-                _BARE_REMINDER.search(sentence) or _KEEP_ON_LIST.search(sentence)):
+        if len(sentence) <= _BARE_REMINDER_CHARS and any(k in sentence for k in _REMINDER_KEYS) \
+                and (_BARE_REMINDER.search(sentence) or _KEEP_ON_LIST.search(sentence)):
             sep = "" if _is_cjk(out[-1][-1]) or out[-1][-1] in "。！？；" else " "
             out[-1] = f"{out[-1]}{sep}{sentence}"
         else:
