@@ -1079,16 +1079,9 @@ def described_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None
     options = listed_options(asked)
     if not 2 <= len(options) <= 6:
         return None
-    # The option most of whose own words the reply says: "so the dim sum place" names
-    # "dim" and "sum" of one, "place" of another.
-    said = _words(reply)
-    words = [_words(o) for o in options]
-    hits = [len(said & (w - set().union(*(x for j, x in enumerate(words) if j != i))))
-            for i, w in enumerate(words)]
-    best = max(hits)
-    if not best or hits.count(best) > 1:
-        return None
-    return _as_pick(options[hits.index(best)], reply)
+    # "so the dim sum place" names "dim" and "sum" of one option, "place" of another.
+    option = _named_most(options, reply)
+    return None if option is None else _as_pick(option, reply)
 
 
 # What takes an option described: "so the dim sum place", "Tuesday it is", "就那家吧".
@@ -1100,8 +1093,7 @@ _DESC_CUE = re.compile(
 
 
 def _as_pick(option: str, reply: str) -> tuple[str, str, bool]:
-    if len(option) > _MAX_ITEM_CHARS_OPTION:
-        option = option[:_MAX_ITEM_CHARS_OPTION].rstrip() + "…"
+    option = _short_option(option)
     said = _words(reply) - _ORDINAL_WORDS
     return option, option, said <= _CHOICE_WORDS | _ORDINAL_WORDS
 
@@ -1130,10 +1122,16 @@ def concluded_pick(listing: list[str], sentence: str) -> str | None:
     after they answered the listing without naming one, else None."""
     if _CONCLUDES.search(sentence) is None or sentence.rstrip().endswith(("?", "？")):
         return None
+    return _listed_option_named(listing, sentence)
+
+
+def _listed_option_named(listing: list[str], text: str) -> str | None:
+    """The option of ``listing`` that ``text`` names most of, shortened, else None."""
     options = listed_options(listing)
     if not 2 <= len(options) <= 6:
         return None
-    return _named_most(options, sentence)
+    option = _named_most(options, text)
+    return None if option is None else _short_option(option)
 
 
 def _named_most(options: list[str], text: str) -> str | None:
@@ -1145,9 +1143,13 @@ def _named_most(options: list[str], text: str) -> str | None:
     best = max(hits)
     if not best or hits.count(best) > 1:
         return None
-    option = options[hits.index(best)]
-    return option if len(option) <= _MAX_ITEM_CHARS_OPTION else (
-        option[:_MAX_ITEM_CHARS_OPTION].rstrip() + "…")
+    return options[hits.index(best)]
+
+
+def _short_option(option: str) -> str:
+    if len(option) <= _MAX_ITEM_CHARS_OPTION:
+        return option
+    return option[:_MAX_ITEM_CHARS_OPTION].rstrip() + "…"
 
 
 # "I'll go with that one", "就这个吧": a pick whose option the sentence before describes
@@ -1164,7 +1166,4 @@ def anaphoric_pick(listing: list[str], before: str, sentence: str) -> str | None
     one"; else None."""
     if _ANAPHORIC_PICK.search(sentence) is None or _NEITHER.search(sentence):
         return None
-    options = listed_options(listing)
-    if not 2 <= len(options) <= 6:
-        return None
-    return _named_most(options, before)
+    return _listed_option_named(listing, before)
