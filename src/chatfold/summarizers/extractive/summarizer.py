@@ -67,6 +67,7 @@ from .threads import (
     did_for_user,
     fulfils,
     is_acceptance,
+    listed_options,
     looks_up,
     named_pick,
     names_thing,
@@ -437,7 +438,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         # A listing the user answered without a pick ("the pool closes at 6 and I don't own a
         # bike"): the assistant's next words may say what that leaves ("Then the elliptical
         # it is", "那就用DNSPod免费版").
-        unpicked: list[str] = []
+        unpicked: list[str] = []  # the options of that listing
         for p in pieces:
             if p.role == "tool":
                 rows.append(_Row("", p.text, "tool", None, p.date, p.msg, "", "tool"))
@@ -468,14 +469,16 @@ class ExtractiveSummarizer(BaseSummarizer):
             picked = _choice(last_assistant, split[0] if split else p.text.strip()) \
                 if replying else None
             at = 0  # the sentence of the reply that picks
-            if replying and picked is None and split:
+            options = listed_options(last_assistant) if replying and picked is None and split \
+                else []
+            if 2 <= len(options) <= 6:
                 # A pick by place may come after the reasons: "Pool would be nice but not at
                 # that price. Let's do the first one." The last one that picks counts.
                 for k in range(min(len(split), 4) - 1, -1, -1):
-                    picked = ordinal_pick(last_assistant, split[k]) or described_pick(
-                        last_assistant, split[k])
+                    picked = ordinal_pick(last_assistant, options, split[k]) or described_pick(
+                        options, split[k])
                     if picked is None and k:
-                        option = anaphoric_pick(last_assistant, split[k - 1], split[k])
+                        option = anaphoric_pick(options, split[k - 1], split[k])
                         picked = None if option is None else (option, option, True)
                     if picked is not None:
                         at = k
@@ -525,7 +528,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # nothing without its question, which goes with it.
                 split = [f"{asked}{_ANSWER[lang]}{split[0]}", *split[1:]]
             if replying and not decided and not p.name:
-                unpicked = last_assistant
+                unpicked = options if split else listed_options(last_assistant)
             if p.role == "assistant":
                 last_assistant = split
                 replies[p.msg] = p.text

@@ -1028,10 +1028,12 @@ _LAST_OR = re.compile(r"(?i)[,，]?\s+(?:or|and)$|[，,]?(?:或者|或|还是)$"
 _LEAD_OR = re.compile(r"(?i)^\s*(?:or|and|或者|或是|还有)\s*")
 
 
-def ordinal_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
+def ordinal_pick(asked: list[str], options: list[str], reply: str
+                 ) -> tuple[str, str, bool] | None:
     """(the option, the option, whether the reply said only that) when a short ``reply``
-    picks an option of the assistant's listing by its place ("Let's do the first one",
-    "He went with the middle one", "还是第一个吧"), else None."""
+    picks one of ``options`` (:func:`listed_options` of the assistant's ``asked``) by its
+    place ("Let's do the first one", "He went with the middle one", "还是第一个吧"), else
+    None."""
     latin = reply.isascii()
     if len(reply) > (_MAX_ORDINAL_LATIN if latin else _MAX_ORDINAL_HAN):
         return None
@@ -1040,7 +1042,6 @@ def ordinal_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     m = (_ORDINAL_EN if latin else _ORDINAL_ZH).search(reply)
     if m is None or _NEITHER.search(reply[: m.start()]):
         return None  # "not the first one"
-    options = listed_options(asked)
     if not 2 <= len(options) <= 6:
         return None
     letter = m.group("l") if latin else None
@@ -1066,21 +1067,18 @@ def ordinal_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     return _as_pick(option, reply)
 
 
-def described_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
+def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | None:
     """(the option, the option, whether the reply said only that) when a short ``reply``
-    takes the one option of the assistant's listing that its words name ("so the dim sum
-    place", "Tuesday it is"), else None."""
+    takes the one of ``options`` that its words name ("so the dim sum place", "Tuesday it
+    is"), else None."""
     latin = reply.isascii()
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN) or _DESC_CUE.search(
             reply) is None or reply.rstrip().endswith(("?", "？")):
         return None
-    options = listed_options(asked)
-    if not 2 <= len(options) <= 6:
-        return None
     # "so the dim sum place" names "dim" and "sum" of one option, "place" of another.
-    option = _named_most(options, reply)
+    option = _named_most(options, reply) if 2 <= len(options) <= 6 else None
     return None if option is None else _as_pick(option, reply)
 
 
@@ -1117,17 +1115,16 @@ _CONCLUDES = re.compile(
 )
 
 
-def concluded_pick(listing: list[str], sentence: str) -> str | None:
-    """The option of ``listing`` that the assistant's ``sentence`` concludes the user wants
+def concluded_pick(options: list[str], sentence: str) -> str | None:
+    """The one of ``options`` that the assistant's ``sentence`` concludes the user wants
     after they answered the listing without naming one, else None."""
     if _CONCLUDES.search(sentence) is None or sentence.rstrip().endswith(("?", "？")):
         return None
-    return _listed_option_named(listing, sentence)
+    return _option_named(options, sentence)
 
 
-def _listed_option_named(listing: list[str], text: str) -> str | None:
-    """The option of ``listing`` that ``text`` names most of, shortened, else None."""
-    options = listed_options(listing)
+def _option_named(options: list[str], text: str) -> str | None:
+    """The one of ``options`` that ``text`` names most of, shortened, else None."""
     if not 2 <= len(options) <= 6:
         return None
     option = _named_most(options, text)
@@ -1161,9 +1158,9 @@ _ANAPHORIC_PICK = re.compile(
 )
 
 
-def anaphoric_pick(listing: list[str], before: str, sentence: str) -> str | None:
-    """The option of ``listing`` that ``before`` describes, when ``sentence`` takes "that
-    one"; else None."""
+def anaphoric_pick(options: list[str], before: str, sentence: str) -> str | None:
+    """The one of ``options`` that ``before`` describes, when ``sentence`` takes "that one";
+    else None."""
     if _ANAPHORIC_PICK.search(sentence) is None or _NEITHER.search(sentence):
         return None
-    return _listed_option_named(listing, before)
+    return _option_named(options, before)
