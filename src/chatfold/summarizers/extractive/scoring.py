@@ -396,17 +396,23 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      ("turned", "years old")),
     # The speaker's own measure ("I weigh 82 kg", "I'm 5'10\"", "我现在体重82公斤") and a head
     # count ("We have 12 people coming", "一共来12个人"): values that get updated, kept until then.
+    # Said in passing too: "I'm 41, sitting at around 92 kg", "weighed in at 88.5",
+    # "：32岁，", "称了一下，58.8".
     (_FACT | _ATTR, re.compile(
         r"\b(?:i|we) (?:weigh|measure|am|'m|stand) (?:about |around |now |currently |only )?"
         r"\d+(?:\.\d+)? ?(?:kg|kgs|kilos?|lbs?|pounds|cm|ft|feet|stone)\b"
         r"|\b\d+ (?:people|guests|adults|kids|children|persons|attendees) (?:are )?(?:coming"
-        r"|attending|joining|confirmed|invited|signed up)\b"), True, None,
+        r"|attending|joining|confirmed|invited|signed up)\b"
+        r"|\b\d{2,3}(?:\.\d)? ?(?:kg|kgs|kilos|lbs|pounds)\b|\bi'm \d{2}\b(?! ?(?:%|percent|minutes"
+        r"|mins|hours|seconds))|\bweighed in\b[^.!?\n]{0,30}?\d"), True, None,
      (" weigh", " measure", " am ", "'m ", " stand", "people", "guests", "adults", "kids",
-      "children", "persons", "attendees")),
+      "children", "persons", "attendees", "kg", "kilo", "lb", "pound", "i'm ", "weighed")),
+    # (Only the speaker's own age: reviews name the ages of whom a toy is for.)
     (_FACT | _ATTR, re.compile(
         r"(?:体重|身高|血压|血糖|腰围)[^，。！？\n]{0,4}?\d"
-        r"|(?:一共|总共|总共有|一共有)(?:来|有|要来|会来)?\d+(?:个|位|名)?(?:人|客人|宾客)?"),
-     False, None, ("体重", "身高", "血压", "血糖", "腰围", "一共", "总共")),
+        r"|(?:一共|总共|总共有|一共有)(?:来|有|要来|会来)?\d+(?:个|位|名)?(?:人|客人|宾客)?"
+        r"|(?:^|[：:])\s*\d{2}岁[，,]|称了一?下[，,]?\s?\d{2}"),
+     False, None, ("体重", "身高", "血压", "血糖", "腰围", "一共", "总共", "岁", "称")),
     (_FACT | _ATTR, re.compile(r"(?:刚满|今年|已经)[\d一二两三四五六七八九十]+岁"), False, None,
      "岁"),
     # A value said to have changed to a new one: "I can stretch the budget to $1,500", "the
@@ -500,15 +506,6 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_ATTR | _FACT, re.compile(
         r"(?:做过|做了|动过)[^，。！？]{0,6}手术|骨折|扭伤|拉伤|撕裂|韧带|半月板"),
      False, None, ("手术", "骨折", "扭伤", "拉伤", "撕裂", "韧带", "半月板")),
-    # The speaker's weight or age said in passing: "I'm 41, sitting at around 92 kg".
-    (_ATTR | _FACT, re.compile(
-        r"\b\d{2,3}(?:\.\d)? ?(?:kg|kgs|kilos|lbs|pounds)\b|\bi'm \d{2}\b(?! ?(?:%|percent|minutes"
-        r"|mins|hours|seconds))|\bweighed in\b[^.!?\n]{0,30}?\d"), True, None,
-     ("kg", "kilo", "lb", "pound", "i'm ", "weighed")),
-    # (The speaker's own: reviews weigh laptops and name ages of whom a toy is for.)
-    (_ATTR | _FACT, re.compile(
-        r"(?:^|[：:，,]|我的?)(?:现在|目前)?体重[^，。！？]{0,4}?\d{2}"
-        r"|(?:^|[：:])\s*\d{2}岁[，,]|称了一?下[，,]?\s?\d{2}"), False, None, ("体重", "岁", "称")),
     # A goal, however it is put: "Main goal is a sub-50 10K by October".
     (_FACT | _ATTR, re.compile(
         r"\b(?:main |big |primary |only |real |the )?(?:goal|target|aim) (?:is|for)\b"),
@@ -632,10 +629,14 @@ _FOND_PREF = re.compile(
 )
 # A task the speaker must do, said as such: "I need to…", "我得…" (a request to the assistant
 # is _TASK_LEAD's). "I'll keep you posted" is a pleasantry, not a task.
+# An errand the speaker has not done yet: "(I) still haven't returned…".
+_NOT_YET_DONE = (
+    r"(?:still )?(?:haven't|have not) (?:yet )?(?:returned|paid|sent|booked|called|emailed"
+    r"|filed|submitted|renewed|signed|finished|ordered|replied|scheduled|picked up)\b"
+)
 _TASK_OWN = re.compile(
     # "I still haven't returned the library book": an errand not done yet.
-    r"(?i:(?:i|we) (?:still )?(?:haven't|have not) (?:yet )?(?:returned|paid|sent|booked|called"
-    r"|emailed|filed|submitted|renewed|signed|finished|ordered|replied|scheduled|picked up)\b"
+    rf"(?i:(?:i|we) {_NOT_YET_DONE}"
     r"|(?:i|we) (?:need to|have to|must|should|still have to|still need to)"
     # "I have to go, I'm tired", "gotta run now!": leaving the chat, not an errand.
     r"(?! (?:go|run|leave|head out|sleep)(?: now)?\s*(?:[,.!;]|$))"
@@ -671,9 +672,9 @@ _REMIND_MID = re.compile(
     r"|(?:keep|put) (?:it|that|this) on (?:the|my) list\b))"
     r"|[，；：]\s*(?:记得|麻烦|请)?提醒我|别让我忘"
 )
+_REMIND_MID_KEYS = ("remind", "forget", "remember", " list", "提醒", "忘")
 _ERRAND = re.compile(
-    r"(?i:\b(?:still )?(?:haven't|have not) (?:yet )?(?:returned|paid|sent|booked|called|emailed"
-    r"|filed|submitted|renewed|signed|finished|ordered|replied|scheduled|picked up)\b)"
+    rf"(?i:\b{_NOT_YET_DONE})"
     r"|(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"
     r"(?:pick up|drop off|renew|return|pay|file|submit|book|call|email|buy|get|fix|send|sign"
     r"|cancel|schedule|register|apply|finish|bring|mail|order|replace|repair|clean|write|draft"
@@ -955,8 +956,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     # The assistant's "Make sure it's plugged in", "请检查网线" advise; they are no requests.
     lead = _LEAD_IN.match(text)
     at = lead.end() if lead is not None else 0
-    reminder = role != "assistant" and (
-        _REMINDER.match(text, at) is not None or _REMIND_MID.search(text) is not None)
+    reminder = role != "assistant" and (_REMINDER.match(text, at) is not None or (
+        any(k in text.lower() for k in _REMIND_MID_KEYS)
+        and _REMIND_MID.search(text) is not None))
     request = role != "assistant" and (bool(mask & _TASK and _TASK_LEAD.match(text, at)) or (
         role == "user" and _IMPERATIVE.match(text, at) is not None and not _is_question(text)
     ) or reminder)

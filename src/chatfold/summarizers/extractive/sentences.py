@@ -146,11 +146,15 @@ _RETRACTED = re.compile(
     r"(?:[，,]\s*(?:我)?(?:说错了|搞错了|记错了|记岔了|不对))?[，,]\s*"
 )
 
+_RETRACTED_KEYS = ("wait", "scratch", "correction", "actually", "不对", "错了", "记岔")
+
 
 def _strip_filler(sentence: str) -> str:
     cut = None
-    for found in _RETRACTED.finditer(sentence):
-        cut = found  # the last one: what follows it is meant
+    low = sentence.lower()
+    if any(k in low for k in _RETRACTED_KEYS):
+        for found in _RETRACTED.finditer(sentence):
+            cut = found  # the last one: what follows it is meant
     if cut is not None and len(sentence) - cut.end() >= 8:
         rest = sentence[cut.end():]
         sentence = rest[:1].upper() + rest[1:] if rest.isascii() else rest
