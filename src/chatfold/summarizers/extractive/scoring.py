@@ -1053,6 +1053,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     durable = section != _FACTS or bool(mask & (_ATTR | _ID)) or yours
     # The assistant's "my X is" speaks of itself; what it tells of the user's own stays true.
+    # "Aisle seats only, always": a rule of the speaker's, said without a verb.
+    rule = section == _PREFS and _RULE_NO_VERB.search(text.lower()) is not None
     standing = yours if role == "assistant" else bool(mask & _ATTR)
     if role == "user" and (
         # What the user avoids ("I hate cilantro", "Please don't recommend horror movies"): true
@@ -1061,9 +1063,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # LoCoMo and the Chinese sessions both fell.)
         standing_ask
         # "they hate snow" is theirs; "Aisle seats only, always" is the speaker's own rule.
-        or (section == _PREFS and (request or mask & _FIRST
-                                   or _RULE_NO_VERB.search(text.lower()) is not None)
-            and (_AVOIDS.search(text) or _HABITUAL.search(text)) and not _HEDGE.search(text))
+        or (section == _PREFS and (rule or request or mask & _FIRST)
+            and (rule or _AVOIDS.search(text) or _HABITUAL.search(text))
+            and not _HEDGE.search(text))
         # A decision holds until it is taken back, when it names what was chosen ("we're going
         # with Postgres"; "I chose to write about this" names nothing). (Boosting open tasks
         # too kept friends' "we need to…" over facts: drift fell from 0.70 to 0.65 on LoCoMo.)
@@ -1105,8 +1107,6 @@ _HABITUAL = re.compile(
     r"(?i)\b(?:more of an? [\w-]+ person|(?:i|we) (?:only|always|never|usually) (?:fly|drink"
     r"|eat|use|sleep|sit|take|book|order|wear|buy|shop|travel|drive|ride|stay)"
     r"|night owl|early bird|morning person|(?:i|we)(?:'d| would) rather|(?:i|we) prefer)\b"
-    r"|(?:^|[,;—–] ?)(?:and |but |so )?(?:always|never) (?:a|an|any|the|in|on|at|with|before"
-    r"|after|under|over)\b|^[A-Za-z][\w' -]{1,30}? only(?:,? always)?(?:[,.!;—–]|$)"
     r"|我(?:只|从不|一向|向来|总是|宁愿|更喜欢|更爱|习惯)")
 
 
