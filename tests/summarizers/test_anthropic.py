@@ -219,7 +219,10 @@ def test_given_client_keeps_our_retry_count(
 def test_every_anthropic_exception_class_is_mapped() -> None:
     classes = sdk_exception_classes(anthropic)
     assert anthropic.AnthropicError in classes and anthropic.RateLimitError in classes
-    unmapped = sorted(c.__name__ for c in classes if c.__name__ not in ANTHROPIC_ERROR_RULES)
+    # A status error the SDK adds in a later release (a new 400 or 403 subclass) inherits its
+    # parent's rule, where the HTTP status decides; anything else must be named in the table.
+    unmapped = sorted(c.__name__ for c in classes if c.__name__ not in ANTHROPIC_ERROR_RULES
+                      and not issubclass(c, anthropic.APIStatusError))
     assert not unmapped, f"add these anthropic exceptions to ANTHROPIC_ERROR_RULES: {unmapped}"
 
 
@@ -233,7 +236,8 @@ def test_every_anthropic_error_translates_at_the_boundary() -> None:
         with pytest.raises(SummarizerError) as info, failures.boundary():
             raise exc
         assert info.value.__cause__ is exc
-        assert failures.rule_for(cls) is ANTHROPIC_ERROR_RULES[cls.__name__]
+        expected = ANTHROPIC_ERROR_RULES.get(cls.__name__) or failures.rule_for(cls.__mro__[1])
+        assert expected is not None and failures.rule_for(cls) is expected
 
 
 def test_spend_limit_429_is_not_retryable() -> None:

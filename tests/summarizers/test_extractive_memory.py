@@ -2597,3 +2597,65 @@ def test_a_chinese_value_taken_back_after_a_dash_is_dropped() -> None:
     dream = ask([user("问个假设的问题啊，要是我这学期绩点掉到2.8，奖学金是不是就没了？"),
                  user("现在其实是3.7，我就是有点焦虑。")], language="zh")
     assert "3.7" in dream, dream
+
+
+# ---------------------------------------------------------------------------------------------
+# chat shorthand, and what calls off or reports which task
+
+
+@pytest.mark.parametrize(("typed", "meant"), [
+    ("btw im allergic to shellfish, pls dont forget", "by the way I'm allergic to shellfish, "
+     "please don't forget"),
+    ("can u book it tmrw? idk the time yet", "can you book it tomorrow? I don't know the time yet"),
+    ("U-turn, i.e. the U of M, u2, I'm, it's", "U-turn, i.e. the U of M, u2, I'm, it's"),
+    ("BTW i gotta go", "by the way I got to go"),
+    ("我 im ok", "我 I'm ok"),
+])
+def test_chat_shorthand_is_read_as_the_words_it_stands_for(typed: str, meant: str) -> None:
+    from chatfold.summarizers.extractive.sentences import plain_spelling
+
+    assert plain_spelling(typed) == meant
+
+
+@pytest.mark.parametrize(("said", "section_title", "key"), [
+    ("pls stop recommending horror movies, they give me nightmares", "Preferences", "horror"),
+    ("oh and use imperial units with me, I'm in Ohio", "Preferences", "imperial"),
+    ("gotta renew my fishing license before the 15th", "Open tasks", "fishing license"),
+    ("Need to return the rented tux by Monday.", "Open tasks", "tux"),
+    ("can u draft a thank-you note for Mrs. Alvarez sometime this week?", "Open tasks",
+     "thank-you note"),
+])
+def test_casual_asks_and_errands_are_filed(said: str, section_title: str, key: str) -> None:
+    out = ask([user(said)])
+    assert any(key in line for line in section(out, section_title)), out
+
+
+@pytest.mark.parametrize("said", [
+    "I got to see the Northern Lights last winter.",
+    "Have to say, the concert was great.",
+    "Gotta run, talk later!",
+])
+def test_a_chance_had_or_an_aside_is_no_errand(said: str) -> None:
+    assert section(ask([user(said)]), "Open tasks") == []
+
+
+def test_a_report_sharing_only_the_errands_verb_does_not_close_it() -> None:
+    previous = "Open tasks:\n- User: got to pick up the dry cleaning on Friday"
+    out = ask([user("Also picked up some new hobbies this year, like archery."),
+               assistant("Archery sounds fun!")], previous=previous)
+    assert any("dry cleaning" in t for t in section(out, "Open tasks")), out
+    done = ask([user("picked up the dry cleaning, finally"), assistant("Nice.")],
+               previous=previous)
+    assert not any("dry cleaning" in t for t in section(done, "Open tasks")), done
+
+
+def test_never_mind_calls_off_what_was_asked_last_not_any_task() -> None:
+    previous = ("Open tasks:\n- User: I still need to call my bank about the card fee, I never "
+                "use it.")
+    out = ask([user("vet appointment at 4, remind me to leave early"),
+               assistant("Will do."),
+               user("nvm they called, it moved to Saturday. so no leaving early")],
+              previous=previous)
+    tasks = section(out, "Open tasks")
+    assert any("bank" in t for t in tasks), out
+    assert not any("leave early" in t for t in tasks), out

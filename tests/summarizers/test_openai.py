@@ -452,7 +452,10 @@ def test_async_calls_from_two_event_loops(
 def test_every_openai_exception_class_is_mapped() -> None:
     classes = sdk_exception_classes(openai)
     assert openai.OpenAIError in classes and openai.RateLimitError in classes
-    unmapped = sorted(c.__name__ for c in classes if c.__name__ not in OPENAI_ERROR_RULES)
+    # A status error the SDK adds in a later release (a new 400 or 403 subclass) inherits its
+    # parent's rule, where the HTTP status decides; anything else must be named in the table.
+    unmapped = sorted(c.__name__ for c in classes if c.__name__ not in OPENAI_ERROR_RULES
+                      and not issubclass(c, openai.APIStatusError))
     assert not unmapped, f"add these openai exceptions to OPENAI_ERROR_RULES: {unmapped}"
 
 
@@ -467,7 +470,8 @@ def test_every_openai_error_translates_at_the_boundary() -> None:
         with pytest.raises(SummarizerError) as info, failures.boundary():
             raise exc
         assert info.value.__cause__ is exc
-        assert failures.rule_for(cls) is OPENAI_ERROR_RULES[cls.__name__]
+        expected = OPENAI_ERROR_RULES.get(cls.__name__) or failures.rule_for(cls.__mro__[1])
+        assert expected is not None and failures.rule_for(cls) is expected
 
 
 # -- a real llama.cpp server with a real model (skipped without xllamacpp + the GGUF) -----

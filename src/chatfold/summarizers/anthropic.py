@@ -54,6 +54,7 @@ _STATUS_CLASSES = (
     "RequestBodyEncodingInvalidError", "RequestBodyEncodingUnsupportedError",
     "WorkspaceHumanReviewDisabledError", "LinkedOrganizationBillingUnavailableError",
     "LinkedOrganizationSpendLimitReachedError", "SandboxEgressRestrictedError",
+    "OrganizationURLFetchDisabledError",
 )
 
 ANTHROPIC_ERROR_RULES: Mapping[str, ErrorRule] = sdk_error_rules(

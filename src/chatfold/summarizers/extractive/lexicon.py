@@ -149,7 +149,8 @@ _EN_WORDS: dict[int, str] = {
     "|taking the offer|took the offer|take the job|taking the job|took the job|accepted the job"
     "|let's use|let's go for|we'll go for|lock it in|lock that in|locked in|stick with"
     "|sticking with|going to accept|i'll accept|we'll accept",
-    _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|deadline|due"
+    _TASK: "todo|to-do|please|remind|reminder|need to|needs to|must|have to|has to|got to"
+    "|deadline|due"
     "|still haven't|haven't yet"
     "|i have to|we have to|i still have to"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
@@ -290,3 +291,22 @@ _TRIVIAL_RESULTS = frozenset(
     }
 )
 
+
+# Chat shorthand read as the words it stands for, so the cue patterns (written for "please",
+# "I'm", "can you", "have to") read "pls", "im", "can u", "gotta" too. Only spellings that are
+# no other English word ("its", "ill", "id", "were", "lets", "well" stay as they are).
+CASUAL_SPELLINGS = {
+    "u": "you", "pls": "please", "plz": "please", "thx": "thanks",
+    "thnx": "thanks", "thanx": "thanks", "btw": "by the way", "gotta": "got to",
+    "wanna": "want to", "gonna": "going to", "lemme": "let me", "gimme": "give me",
+    "dunno": "don't know", "idk": "I don't know", "cuz": "because", "coz": "because",
+    "bc": "because", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrrw": "tomorrow",
+    "rn": "right now", "ppl": "people", "abt": "about", "nvm": "never mind",
+    "tho": "though", "thru": "through", "bday": "birthday", "appt": "appointment",
+    "i": "I", "im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "wont": "won't",
+    "didnt": "didn't", "doesnt": "doesn't", "isnt": "isn't", "wasnt": "wasn't",
+    "arent": "aren't", "werent": "weren't", "havent": "haven't", "hasnt": "hasn't",
+    "hadnt": "hadn't", "couldnt": "couldn't", "shouldnt": "shouldn't",
+    "wouldnt": "wouldn't", "thats": "that's", "whats": "what's", "theres": "there's",
+    "youre": "you're", "theyre": "they're", "shes": "she's", "hes": "he's",
+}

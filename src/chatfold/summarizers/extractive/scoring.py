@@ -637,9 +637,14 @@ _NOT_YET_DONE = (
 _TASK_OWN = re.compile(
     # "I still haven't returned the library book": an errand not done yet.
     rf"(?i:(?:i|we) {_NOT_YET_DONE}"
-    r"|(?:i|we) (?:need to|have to|must|should|still have to|still need to)"
-    # "I have to go, I'm tired", "gotta run now!": leaving the chat, not an errand.
+    # The speaker may go unsaid: "gotta pick up grandma's prescription", "Need to renew it".
+    # ("I got to see the Perseids" is a chance had, not a duty: "got to" only as "I've got to").
+    r"|(?:(?:(?:i|we) )?(?:need to|have to|must|should|still have to|still need to)"
+    r"|(?:(?:i|we)'ve )?(?:still )?got to)"
+    # "I have to go, I'm tired", "gotta run now!": leaving the chat, not an errand; "Have to
+    # say, …" is an aside.
     r"(?! (?:go|run|leave|head out|sleep)(?: now)?\s*(?:[,.!;]|$))"
+    r"(?! (?:say|admit|agree|ask|wonder|laugh|love|be honest)\b)"
     r"|i'd like you to|(?:remember|don't forget) to)"
     r"|我(?:们)?(?:需要|得|必须|还得|还要|还没)"
     # "这周末得给奶奶打个电话": when, then what must be done, the speaker unsaid.
@@ -1141,6 +1146,9 @@ _ALWAYS_DO = re.compile(
     rf"(?:{_SERVICE}|give me|show me|send me|address|loop in)\b"
     # What not to offer is meant for good: "so please don't suggest desserts".
     r"|\b(?:please )?(?:don't|do not) (?:ever )?(?:suggest|recommend|offer|propose)\b"
+    # "pls stop suggesting spicy stuff", "use metric units with me": how to serve, for good.
+    r"|\b(?:please )?stop (?:suggesting|recommending|offering|sending me|giving me)\b"
+    r"|\buse [\w -]{1,30}? (?:with|for) me\b"
     r"|\bplease,? always\b|\b(?:keep|make) (?:your|the) (?:answers?|repl(?:y|ies)|responses?)\b"
     r"|\bkeep (?:them|it|those|these|emails?|messages?|summaries|answers?|replies) (?:short|brief"
     r"|concise|under)\b"
@@ -1162,8 +1170,8 @@ _TOLD_TO_ZH = re.compile(r"[我你您请帮给订发写]|回复|回答|推荐|�
 # Literal pieces every match of _ALWAYS_DO / _FOR_GOOD_ZH holds: most sentences are ruled out
 # by a substring test in C before the regexes try every position.
 _ALWAYS_DO_KEYS = ("always", "never", "only", "don't", "do not", "keep", "make", "answer", "reply",
-                   "respond", "write", "talk", "quiz", "speak", "回答", "回复", "总结", "答复",
-                   "摘要", "用")
+                   "respond", "write", "talk", "quiz", "speak", "stop", "use", "回答", "回复",
+                   "总结", "答复", "摘要", "用")
 _FOR_GOOD_ZH_KEYS = ("以后", "今后", "从现在", "往后", "每", "一律", "永远", "始终", "绝对", "千万",
                      "别", "不要", "不用")
 

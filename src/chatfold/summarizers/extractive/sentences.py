@@ -5,7 +5,41 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from .lexicon import _MAX_ITEM_CHARS
+from .lexicon import _MAX_ITEM_CHARS, CASUAL_SPELLINGS
+
+# ---------------------------------------------------------------------------------------------
+# chat shorthand
+
+# A shorthand word alone: not inside a word, a hyphenated one, a contraction or an
+# abbreviation ("U-turn", "i.e.", "I'm", "u2").
+_CASUAL = re.compile(
+    r"(?<![\w'’\-./])(?i:" + "|".join(sorted(CASUAL_SPELLINGS, key=len, reverse=True))
+    + r")(?![\w'’\-]|\.\w)"
+)
+
+
+def _spelled_out(m: re.Match[str]) -> str:
+    word = m.group()
+    full = CASUAL_SPELLINGS[word.lower()]
+    if len(word) == 1 and word.isupper():
+        return word  # "U" alone is a letter ("U of M", "Plan U"); "u" is "you"
+    if word.isupper():
+        return full  # "BTW", "IDK": said loud, meant the same
+    return full[:1].upper() + full[1:] if word[:1].isupper() else full
+
+
+def plain_spelling(text: str) -> str:
+    """``text`` with chat shorthand spelled out ("can u help me pls" -> "can you help me
+    please", "im allergic" -> "I'm allergic"), so the summarizer reads what was meant.
+
+    Example:
+        >>> plain_spelling("btw im allergic to peanuts, pls dont forget. U-turn i.e. ok")
+        "by the way I'm allergic to peanuts, please don't forget. U-turn i.e. ok"
+    """
+    if not text.isascii() and not any("a" <= ch <= "z" for ch in text):
+        return text
+    return _CASUAL.sub(_spelled_out, text)
+
 
 # ---------------------------------------------------------------------------------------------
 # sentence splitting

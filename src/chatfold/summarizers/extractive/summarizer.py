@@ -44,9 +44,11 @@ from .sentences import (
     _strip_filler,
     _strip_vocative,
     join_bare_reminders,
+    plain_spelling,
     split_sentences,
 )
 from .threads import (
+    CALL_OFF,
     CANCEL,
     TokenMemo,
     acceptance_rest,
@@ -284,7 +286,9 @@ def _closed_tasks(
                 # "Can you explain decorators?": the answer names them somewhere in the
                 # reply, not necessarily in its first sentences.
                 later = later | memo[replies[rows[j].msg]]
+            next_to = i >= n_previous and rows[j].msg - row.msg <= 2
             if not adjacent and not wanted & later \
+                    and not (next_to and rows[j].role == "user" and CALL_OFF.search(rows[j].body)) \
                     and not shared_numbers(row.body, rows[j].body) \
                     and not (rows[j].role == "assistant" and confirms(rows[j].body)
                              # a reference with no word in common: the latest request's
@@ -296,7 +300,13 @@ def _closed_tasks(
             if done is None:
                 # Calling it off names the task itself, not what was chosen since: "算了，还是
                 # 用Netlify部署" takes back a decision, it calls off no errand.
-                done = (rows[j].role == "user" and cancels(memo[row.body], rows[j].body)) \
+                # "Never mind, they called" takes back what was asked last, or the one task
+                # it names: not any task it shares a word with.
+                done = (rows[j].role == "user" and cancels(
+                    row.body, memo[row.body], rows[j].body,
+                    latest=bisect_right(requests, i) == bisect_left(requests, j),
+                    next_to=next_to,
+                    sole=sole_task(j) == i)) \
                     or fulfils(row.body, wanted, rows[j].body, rows[j].role, adjacent=adjacent,
                                later_tokens=later, sole=sole)
                 if not adjacent and not sole:
@@ -725,6 +735,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             return text
 
         def add(role: str, piece: str | _ToolLine, name: str = "") -> None:
+            if isinstance(piece, str) and role in ("user", "assistant"):
+                piece = plain_spelling(piece)
             pieces.append((role, piece, day, name, index))
 
         for index, message in enumerate(messages):

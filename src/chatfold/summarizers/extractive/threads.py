@@ -316,7 +316,8 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
         if not shared and not (later_role == "assistant" and _REMIND.search(request)
                                and _REMIND_SET.search(later)):
             return False
-    elif not common or (shared < min(1 if sole and later_role == "user" else 2,
+    elif not common or (shared < min(1 if sole and later_role == "user" and _names_more_than_verb(
+            request, common) else 2,
                                      len(request_tokens)) and not (
             # "Remind me to call the bank on Monday" → "I'll remind you on Monday at 9am": a
             # reminder promised names when, often nothing else.
@@ -364,6 +365,18 @@ _NAMED_CALLED = re.compile(
     r"(?:also\s+|now\s+)?called\b)|\bcalled(?=\s+[\"“'A-Z])"
 )
 _CALL = frozenset({"call"})
+
+
+# The verb of an errand ("got to pick up grandma's prescription", "need to renew the
+# passport"): "picked up new skills" shares it and names nothing of the errand.
+_ERRAND_VERB = re.compile(
+    r"(?i)\b(?:need|needs|have|has|got|must|remember|forget|going|want|me) to (\w+)")
+
+
+def _names_more_than_verb(request: str, common: frozenset[str]) -> bool:
+    """True when the words ``common`` to a request and a report are more than its verb."""
+    verb = _ERRAND_VERB.search(request)
+    return verb is None or not common <= content_tokens(verb.group(1))
 
 
 def _did_what_was_asked(request: str, later: str) -> bool:
@@ -747,10 +760,28 @@ CANCEL = re.compile(
 )
 
 
-def cancels(request_tokens: frozenset[str], later: str) -> bool:
+# Calling off whatever was just asked, naming nothing ("nvm, they called", "算了"); "Cancel my
+# gym membership" is a request of its own.
+CALL_OFF = re.compile(
+    r"(?i:\b(?:never\s*mind|forget (?:it|that|about it)|scratch that|no need)\b)"
+    r"|算了|不用了|不要了|不需要了|别弄了")
+
+
+def cancels(request: str, request_tokens: frozenset[str], later: str, *, latest: bool,
+            next_to: bool, sole: bool) -> bool:
     """True when the user's ``later`` statement calls off the request: a word of cancelling
-    and a content word in common ("Actually, cancel the dinner at Nobu")."""
-    return bool(CANCEL.search(later)) and bool(request_tokens & content_tokens(later))
+    and the request named ("Actually, cancel the dinner at Nobu"), or said right after it
+    (``next_to``: "nvm, they called"). ``latest``: no other request came between; ``sole``:
+    no other open task shares as much with ``later``. An older task is called off only by
+    name, more than its verb: "never mind, they called" calls off no "call the bank"."""
+    if not CANCEL.search(later):
+        return False
+    # The words of calling off are not the thing called off: "never mind" names no "I never
+    # watch it".
+    common = request_tokens & content_tokens(CANCEL.sub(" ", later))
+    if latest:
+        return bool(common) or (next_to and CALL_OFF.search(later) is not None)
+    return bool(common) and sole and _names_more_than_verb(request, common)
 
 
 # An either-or question: "Would you like the walnut table or the oak one?", "靠窗还是包间？".
