@@ -2659,3 +2659,51 @@ def test_never_mind_calls_off_what_was_asked_last_not_any_task() -> None:
     tasks = section(out, "Open tasks")
     assert any("bank" in t for t in tasks), out
     assert not any("leave early" in t for t in tasks), out
+
+
+@pytest.mark.parametrize(("asked", "reply", "chosen", "not_kept"), [
+    ("Shortlist: Aria 5 ($649), Nimbus Pro ($1,199), Vega Air ($899). All light enough.",
+     "the cheaper one, I'm on a budget", "Aria 5", ["Nimbus", "Vega"]),
+    ("Available: bluefern.com, oakandrye.com, thepantry.co",
+     "first one for sure, buying it now", "bluefern.com", ["oakandrye", "thepantry"]),
+    ("可以考虑大理（古城）、厦门（海边）、洛阳（看牡丹）。", "厦门吧，想看海", "厦门",
+     ["大理", "洛阳"]),
+    ("给你两个选择：1. 汉庭（地铁口，一晚198）；2. 桔子（带早餐，一晚356）。", "便宜的那个吧",
+     "汉庭", ["桔子"]),
+    ("可以看看：华为P70、OPPO Find X7、荣耀Magic6，续航都不错。", "第三个吧", "荣耀Magic6",
+     ["华为P70", "OPPO"]),
+])
+def test_a_pick_from_a_series_is_one_decision_and_the_rest_go(
+        asked: str, reply: str, chosen: str, not_kept: list[str]) -> None:
+    lang = "en" if asked.isascii() else "zh"
+    out = ask([user("help me choose" if lang == "en" else "帮我挑一个"), assistant(asked),
+               user(reply)], language=lang)
+    decisions = section(out, "Decisions" if lang == "en" else "决定")
+    assert any(chosen in d for d in decisions), out
+    for other in not_kept:
+        assert other not in out, out
+
+
+@pytest.mark.parametrize(("said", "section_title", "key"), [
+    ("我女儿甜甜今年上二年级了，最近老说肚子疼", "事实", "甜甜"),
+    ("帮我给老婆林悦订束花，周五她生日", "待办", "林悦"),
+    ("今天值了个大夜班，当护士真的太累了。", "事实", "护士"),
+    ("回头帮我查下社保怎么转，现在在开会", "待办", "社保"),
+    ("房贷下个月开始扣，我还没绑卡，你到时候提醒我一下，顺便问下晚饭吃啥", "待办", "绑卡"),
+    ("以后回复简洁点，别写那么长，我都是手机上看", "偏好", "简洁"),
+])
+def test_chinese_typed_with_spaces_and_casual_forms_is_filed(said: str, section_title: str,
+                                                            key: str) -> None:
+    out = ask([user(said.replace("，", " "))], language="zh")
+    assert any(key in line for line in section(out, section_title)), out
+
+
+@pytest.mark.parametrize("said", ["孩子天天哭，怎么办", "我家小区最近停水", "大家算算这笔账"])
+def test_chinese_words_said_twice_are_no_names(said: str) -> None:
+    from chatfold.summarizers.extractive.lexicon import _NAME
+    from chatfold.summarizers.extractive.scoring import _scan
+
+    masks, _ = _scan([said])
+    assert not masks[0] & _NAME, said
+    named, _ = _scan(["我家球球最近不爱吃饭"])
+    assert named[0] & _NAME

@@ -229,6 +229,21 @@ _ROLE_BEFORE = re.compile(
 _MINE_BEFORE = re.compile(r"\b(?:[Mm]y|[Oo]ur) (?:new |old )?(?:[a-z-]+ ){0,2}[a-z-]+$")
 
 
+# Words said twice that are no one's name ("孩子天天哭"), and what a home has ("我家小区").
+_NOT_A_NAME_ZH_TEXT = (
+    "天天 常常 刚刚 慢慢 好好 偷偷 渐渐 每每 个个 人人 样样 处处 时时 往往 稍稍 悄悄 明明 仅仅 乖乖"
+    " 看看 算算 想想 试试 等等 说说 聊聊 走走 逛逛 尝尝 玩玩 听听 问问 哭哭 闹闹"
+    " 小区 楼下 附近 孩子 老人 宝宝 房子 冰箱 空调 电脑 网络 猫咪 狗狗 那边 这边 门口 老公 老婆"
+    " 儿子 女儿 老大 老二 这边 这里 那里 楼上 隔壁 亲戚 阳台 厨房"
+)
+_NOT_A_NAME_ZH = frozenset(_NOT_A_NAME_ZH_TEXT.split())
+
+
+def _a_name_zh(src: str, m: re.Match[str]) -> bool:
+    found = m.group()
+    return found[-2:] not in _NOT_A_NAME_ZH
+
+
 def _role_before(src: str, m: re.Match[str]) -> bool:
     return _ROLE_BEFORE.search(src, max(0, m.start() - 60), m.start()) is not None
 
@@ -515,6 +530,19 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"(?:学徒|实习生|同事|助理|员工|老师|医生|师傅|经理|主管|新人|店员|客户|房东|新来的"
         r"[\u4e00-\u9fff]{0,4})(?:叫|名叫|叫做)[\u4e00-\u9fff]{2,3}(?=[，。！？,.\s（(]|$)"),
      False, None, "叫"),
+    # Someone of the speaker's by a pet name or a full name: "我儿子乐乐7岁", "女儿朵朵",
+    # "给老公陈浩写个生日祝福", "我家豆包最近掉毛" (not "孩子天天哭", "我家小区最近").
+    (_NAME | _FACT | _ATTR, re.compile(
+        r"(?:儿子|女儿|闺女|孩子|宝宝|老大|老二|小猫|小狗|猫咪|狗狗|我家)([\u4e00-\u9fff])\1"
+        rf"|(?:老公|老婆|丈夫|妻子|男朋友|女朋友|对象|儿子|女儿|同事|领导|老板|室友)[{_SURNAMES}]"
+        r"[\u4e00-\u9fff]{1,2}(?=[，。！？,.\s的]|$|\d|今年|说|生日|最近)"
+        r"|我家[\u4e00-\u9fff]{2}(?=最近|今天|昨天|又|总是|老是|这两天|一直|天天|突然|刚|特别)"),
+     False, _a_name_zh, "儿女孩宝老猫狗家公婆夫妻朋对同领室"),
+    # The speaker's work: "当麻醉师真的是体力活", "我是一名护士".
+    (_FACT | _ATTR, re.compile(
+        r"(?:^|[，,。]|我)(?:是|当了?|做|干)(?:一名|一个|个)?[\u4e00-\u9fff]{0,3}?"
+        r"(?:师|医生|护士|会计|程序员|销售|警察|司机|公务员|编辑|记者|主播|快递员|外卖员)(?![傅父])"),
+     False, None, "是当做干"),
     # Someone by role, then their name: "my new head baker, Priyanka Oduya, starts on the 14th".
     (_NAME | _FACT | _ATTR, re.compile(r", [A-Z][a-z]+ [A-Z][a-z]+"), False, _mine_before, ""),
     # A dose taken: "Dr. Feldman is keeping him on the amlodipine, 5 mg in the mornings".
@@ -667,7 +695,9 @@ _LEAD_IN = re.compile(
     r"|one more thing|quick (?:one|thing|favou?r)|p\.?s\.?|anyway|while i remember|before i forget"
     r"|last thing|side note|at some point|sometime|when you get a chance|eventually"
     r")[,:;.!]?(?:\s+[—–-])?\s+)+)"
-    r"|(?:(?:唉|哎|嗯|对了|另外|还有|顺便说一下|顺便|哦|噢|啊|然后)[，,、]?)+"
+    # "回头帮我写个请假条", "有空的时候帮我查下": when, then the request.
+    r"|(?:(?:唉|哎|嗯|对了|另外|还有|顺便说一下|顺便|哦|噢|啊|然后|回头|等会儿?|晚点|改天|到时候?"
+    r"|有空(?:的时候)?)[，,、]?)+"
 )
 # A reminder asked for mid-sentence: "her uniform's too small, remind me to buy a new one",
 # "…Monday — don't let me forget", "校服又小了，提醒我抽空买套新的".
@@ -675,7 +705,7 @@ _REMIND_MID = re.compile(
     r"(?i:(?:[,;:—–.!]\s*|\s(?:and|but|so)\s+)(?:please\s+|pls\s+|just\s+)?(?:remind me\b"
     r"|don't let me forget\b|make sure i (?:don't forget|remember)\b"
     r"|(?:keep|put) (?:it|that|this) on (?:the|my) list\b))"
-    r"|[，；：]\s*(?:记得|麻烦|请)?提醒我|别让我忘"
+    r"|[，；：]\s*(?:你|您)?(?:到时候?)?(?:记得|麻烦|请|帮我)?提醒我|别让我忘"
 )
 _REMIND_MID_KEYS = ("remind", "forget", "remember", " list", "提醒", "忘")
 _ERRAND = re.compile(
@@ -1155,7 +1185,8 @@ _ALWAYS_DO = re.compile(
     r"|\b(?:answer|reply|respond|write|talk|quiz me|speak)(?: to me)? (?:only )?in"
     r" (?-i:[A-Z])[a-z]+\b"
     # "回答请简短一点", "总结请用要点列出来", "用繁体字回复": how the assistant is to answer.
-    r"|^(?:回答|回复|总结|答复|摘要)[^，。！？]{0,3}?(?:请|都|要|的时候)"
+    r"|^(?:以后|今后|往后)?(?:回答|回复|总结|答复|摘要)[^，。！？]{0,3}?(?:请|都|要|的时候|简短|简洁"
+    r"|精简|短一?点|详细)"
     r"|用(?:中文|英文|繁体字?|简体字?|要点|表格)(?:回复|回答|写|列)")
 _TOLD_TO = re.compile(r"(?i)\b(?:you|your|please|me)\b")
 # "Whenever possible, pick hotels with a gym": the time words, and a clause that opens with

@@ -28,16 +28,28 @@ def _spelled_out(m: re.Match[str]) -> str:
     return full[:1].upper() + full[1:] if word[:1].isupper() else full
 
 
+# Chinese typed on a phone breaks its clauses with a space ("今天连着三台手术 累死了 当麻醉师
+#真的是体力活"): between two Chinese characters (or after an emoji) a space is a comma.
+_CJK_SPACE = re.compile(r"(?<=[\u3400-\u9fff\U0001f300-\U0001faff])[ \u3000]+(?=[\u3400-\u9fff])")
+
+
 def plain_spelling(text: str) -> str:
     """``text`` with chat shorthand spelled out ("can u help me pls" -> "can you help me
-    please", "im allergic" -> "I'm allergic"), so the summarizer reads what was meant.
+    please", "im allergic" -> "I'm allergic") and a space between Chinese clauses read as the
+    comma it stands for, so the summarizer reads what was meant.
 
     Example:
         >>> plain_spelling("btw im allergic to peanuts, pls dont forget. U-turn i.e. ok")
         "by the way I'm allergic to peanuts, please don't forget. U-turn i.e. ok"
+        >>> plain_spelling("下周去西安 帮我看看住哪 用 Python 写")
+        '下周去西安，帮我看看住哪，用 Python 写'
+
     """
-    if not text.isascii() and not any("a" <= ch <= "z" for ch in text):
-        return text
+    if not text.isascii():
+        if " " in text or "\u3000" in text:
+            text = _CJK_SPACE.sub("，", text)
+        if not any("a" <= ch <= "z" for ch in text):
+            return text
     return _CASUAL.sub(_spelled_out, text)
 
 

@@ -70,10 +70,12 @@ from .threads import (
     fulfils,
     is_acceptance,
     listed_options,
+    listing_intro,
     looks_up,
     named_pick,
     names_thing,
     ordinal_pick,
+    priced_pick,
     promises_only,
     proposal,
     question_answered,
@@ -486,7 +488,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # that price. Let's do the first one." The last one that picks counts.
                 for k in range(min(len(split), 4) - 1, -1, -1):
                     picked = ordinal_pick(last_assistant, options, split[k]) or described_pick(
-                        options, split[k])
+                        options, split[k]) or priced_pick(options, split[k])
                     if picked is None and k:
                         option = anaphoric_pick(options, split[k - 1], split[k])
                         picked = None if option is None else (option, option, True)
@@ -523,6 +525,12 @@ class ExtractiveSummarizer(BaseSummarizer):
                 body = f"{who}{_CHOSE[lang]}{_COLON[lang]}{option}"
                 if core != option:
                     body += f" ({core})" if lang == "en" else f"（{core}）"
+                elif 2 <= len(listing := options or listed_options(last_assistant)) <= 6 \
+                        and any(option in o or o in option for o in listing):
+                    # The listing it was picked from, one option a sentence or all in one:
+                    # what was not chosen need not stay, nor the line that introduced it.
+                    rows[:] = [r for r in rows if r.msg != last_msg or not (
+                        any(o in r.body for o in listing) or listing_intro(r.body))]
                 else:
                     # The listing it was picked from: what was not chosen need not stay.
                     _drop_said(rows, last_msg, option, inside=True)

@@ -1001,8 +1001,9 @@ _LIST_INTRO = re.compile(r"[:：](?!\d)|^\s*(?:and|or)\s|^(?:和|或者|或是|�
 # a pick by place in what the assistant listed.
 _ORDINAL_EN = re.compile(
     r"(?i)\b(?:the\s+)?(?P<w>first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|middle"
-    r"|former|latter)(?:\s+(?:one|option|choice|pick|place|hotel|flight|plan|slot))?\b"
-    r"(?=\s*(?:[,.!;)]|please|then|it is|sounds|works|for me|$))"
+    # "first one for sure": with its noun the place is a pick whatever follows.
+    r"|former|latter)(?:\s+(?:one|option|choice|pick|place|hotel|flight|plan|slot)\b"
+    r"|\b(?=\s*(?:[,.!;)]|please|then|it is|sounds|works|for me|$)))"
     r"|\b(?:option|choice|plan|number|#)\s*(?P<n>[1-5])\b"
     # "B. Switching every day just scrambles my brain": the label of a lettered option.
     r"|^(?:option\s+)?\(?(?P<l>[A-Ea-e])\)?(?=[.,:!)]|\s*$)"
@@ -1028,6 +1029,31 @@ _MAX_ORDINAL_LATIN = 80
 _MAX_ORDINAL_HAN = 24
 
 
+def listing_intro(sentence: str) -> bool:
+    """True for a sentence that only introduces a listing: "给你三个选择：1.", "Options:"."""
+    return _INTRO_THEN_MARK.search(sentence) is not None or sentence.rstrip().endswith((":", "："))
+
+
+def _series(asked: list[str], least: int) -> list[str]:
+    """The items of a series after a listing's introduction, in the last or the first sentence:
+    "Shortlist: Zenbook 14 ($799), ThinkPad X1 ($1,349), MacBook Air ($1,099).", "可以看看：
+    小米14、vivo X100、iPhone 15，拍照都不错", "可以考虑霞浦（…）、婺源（…）"; at least ``least``
+    of them (two when the series is said with 、)."""
+    for sentence in dict.fromkeys(asked[-1:] + asked[:1]):
+        intro = _LIST_INTRO.search(sentence) or _SUGGEST_ZH.search(sentence)
+        if intro is None:
+            continue
+        rest = sentence[intro.end():]
+        han = "、" in rest
+        items = _SERIES_SPLIT.split(rest) if han else _SERIES_SPLIT_EN.split(rest)
+        items[-1] = _SERIES_END.split(items[-1], maxsplit=1)[0]
+        series = [_LEAD_OR.sub("", o).strip(" ;；，,。.?？!！") for o in items]
+        series = [o for o in series if o]
+        if len(series) >= (2 if han else least):
+            return series
+    return []
+
+
 def listed_options(asked: list[str]) -> list[str]:
     """The options of the assistant's last message, in the order it gave them: its enumerated
     items ("(1) Casa do Alfama…; (2) Baixa Tower…"), else its sentences after a listing's
@@ -1039,11 +1065,18 @@ def listed_options(asked: list[str]) -> list[str]:
         return [_LAST_OR.sub("", text[m.end(): nxt.start() if nxt else len(text)]
                              .strip(" ;；，,。.")) for m, nxt in zip(marks, [*marks[1:], None],
                                                                       strict=True)]
-    if len(asked) >= 2 and _LIST_INTRO.search(asked[0]):
-        first = asked[0][_LIST_INTRO.search(asked[0]).end():]  # type: ignore[union-attr]
+    series = _series(asked, 3)
+    if series:
+        return series
+    if len(asked) >= 2 and (_LIST_INTRO.search(asked[0]) or _INTRO_THEN_MARK.search(asked[0])):
+        intro = _LIST_INTRO.search(asked[0]) or _INTRO_THEN_MARK.search(asked[0])
+        first = asked[0][intro.end():]  # type: ignore[union-attr]
         options = [first, *asked[1:]]
         options = [_LEAD_OR.sub("", o).strip(" ;；，,。.?？") for o in options]
         return [o for o in options if o]
+    series = _series(asked, 2)
+    if series:
+        return series
     if asked and _OR_OFFER.search(asked[-1]):
         options = []
         for clause in _OPTION_SPLIT.split(asked[-1]):
@@ -1055,6 +1088,15 @@ def listed_options(asked: list[str]) -> list[str]:
     return []
 
 
+# A listing's introduction ending in its first mark, split from the items by the sentence
+# splitter: "给你三个选择：1.".
+_INTRO_THEN_MARK = re.compile(r"[:：]\s*(?:[1-9][.)）、]|\(1\)|（1）)\s*$")
+_SUGGEST_ZH = re.compile(
+    r"(?:可以考虑|可以看看|可以试试|推荐你?|比如|建议你?(?:去|选|看|试试)?)(?=[^，。]{1,20}、)")
+# A series: "A、B、C" (its parentheses kept whole), "A, B, and C" (not "$1,349").
+_SERIES_SPLIT = re.compile(r"、(?![^（(]*[）)])")
+_SERIES_SPLIT_EN = re.compile(r",(?!\d{3})(?![^(]*\))\s*(?:(?:and|or)\s+)?")
+_SERIES_END = re.compile(r"[，。；;!！?？]|,(?!\d{3})|\.(?:\s|$)")
 _LAST_OR = re.compile(r"(?i)[,，]?\s+(?:or|and)$|[，,]?(?:或者|或|还是)$")
 _LEAD_OR = re.compile(r"(?i)^\s*(?:or|and|或者|或是|还有)\s*")
 
@@ -1113,11 +1155,43 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
     return None if option is None else _as_pick(option, reply)
 
 
+# "cheaper one def.", "the cheapest", "便宜的那个", "贵点的那个吧": a pick by price.
+_CHEAPER = re.compile(r"(?i:\b(?:the\s+)?(?:cheaper|cheapest|less expensive|least expensive)\b)"
+                      r"|便宜(?:点|一点|些)?的|最便宜")
+_DEARER = re.compile(r"(?i:\b(?:the\s+)?(?:pricier|priciest|more expensive|most expensive)\b)"
+                     r"|贵(?:点|一点|些)?的|最贵")
+_PRICE = re.compile(r"[$¥￥€£]\s?(\d[\d,]*(?:\.\d+)?)|(\d+(?:\.\d+)?)\s?(?:元|块|刀)"
+                    r"|一晚(\d+(?:\.\d+)?)")
+
+
+def priced_pick(options: list[str], reply: str) -> tuple[str, str, bool] | None:
+    """(the option, the option, whether the reply said only that) when a short ``reply``
+    takes the cheapest or the dearest of ``options``, each priced once, else None."""
+    latin = reply.isascii()
+    if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
+        reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
+    cheap = _CHEAPER.search(reply) is not None
+    if not (cheap or _DEARER.search(reply)) or not 2 <= len(options) <= 6 \
+            or reply.rstrip().endswith(("?", "？")) or _NEITHER.search(reply):
+        return None
+    prices = []
+    for option in options:
+        found = [float(next(g for g in m.groups() if g).replace(",", ""))
+                 for m in _PRICE.finditer(option)]
+        if len(found) != 1:
+            return None
+        prices.append(found[0])
+    best = min(prices) if cheap else max(prices)
+    if prices.count(best) > 1:
+        return None
+    return _as_pick(options[prices.index(best)], reply)
+
+
 # What takes an option described: "so the dim sum place", "Tuesday it is", "就那家吧".
 _DESC_CUE = re.compile(
     r"(?i:^(?:ok(?:ay)?,?\s+|then\s+|and\s+|so,?\s+)?the\s+[\w\s'-]{1,30}?\b(?:one|place|option"
     r"|slot|hotel|flight|plan|room|time)[.!]*$|\bit is[.!]*$|\b(?:let'?s|go with"
-    r"|take|book|pick|choose|went with|sounds good|works for)\b)|就|选|订|吧$"
+    r"|take|book|pick|choose|went with|sounds good|works for)\b)|就|选|订|吧(?:$|[，,。！!])"
 )
 
 
@@ -1141,7 +1215,7 @@ _ORDINAL_WORDS = frozenset(_ORDINAL_WORDS_TEXT.split())
 # canary at 10% is the one", "那就上客如云", "那就用DNSPod免费版".
 _CONCLUDES = re.compile(
     r"(?i:^(?:ok(?:ay)?|great|perfect|got it|makes sense|fair enough)?[,.!]?\s*(?:then|so)\b"
-    r"|\bit is\b|\bis the one\b|\b(?:go|going|we'll go|let's go) with\b)"
+    r"|\bit is\b|\bis the (?:one|pick)\b|\b(?:go|going|we'll go|let's go) with\b)"
     r"|^(?:好的?[，,]?)?(?:那就|那我们就|就用|就选|就上|那用|那选)"
 )
 
