@@ -2707,3 +2707,52 @@ def test_chinese_words_said_twice_are_no_names(said: str) -> None:
     assert not masks[0] & _NAME, said
     named, _ = _scan(["我家球球最近不爱吃饭"])
     assert named[0] & _NAME
+
+
+@pytest.mark.parametrize(("said", "key"), [
+    ("the billing db lives on pg-main-3.internal, port 6432", "pg-main-3.internal"),
+    ("point the smoke tests at api.stg.example.io please", "api.stg.example.io"),
+    ("we're pinning python to 3.11.9 until the wheels catch up", "3.11.9"),
+    ("reorg again, I report to Priya Raman now", "Priya Raman"),
+    ("组织调整了，我现在汇报给王一鸣，周报发他", "王一鸣"),
+    ("新实例是 r-bq7z2m1，老的那台下周下线", "r-bq7z2m1"),
+])
+def test_where_things_live_and_who_one_reports_to_outrank_chatter(said: str, key: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    lang = "en" if said.isascii() else "zh"
+    chatter = ["I went to the beach with my kids last Saturday and it was lovely.",
+               "我上周末带孩子去了趟海边，玩得挺开心。"][lang == "zh"]
+    scored = _score_all([said, chatter], ["user", "user"])
+    assert scored[0].score > scored[1].score, (said, scored)
+    assert key in ask([user(said)], language=lang)
+
+
+def test_a_forum_link_or_a_blog_is_no_service_address() -> None:
+    from chatfold.summarizers.extractive.lexicon import _ATTR, _FACT
+    from chatfold.summarizers.extractive.scoring import _scan
+
+    # A link is an id, not where a service lives: nothing standing about the speaker.
+    for said in ("下载地址：http://bbs.example.com/forum-79-1.html 用这个论坛的系统吧",
+                 "the recipe is on cooking.example.com, scroll down"):
+        masks, _ = _scan([said])
+        assert not masks[0] & (_FACT | _ATTR), said
+
+
+def test_a_new_host_of_the_same_service_replaces_the_old() -> None:
+    out = ask([user("the prod redis is on cache-01.internal, port 6380"),
+               assistant("Noted."),
+               user("migration done, prod redis is cache-07.internal now")])
+    assert "cache-07.internal" in out and "cache-01.internal" not in out, out
+
+
+@pytest.mark.parametrize(("said", "section_title", "key"), [
+    ("JIRA-812 那个需求，周四前我得评审完，帮我盯一下", "待办", "JIRA-812"),
+    ("开题报告5月8号要交给导师，还差一半", "待办", "开题报告"),
+    ("护照7月2号到期，记得提前一个月提醒我去换", "待办", "护照"),
+    ("以后帮我写的邮件，别用感叹号，显得不专业", "偏好", "感叹号"),
+])
+def test_chinese_deadlines_reminders_and_rules_with_their_subject_first(
+        said: str, section_title: str, key: str) -> None:
+    out = ask([user(said)], language="zh")
+    assert any(key in line for line in section(out, section_title)), out

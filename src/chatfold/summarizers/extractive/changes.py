@@ -38,6 +38,7 @@ from .threads import _stem, content_tokens
 
 _ZH_CHANGED = (
     "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
+    "|宽限到|延后到|推到|挪到"
     "|涨薪|加薪|降薪|涨工资|涨房租"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个|加到|减到|调整到"
 )
@@ -99,7 +100,11 @@ _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{2,4}?[省市区县])*[\u4e00-\u9fff]{1,6}?(?:大街|大道|路|街|巷|弄|胡同)"
     rf"[\d{ZH_NUMERALS}]+号(?:[\d{ZH_NUMERALS}]+号?[楼栋室]|[\d{ZH_NUMERALS}]+单元)*"
 )
-_KINDS = ("<email>", "<phone>", "<address>")
+# Where a service lives: "db-prod-07.internal", "stg.bluefin.io", "10.0.3.17:5432".
+_HOST = re.compile(
+    r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:internal|local|lan|corp|svc|io|dev|net|com|org"
+    r"|cloud|app|sh)(?::\d{2,5})?\b(?![.-]\w)|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b")
+_KINDS = ("<email>", "<phone>", "<address>", "<host>")
 _KINDS_SET = frozenset((*_KINDS, "<pay>"))
 # What one earns, however it is called: "Got a raise, I'm at $105k now" changes "My salary is
 # $95k", not the latest amount said of anything ("The hotel is $180 a night").
@@ -141,6 +146,10 @@ def _values(text: str) -> tuple[frozenset[str], str]:
     for m in _EMAIL.finditer(text):
         found.add(m.group().lower())
     text = _EMAIL.sub(" <email> ", text)
+    if "." in text:
+        for m in _HOST.finditer(text):
+            found.add(m.group().lower())
+        text = _HOST.sub(" <host> ", text)
     for m in _PHONE.finditer(text):
         found.add(re.sub(r"\D", "", m.group()))
     text = _PHONE.sub(" <phone> ", text)
@@ -322,8 +331,11 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
     ids = {v for v in new.values & old.values if _ID_NUMBER.fullmatch(v)}
     shared = sum(1 for w in topic if _in(w, pool)) + len(new.names & old.topic) + len(ids)
     units = new.units & old.units
-    # A new email address, phone number or street address of the same person replaces the old.
-    same_kind = bool(new.topic & old.topic & _KINDS_SET)
+    # A new email address, phone number or street address of the same person replaces the old;
+    # a new host, of the same service ("prod db is pg-hydra-2.internal now" / "the prod
+    # postgres lives on db-prod-07.internal"): one more word in common.
+    kinds = new.topic & old.topic & _KINDS_SET
+    same_kind = bool(kinds - {"<host>"}) or ("<host>" in kinds and shared >= 2)
     if strict:
         if topic and shared >= len(topic):
             return True

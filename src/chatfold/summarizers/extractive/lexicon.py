@@ -99,6 +99,7 @@ _ZH_WORDS: dict[int, str] = {
     " 还是不要 还是不换 还是不去 还是不买 还是不订 还是不用 定下来 还是用 还是选 还是订 还是接受"
     " 还是去 还是坐 还是住 还是买",
     _TASK: "帮我 帮忙 麻烦 记得 别忘 需要 要求 提醒 待办 任务 截止 尽快 请 务必 跟进 安排"
+    " 要交 要提交"
     " 我会 我来 我得 还得 我还没 前要 之前要 前得 得给 得去 得把 得交 得还 得买 得打 得约 得做"
     " 得写 得办 得拿 得取 得续 得在 要在 必须在 别让我忘 得赶紧 得尽快 要赶紧 还没顾上 还没来得及"
     " 得找",
@@ -142,6 +143,7 @@ _EN_WORDS: dict[int, str] = {
     "|fun|thrilled|stoked|hopeful|optimistic|overwhelmed|nervous|scared|sad|upset|feel|felt"
     "|feeling|feelings|belonged|meaningful|memorable|unforgettable|heartwarming|uplifting",
     _DECIDE: "decide|decided|decision|go with|going with|went with|settled on|chose|chosen"
+    "|pinning|pinned|standardizing on|standardising on|standardized on|standardised on"
     "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|change to"
     "|changed to|let's not|agreed to|agreed on|we agreed|final decision|voted for|voted to"
     "|let's go with|let's meet at|let's meet on|we'll meet at|we'll meet on|let's do the|let's book"

@@ -244,6 +244,29 @@ def _a_name_zh(src: str, m: re.Match[str]) -> bool:
     return found[-2:] not in _NOT_A_NAME_ZH
 
 
+_SERVICE_CONTEXT = re.compile(
+    r"(?i:\b(?:url|urls|host|hostname|endpoint|server|db|database|api|base|point|points|pointed"
+    r"|deploy|deployed|staging|stg|prod|production|qa|test|tests|env|environment|domain|dns|cname"
+    r"|proxy|cluster|instance|e2e|redis|postgres|mysql|bucket)\b)"
+    r"|域名|地址|环境|服务器|接口|实例|集群|部署|线上|测试")
+
+
+def _host_like(src: str, m: re.Match[str]) -> bool:
+    """An address with a port or an IP, an internal host, or a host of three labels and more
+    ("stg.bluefin.io", not "www.example.com" nor "e.g.")."""
+    found = m.group()
+    if ":" in found or found[:1].isdigit():
+        return _has_letter_or_dots(src, m)
+    if found.endswith((".internal", ".local", ".lan", ".corp", ".intra", ".svc")):
+        return True
+    # A public host is a service's only where the sentence says so; reviewers link forums
+    # ("bbs.gatewayfans.com") and a linked blog is nothing to keep. (``src`` is every text of
+    # the fold joined by newlines: only this one's line counts.)
+    start = src.rfind("\n", 0, m.start()) + 1
+    end = src.find("\n", m.end())
+    return _SERVICE_CONTEXT.search(src, start, len(src) if end < 0 else end) is not None
+
+
 def _role_before(src: str, m: re.Match[str]) -> bool:
     return _ROLE_BEFORE.search(src, max(0, m.start() - 60), m.start()) is not None
 
@@ -278,7 +301,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (
         _ID,
         re.compile(
-            r"(?:order|ticket|invoice|booking|reference|ref|case|tracking|confirmation)"
+            # "Rollback id: rb-55821", "model number LMX2-440", "PR 4471": named by its kind.
+            r"(?:order|ticket|invoice|booking|reference|ref|case|tracking|confirmation|serial"
+            r"|model|part|policy|claim|account|member|transaction|request|build|job|rollback"
+            r"|[a-z]+ id|[a-z]+ code)"
             r"(?: ?(?:no\.?|number|id|#))? ?[:：#]? ?[a-z0-9][a-z0-9-]{3,}"
         ),
         True,
@@ -301,11 +327,22 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"\b(?:[Ww]e're|[Ww]e are|I'm|I am) (?:on|running|using) [A-Z]"
         r"|我(?:们)?(?:现在|目前)?(?:用的是|在用|使用的是|跑在)\s?[A-Za-z]"), False, None, ""),
     (_ID, re.compile(r"#[0-9]{3,}"), False, None, "#"),
-    # Where a service lives: "db-staging.internal:5432", "10.0.3.17": as standing as a
-    # password said once. (A bare domain is not: reviewers link their blogs.)
+    # Where a service lives: "db-staging.internal:5432", "10.0.3.17", "pg-hydra-2.internal",
+    # "stg.bluefin.io": as standing as a password said once. (A bare domain is not:
+    # reviewers link their blogs.)
     (_ID | _FACT | _ATTR, re.compile(
-        r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*:\d{2,5}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b"),
-     True, _has_letter_or_dots, ":."),
+        r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*:\d{2,5}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b"
+        # (Not inside a link: "http://bbs.gatewayfans.com/forum-79-1.html" is a page.)
+        r"|(?<![/@\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|local|lan|corp|intra|svc)\b"
+        r"|(?<![/@\w.-])[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.(?:io|dev|net|com|org|cloud|app|sh)\b"
+        r"(?![./-]\w)"),
+     True, _host_like, ":."),
+    # A bare version, three parts: "pinning node to 20.11.1" (not a date: "2023.10.05").
+    (_ID, re.compile(r"(?<![\d.])(?:0|[1-9]\d{0,2})\.\d{1,3}\.\d{1,4}(?![\d.]*\d)"), False, None,
+     "."),
+    # Whom the speaker reports to: "I report to Tomasz Wierzbicki now".
+    (_FACT | _ATTR | _NAME, re.compile(
+        r"\b(?:[Ii]|[Ww]e) (?:now )?reports? (?:directly )?to [A-Z]"), False, None, ("report",)),
     # A phone number written in groups: "555-0142", "+44 20 7946 0958", "138-1234-5678".
     (_ID, _PHONE, False, _seven_digits, ""),
     (_MONEY, re.compile(r"[¥￥$€£] ?[0-9]"), False, None, "¥￥$€£"),
@@ -538,6 +575,13 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"[\u4e00-\u9fff]{1,2}(?=[，。！？,.\s的]|$|\d|今年|说|生日|最近)"
         r"|我家[\u4e00-\u9fff]{2}(?=最近|今天|昨天|又|总是|老是|这两天|一直|天天|突然|刚|特别)"),
      False, _a_name_zh, "儿女孩宝老猫狗家公婆夫妻朋对同领室"),
+    # Whom the speaker reports to: "我现在汇报给陈嘉禾".
+    (_FACT | _ATTR | _NAME, re.compile(
+        rf"汇报给[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}|(?:直属)?(?:领导|老板|上级|老大)(?:换成|变成|是)了?"
+        rf"[{_SURNAMES}]"), False, None, "汇领老上"),
+    # A lowercase id with a hyphen and a digit: "r-bp1x9k2", "rb-55821", "redis-sh-03".
+    (_ID, re.compile(r"(?<![\w.-])[a-z][a-z0-9]*-[a-z0-9-]*\d[a-z0-9-]*(?![\w.-])"), False, None,
+     "-"),
     # The speaker's work: "当麻醉师真的是体力活", "我是一名护士".
     (_FACT | _ATTR, re.compile(
         r"(?:^|[，,。]|我)(?:是|当了?|做|干)(?:一名|一个|个)?[\u4e00-\u9fff]{0,3}?"
@@ -679,8 +723,11 @@ _TASK_OWN = re.compile(
     r"|(?:^|[，,])(?:我们?)?(?:这周末|这周|周末|明天|后天|今天|今晚|下周|周[一二三四五六日天])"
     r"(?:之前|前)?(?:还)?得"
     r"(?=[给去把交还买打约做写办拿取续])"
-    # A deadline said of a thing: "季度报告周五前要写完", "车子得在11月底之前去做年检".
-    r"|[^，。！？\n]{2,12}?(?:之?前(?:要|得|必须)|截止)"
+    # A deadline said of a thing: "季度报告周五前要写完", "车子得在11月底之前去做年检",
+    # "OPS-2093那个工单，周五前我得review完", "论文初稿4月10号要交给导师".
+    r"|(?:[^。！？\n]{0,30}?[，,]\s*)?[^，。！？\n]{2,12}?(?:之?前我?(?:要|得|必须)|截止)"
+    r"|[^，。！？\n]{0,12}?(?:\d{1,2}[号日]|周[一二三四五六日天]|月底|月初|年底)(?:之?前)?"
+    r"(?:要|得|必须)(?:交|提交|完成|给|发)"
     r"|[^，。！？\n]{1,8}?(?:得|要|必须)在[^，。！？\n]{1,12}?(?:之前|以前|前)"
     # "…已经超期了，得赶紧还", "喜帖得找地方印，…还没顾上".
     r"|[^。！？\n]{1,24}?(?<![记懂晓觉])(?:得|要)(?:赶紧|尽快|马上|抓紧)?(?:还|交|办|续|买|寄|取|拿|找|印|订)"
@@ -705,7 +752,7 @@ _REMIND_MID = re.compile(
     r"(?i:(?:[,;:—–.!]\s*|\s(?:and|but|so)\s+)(?:please\s+|pls\s+|just\s+)?(?:remind me\b"
     r"|don't let me forget\b|make sure i (?:don't forget|remember)\b"
     r"|(?:keep|put) (?:it|that|this) on (?:the|my) list\b))"
-    r"|[，；：]\s*(?:你|您)?(?:到时候?)?(?:记得|麻烦|请|帮我)?提醒我|别让我忘"
+    r"|[，；：]\s*(?:你|您)?(?:到时候?)?(?:记得[^，。！？]{0,6}?|麻烦|请|帮我)?提醒我|别让我忘"
 )
 _REMIND_MID_KEYS = ("remind", "forget", "remember", " list", "提醒", "忘")
 _ERRAND = re.compile(
@@ -1153,7 +1200,8 @@ _FOR_GOOD = re.compile(
     r"(?i)\b(?:from now on|from here on|for future reference|whenever possible)"
     r"|(?:^|[,.;] )(?:going forward|in (?:the )?future),")
 _FOR_GOOD_ZH = re.compile(
-    r"(?:^|[，,；;])(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?"
+    # ("以后帮我写的文案，别用感叹号": what it is about, then the rule after a comma.)
+    r"(?:^|[，,；;])(?:以后|今后|从现在起|从现在开始|往后)[^，。！？,.!?]{0,8}?(?:[，,]\s*)?"
     r"(?:都(?!会)|请|一律|每次|别|不要|只|要|还是|就(?!会))"
     # How the user wants things sent: "消息别一条一条转给我了", "每天晚上给我汇总一次就好".
     r"|(?:别|不要|不用)[^，。！？,.!?]{0,10}?(?:转给我|发给我|推给我|给我发|给我转|打给我"

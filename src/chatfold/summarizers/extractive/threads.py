@@ -1035,7 +1035,8 @@ def listing_intro(sentence: str) -> bool:
 
 
 def _series(asked: list[str], least: int) -> list[str]:
-    """The items of a series after a listing's introduction, in the last or the first sentence:
+    """The items of a series after a listing's introduction, in the last or the first sentence
+    of ``asked``:
     "Shortlist: Zenbook 14 ($799), ThinkPad X1 ($1,349), MacBook Air ($1,099).", "可以看看：
     小米14、vivo X100、iPhone 15，拍照都不错", "可以考虑霞浦（…）、婺源（…）"; at least ``least``
     of them (two when the series is said with 、)."""
@@ -1065,7 +1066,9 @@ def listed_options(asked: list[str]) -> list[str]:
         return [_LAST_OR.sub("", text[m.end(): nxt.start() if nxt else len(text)]
                              .strip(" ;；，,。.")) for m, nxt in zip(marks, [*marks[1:], None],
                                                                       strict=True)]
-    series = _series(asked, 3)
+    # The introduction holding the series itself ("Shortlist: A ($799), B, C. All fine.")
+    # rather than heading the sentences after it ("Two good fits:\n- A: …\n- B: …").
+    series = _series(asked[:1], 3)
     if series:
         return series
     if len(asked) >= 2 and (_LIST_INTRO.search(asked[0]) or _INTRO_THEN_MARK.search(asked[0])):
