@@ -2756,3 +2756,25 @@ def test_chinese_deadlines_reminders_and_rules_with_their_subject_first(
         said: str, section_title: str, key: str) -> None:
     out = ask([user(said)], language="zh")
     assert any(key in line for line in section(out, section_title)), out
+
+
+@pytest.mark.parametrize(("messages", "lang", "kept", "gone"), [
+    ([user("for the visitor pass, my plate is BXT 5631"), assistant("Got it, BXT 5631."),
+      user("oops, checked the registration, it's BXT 5613")], "en", "BXT 5613", "5631"),
+    ([user("can you draft a thank-you note to my aunt Marietta"),
+      assistant("Sure: 'Dear Marietta, …'"), user("autocorrect again. it's Marieta, one t")],
+     "en", "Marieta", "Marietta"),
+    ([user("帮我给女朋友林悦写张贺卡"), assistant("好的：“林悦，新年快乐……”"),
+      user("打错了，是林玥，王字旁那个玥")], "zh", "林玥", "林悦"),
+    ([user("停车登记，我车牌是沪A8K273"), assistant("好的，沪A8K273。"),
+      user("不对，是沪A8K237，最后两位反了")], "zh", "A8K237", "A8K273"),
+])
+def test_a_slip_put_right_is_put_right_where_it_was_said(
+        messages: list[dict[str, Any]], lang: str, kept: str, gone: str) -> None:
+    out = ask(messages, language=lang)
+    assert kept in out and gone not in out, out
+
+
+def test_a_value_near_another_without_a_correction_is_left_alone() -> None:
+    out = ask([user("my locker is 4829"), user("and the gym's door code is 4892")])
+    assert "4829" in out and "4892" in out, out

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import partial
 
 from .items import _Item
 from .lexicon import _DECISIONS, _PREFS, _SURNAMES, ZH_NUMERALS
@@ -478,6 +479,85 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
                 _replace_the_only(items, n, emptied, _ANYTHING, new.persons, shape,
                                   with_values=True, section=_DECISIONS)
     return [it for it in items if id(it) not in emptied] if emptied else items
+
+
+# A value put right as it is said: "oops no, it's KLM 4892", "wait no sorry, I transposed it,
+# it's UA 828", "it's Anneke, not Annika", "啊打错了，是陈皓", "不对，是京N7A391".
+_PUT_RIGHT = re.compile(
+    r"(?i:\b(?:no wait|wait,? no|oops|whoops|my bad|transposed|typo|mistyped|misspelled"
+    r"|autocorrect|i meant|correction|corrected|should be|it'?s actually|actually it'?s|sorry)\b"
+    r"|\bnot [A-Z0-9][\w-]*)"
+    r"|说错|打错|写错|记错|记岔|不对|应该是|更正|纠正"
+)
+
+
+def _near_miss(old: str, new: str) -> bool:
+    """True when ``new`` is ``old`` with a slip put right: the same characters in another order
+    ("4829" / "4892", "UA882" / "UA828"), or one or two letters changed in a longer word
+    ("annika" / "anneke"); both of one kind (digits, letters)."""
+    if old == new or min(len(old), len(new)) < 3 or old.isdigit() != new.isdigit():
+        return False
+    if len(old) == len(new) and sorted(old) == sorted(new):
+        return True
+    if abs(len(old) - len(new)) > 1 or min(len(old), len(new)) < 5:
+        return False
+    # Edit distance at most 2 (rows of the usual table; the words are short).
+    prev = list(range(len(new) + 1))
+    for i, a in enumerate(old, 1):
+        row = [i]
+        for j, b in enumerate(new, 1):
+            row.append(min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (a != b)))
+        prev = row
+    return prev[-1] <= 2
+
+
+def correct_slips(items: list[_Item]) -> None:
+    """Put right, in the older statements (items oldest first), each value the user corrects
+    ("oops no, it's KLM 4892", "啊打错了，是陈皓"): the value said wrong, a near miss of the
+    new one, becomes the new one wherever it was said ("my plate is KLM 4829", the assistant's
+    "Got it, KLM 4829."). A correction need not name what it corrects: the slip is found by
+    its shape."""
+    for n, it in enumerate(items):
+        if _assistants(it) or not _PUT_RIGHT.search(it.body):
+            continue
+        body = _NEGATED_VALUE.sub(" ", it.body)
+        fixed = {v.rstrip(".,:/-"): v.rstrip(".,:/-") for v in _values(body)[0]}
+        for v in list(fixed):
+            found = re.search(re.escape(v), body, re.IGNORECASE)
+            if found is not None:
+                fixed[v] = found.group()
+        names = _ZH_FIXED.findall(body) if not body.isascii() else []
+        if not fixed and not names:
+            continue
+        for old in items[:n]:
+            for v in _values(old.body)[0]:
+                v = v.rstrip(".,:/-")
+                new = next((f for f in fixed if _near_miss(v, f)), None)
+                if new is not None:
+                    old.body = re.sub(rf"(?<![A-Za-z0-9]){re.escape(v)}(?![A-Za-z0-9])", fixed[
+                        new].replace(
+                        "\\", "\\\\"), old.body, flags=re.IGNORECASE)
+            for name in names:
+                slip = re.compile(re.escape(name[0]) + "[\u4e00-\u9fff]" * (len(name) - 1))
+                old.body = slip.sub(partial(_put_right, name), old.body)
+
+
+def _put_right(meant: str, m: re.Match[str]) -> str:
+    return meant if _one_off(m.group(), meant) else m.group()
+
+
+def _one_off(said: str, meant: str) -> bool:
+    """A Chinese name with one character other than meant ("陈浩" / "陈皓"), surname kept."""
+    return len(said) == len(meant) and said[0] == meant[0] and sum(
+        a != b for a, b in zip(said, meant, strict=True)) == 1
+
+
+# "是陈皓", "叫林悦": the name put right; a run of two or three Chinese characters of a surname.
+_ZH_FIXED = re.compile(rf"(?:是|叫|为)\s*([{_SURNAMES}][\u4e00-\u9fff]{{1,2}})(?=[，,。！？\s]|$)")
+
+
+# "it's Anneke, not Annika": the value said not to be is not the new one.
+_NEGATED_VALUE = re.compile(r"(?i:\bnot [A-Z0-9][\w-]*)|不是[^，。！？,.!?]{1,8}")
 
 
 def _change_clause(body: str) -> str | None:

@@ -244,6 +244,38 @@ def join_bare_reminders(sentences: list[str]) -> list[str]:
     return out
 
 
+# "Oops no, checked the car." + "It's KLM 4892.", "打错了。" + "是陈皓": a slip owned up to,
+# then the value meant. The owning-up names nothing; the next sentence says what is right.
+_OWNED_UP = re.compile(
+    r"(?i:\b(?:oops|whoops|my bad|no,? sorry|sorry,? (?:wrong|i meant|typo)|wait,? no|no wait"
+    r"|autocorrect|typo|i transposed"
+    r"|i mistyped|i misspelled|correction)\b)|打错|说错|写错|记错|搞错|不对")
+_OWNED_UP_CHARS = 60
+_DIGIT_OR_CAP = re.compile(r"\d|(?<=\s)[A-Z]")
+
+
+def join_bare_corrections(sentences: list[str]) -> list[str]:
+    """``sentences`` with a short owning-up to a slip that gives no value ("autocorrect
+    again.", "ugh my bad, that one's been dead for months.", "打错了。") joined to the sentence
+    after it, which says what is right: one correction."""
+    if len(sentences) < 2:
+        return sentences
+    out: list[str] = []
+    i = 0
+    while i < len(sentences):
+        sentence = sentences[i]
+        if i + 1 < len(sentences) and len(sentence) <= _OWNED_UP_CHARS \
+                and _OWNED_UP.search(sentence) and not _DIGIT_OR_CAP.search(sentence):
+            nxt = sentences[i + 1]
+            sep = "" if _is_cjk(sentence[-1]) or sentence[-1] in "。！？；" else " "
+            out.append(f"{sentence}{sep}{nxt}")
+            i += 2
+            continue
+        out.append(sentence)
+        i += 1
+    return out
+
+
 # ---------------------------------------------------------------------------------------------
 # normalisation and near duplicates
 

@@ -12,7 +12,14 @@ from ...messages import content_text
 from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
 from ..prompts import SECTION_TITLES
-from .changes import _says_change, _values, end_states, replace_instructions, supersede_changes
+from .changes import (
+    _says_change,
+    _values,
+    correct_slips,
+    end_states,
+    replace_instructions,
+    supersede_changes,
+)
 from .dates import leading_date, message_date, render_date
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
@@ -43,6 +50,7 @@ from .sentences import (
     _compress,
     _strip_filler,
     _strip_vocative,
+    join_bare_corrections,
     join_bare_reminders,
     plain_spelling,
     split_sentences,
@@ -393,7 +401,9 @@ class ExtractiveSummarizer(BaseSummarizer):
             budget = min(budget, request.target_tokens)
         memo = TokenMemo()
         items = self._collect(request, lang, max(budget, 0), memo)
-        kept = supersede_changes(correct_quantities(_merge(items)))
+        merged = correct_quantities(_merge(items))
+        correct_slips(merged)
+        kept = supersede_changes(merged)
         kept = end_states(replace_instructions(kept))
         # The fold's own counter, when it sends one, makes the cap exact.
         count = request.count if request.count is not None and not self._explicit_count \
@@ -463,7 +473,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             if split is None:
                 cut = (_compress(_strip_vocative(_strip_filler(s), known))
                        for s in split_sentences(p.text))
-                split = sentences[p.text] = join_bare_reminders([s for s in cut if s])
+                split = sentences[p.text] = join_bare_corrections(
+                    join_bare_reminders([s for s in cut if s]))
             replying = (p.role == "user" and bool(last_assistant) and p.msg == last_msg + 1
                         and bool(split or p.text.strip()))
             if unpicked and p.role == "assistant" and not p.name and p.msg == last_msg + 1:
