@@ -2778,3 +2778,18 @@ def test_a_slip_put_right_is_put_right_where_it_was_said(
 def test_a_value_near_another_without_a_correction_is_left_alone() -> None:
     out = ask([user("my locker is 4829"), user("and the gym's door code is 4892")])
     assert "4829" in out and "4892" in out, out
+
+
+@pytest.mark.parametrize(("messages", "kept", "gone"), [
+    ([user("帮我登记一下访客车位，车牌，苏E3M618"), assistant("好的，登记车牌苏E3M618。"),
+      user("啊不对，打错了，是苏E3M681，最后两位反了")], "E3M681", "E3M618"),
+    ([user("冒烟测试的 baseUrl 改成 dev.example.cn"), assistant("已改为 dev.example.cn。"),
+      user("sorry 说错了，dev 那个早就下线了，应该是 uat.example.cn")], "uat.example.cn",
+     "dev.example.cn"),
+    ([user("团建定在3月8号，在西湖边那家民宿"), assistant("记下了：团建3月8号。"),
+      user("刚群里通知，团建改15号了，地点不变")], "15号", "3月8号"),
+])
+def test_chinese_corrections_and_moved_days_replace_the_old_value(
+        messages: list[dict[str, Any]], kept: str, gone: str) -> None:
+    out = ask(messages, language="zh")
+    assert kept in out and gone not in out, out

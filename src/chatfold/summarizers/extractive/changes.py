@@ -39,7 +39,7 @@ from .threads import _stem, content_tokens
 
 _ZH_CHANGED = (
     "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
-    "|宽限到|延后到|推到|挪到"
+    "|宽限到|延后到|推到|挪到|改(?=\\d)"
     "|涨薪|加薪|降薪|涨工资|涨房租"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个|加到|减到|调整到"
 )
@@ -104,7 +104,7 @@ _ZH_ADDRESS = re.compile(
 # Where a service lives: "db-prod-07.internal", "stg.bluefin.io", "10.0.3.17:5432".
 _HOST = re.compile(
     r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:internal|local|lan|corp|svc|io|dev|net|com|org"
-    r"|cloud|app|sh)(?::\d{2,5})?\b(?![.-]\w)|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b")
+    r"|cloud|app|sh|cn|co|ai|me)(?::\d{2,5})?\b(?![.-]\w)|\b\d{1,3}(?:\.\d{1,3}){3}(?::\d{2,5})?\b")
 _KINDS = ("<email>", "<phone>", "<address>", "<host>")
 _KINDS_SET = frozenset((*_KINDS, "<pay>"))
 # What one earns, however it is called: "Got a raise, I'm at $105k now" changes "My salary is
@@ -117,6 +117,7 @@ _VALUE = re.compile(
     # A Chinese date is one value: "3月3号" → "3月10号" replaces the date, not the month's "3".
     r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}[日号]|\d{1,4}年\d{1,2}月"
     r"|\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"  # a Chinese time: "下午 3 点半"
+    r"|\d{1,2}[号日](?![楼线床房门口位车厅院栋])"  # a day of the month: "改25号了"
     r"|\d[\d,.:/-]*(?:\s?(?:am|pm))?"  # numbers, times, dates
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
@@ -362,7 +363,7 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
 
 
 _DAY = re.compile(
-    r"(?:周|星期|礼拜)[一二三四五六日天]|\d{1,2}月\d{1,2}[日号]"
+    r"(?:周|星期|礼拜)[一二三四五六日天]|(?:\d{1,2}月)?\d{1,2}[日号]"
     r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday")
 
 
@@ -488,6 +489,8 @@ _PUT_RIGHT = re.compile(
     r"|autocorrect|i meant|correction|corrected|should be|it'?s actually|actually it'?s|sorry)\b"
     r"|\bnot [A-Z0-9][\w-]*)"
     r"|说错|打错|写错|记错|记岔|不对|应该是|更正|纠正"
+    # What a value taken back left ("啊不对，打错了，是沪A7K329" keeps "是沪A7K329").
+    r"|^是(?=[^，。！？]{2,})"
 )
 
 
@@ -497,6 +500,9 @@ def _near_miss(old: str, new: str) -> bool:
     ("annika" / "anneke"); both of one kind (digits, letters)."""
     if old == new or min(len(old), len(new)) < 3 or old.isdigit() != new.isdigit():
         return False
+    if "." in old and "." in new and not old[:1].isdigit():
+        # Another host of the same domain: "test.yunqiao.cn" put right as "qa.yunqiao.cn".
+        return old.split(".", 1)[1] == new.split(".", 1)[1] and "." in old.split(".", 1)[1]
     if len(old) == len(new) and sorted(old) == sorted(new):
         return True
     if abs(len(old) - len(new)) > 1 or min(len(old), len(new)) < 5:
