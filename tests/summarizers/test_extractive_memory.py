@@ -2793,3 +2793,22 @@ def test_chinese_corrections_and_moved_days_replace_the_old_value(
         messages: list[dict[str, Any]], kept: str, gone: str) -> None:
     out = ask(messages, language="zh")
     assert kept in out and gone not in out, out
+
+
+@pytest.mark.parametrize("said", [
+    "我血型是AB型", "我现在在网易上班，天天加班", "我是做后端的 主要写Go",
+    "我们小区叫翠湖天地 在西二环", "我养的那只布偶叫年年", "公司在漕河泾那边 宜山路700号",
+])
+def test_chinese_facts_about_the_speaker_stand(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    scored = _score_all([said], ["user"])[0]
+    assert scored.standing or scored.score >= 5.0, (said, scored)
+
+
+@pytest.mark.parametrize("said", ["我住的是2702房，房间很小", "我很怀疑这是四星级酒店",
+                                  "我觉得是他的问题"])
+def test_what_the_speaker_did_or_thinks_is_no_attribute(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    assert not _score_all([said], ["user"])[0].standing, said

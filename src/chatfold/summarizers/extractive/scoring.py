@@ -526,7 +526,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      False, None, "每平通"),
     # A pet's or a child's name: "我们家有一只金毛，叫饼干".
     (_NAME | _ATTR, re.compile(
-        r"(?:一只|一条|一匹|一个|养了只|养了条|养了一只|养了一条)[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"),
+        r"(?:一只|一条|一匹|一个|养了只|养了条|养了一只|养了一条|养的(?:那|这)?[只条])"
+        r"[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"
+        # What the speaker's place is called: "我们小区叫阳光花园", "我们公司叫云桥科技".
+        r"|我们?(?:家)?(?:小区|公司|学校|部门|团队|单位|医院|幼儿园)(?:名字)?叫"),
      False, None, "叫"),
     # A condition of the speaker's body or diet: as standing as "my X is Y".
     (_ATTR | _FACT, re.compile(
@@ -582,10 +585,24 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # A lowercase id with a hyphen and a digit: "r-bp1x9k2", "rb-55821", "redis-sh-03".
     (_ID, re.compile(r"(?<![\w.-])[a-z][a-z0-9]*-[a-z0-9-]*\d[a-z0-9-]*(?![\w.-])"), False, None,
      "-"),
-    # The speaker's work: "当麻醉师真的是体力活", "我是一名护士".
+    # The speaker's own "X是Y" without "的": "我血型是O型", "我生日是3月5号", "我工号是…"
+    # (not "我觉得是", "我就是", "我还是").
+    (_FACT | _ATTR, re.compile(
+        # (Not what the speaker did: "我住的是2702房", "我订的是行政房" tell of a stay.)
+        r"我(?:的)?(?![就也还只不都真又觉想看猜估感以可要会能在说应没很挺太最比特非])(?:(?!的)[\u4e00-\u9fff]){2,4}?"
+        r"是(?![不没])"), False, None, "是"),
+    # Where the speaker works or studies: "我在字节上班", "我现在在浙大读研".
+    (_FACT | _ATTR, re.compile(
+        r"我(?:现在|目前|之前)?在[\u4e00-\u9fffA-Za-z]{2,10}?(?:上班|工作|实习|读书|上学|读研|读博"
+        r"|念书)"), False, None, "班作习书学研博"),
+    # A street address: "博云路2号", "文一西路588号".
+    (_ID | _FACT, re.compile(r"[\u4e00-\u9fff]{1,6}(?:路|街|大道|巷|弄)\d{1,5}号"), False, None,
+     "路街道巷弄"),
+    # The speaker's work: "当麻醉师真的是体力活", "我是一名护士", "我是做前端的".
     (_FACT | _ATTR, re.compile(
         r"(?:^|[，,。]|我)(?:是|当了?|做|干)(?:一名|一个|个)?[\u4e00-\u9fff]{0,3}?"
-        r"(?:师|医生|护士|会计|程序员|销售|警察|司机|公务员|编辑|记者|主播|快递员|外卖员)(?![傅父])"),
+        r"(?:师|医生|护士|会计|程序员|销售|警察|司机|公务员|编辑|记者|主播|快递员|外卖员)(?![傅父])"
+        r"|我是做[\u4e00-\u9fffA-Za-z]{1,6}的"),
      False, None, "是当做干"),
     # Someone by role, then their name: "my new head baker, Priyanka Oduya, starts on the 14th".
     (_NAME | _FACT | _ATTR, re.compile(r", [A-Z][a-z]+ [A-Z][a-z]+"), False, _mine_before, ""),
