@@ -2812,3 +2812,23 @@ def test_what_the_speaker_did_or_thinks_is_no_attribute(said: str) -> None:
     from chatfold.summarizers.extractive.scoring import _score_all
 
     assert not _score_all([said], ["user"])[0].standing, said
+
+
+@pytest.mark.parametrize("said", [
+    "ugh Pretzel (my dog) chewed through the charger again",
+    "being a paramedic is rough on night shifts, anyway any podcast ideas?",
+    "As a pharmacist, I see this all the time.",
+    "flying out monday on DL 1442 from Atlanta, how early should I get there?",
+])
+def test_who_and_what_said_in_passing_still_counts(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    chatter = "Had a great time at the lake with friends last weekend!"
+    scored = _score_all([chatter, said], ["user", "user"])
+    assert scored[1].score > scored[0].score, (said, scored)
+
+
+def test_a_new_street_address_replaces_the_old() -> None:
+    out = ask([user("ship the order to 41 Larkspur Lane Apt 3"), assistant("Noted."),
+               user("change of plans, use my office instead: 900 Market Street, Suite 12")])
+    assert "900 Market Street" in out and "Larkspur" not in out, out

@@ -101,6 +101,11 @@ _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{2,4}?[省市区县])*[\u4e00-\u9fff]{1,6}?(?:大街|大道|路|街|巷|弄|胡同)"
     rf"[\d{ZH_NUMERALS}]+号(?:[\d{ZH_NUMERALS}]+号?[楼栋室]|[\d{ZH_NUMERALS}]+单元)*"
 )
+# "77 Tessaly Road Apt 2", "1180 Birchwood Ave, Unit 5": a street address, one value.
+_EN_ADDRESS = re.compile(
+    r"\b\d{1,6}[A-Za-z]? (?:[A-Z][a-z]+ ){1,3}(?:Road|Rd|Street|St|Avenue|Ave|Boulevard|Blvd|Lane"
+    r"|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|Terrace|Close|Crescent|Parkway|Pkwy|Highway|Hwy)\b\.?"
+    r"(?:,? (?:Apt|Apartment|Unit|Suite|Ste|Flat|#) ?[\w-]+)?")
 # Where a service lives: "db-prod-07.internal", "stg.bluefin.io", "10.0.3.17:5432".
 _HOST = re.compile(
     r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:internal|local|lan|corp|svc|io|dev|net|com|org"
@@ -159,6 +164,10 @@ def _values(text: str) -> tuple[frozenset[str], str]:
         for m in _ZH_ADDRESS.finditer(text):
             found.add(m.group())
         text = _ZH_ADDRESS.sub(" <address> ", text)
+    elif any(ch.isdigit() for ch in text):
+        for m in _EN_ADDRESS.finditer(text):
+            found.add(m.group().lower())
+        text = _EN_ADDRESS.sub(" <address> ", text)
     out = []
     last = 0
     for m in _VALUE.finditer(text):
@@ -402,7 +411,14 @@ def _in(word: str, pool: frozenset[str]) -> bool:
 
 
 _ASSISTANT_TAGS = ("Assistant", "助手")
-_NEGATED = re.compile(r"(?i:\bnot [\w']+(?: [\w']+)?,? but\b)|不是[^，。！？,.!?]{1,8}[，,]")
+# The old value named only to be dropped: "not Saturday but…", "forget the $450 thing",
+# "instead of the 15th", "不是周六，…".
+_NEGATED = re.compile(
+    r"(?i:\bnot [\w']+(?: [\w']+)?,? but\b"
+    r"|\b(?:forget|scratch|drop|ignore) (?:about )?(?:the |that )?[$€£¥]?\d[\w,.:]*"
+    r"(?: (?:thing|one|number|figure|budget|plan))?"
+    r"|\b(?:instead of|rather than) (?:the |that )?[$€£¥]?\d[\w,.:]*)"
+    r"|不是[^，。！？,.!?]{1,8}[，,]")
 
 
 def _assistants(it: _Item) -> bool:

@@ -340,6 +340,18 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # A bare version, three parts: "pinning node to 20.11.1" (not a date: "2023.10.05").
     (_ID, re.compile(r"(?<![\d.])(?:0|[1-9]\d{0,2})\.\d{1,3}\.\d{1,4}(?![\d.]*\d)"), False, None,
      "."),
+    # Someone by name, then whose: "Biscotti (my cat) knocked my coffee over".
+    (_NAME | _FACT | _ATTR, re.compile(rf"\b[A-Z][a-z]+ \((?:my|our) (?:{_KIN})\)"), False, None,
+     "("),
+    # The speaker's work said in passing: "being a dental hygienist is fine until…", "As a
+    # nurse, I…".
+    (_FACT | _ATTR, re.compile(
+        r"(?:(?<![^\n])|[.,;] )(?:being|as) an? (?:[a-z]+ )?(?:[a-z]+ist|[a-z]+ian|nurse|teacher"
+        r"|engineer|developer|designer|doctor|lawyer|accountant|writer|chef|pilot|firefighter|paramedic"
+        r"|programmer|barista|bartender|carpenter|plumber|electrician|mechanic|realtor|agent)\b"),
+     True, None, ("being ", "as a")),
+    # A flight said with a space: "UA 2417", "CA 1587".
+    (_ID, re.compile(r"(?<![A-Za-z])[A-Z]{2} \d{3,4}\b"), False, None, " "),
     # Whom the speaker reports to: "I report to Tomasz Wierzbicki now".
     (_FACT | _ATTR | _NAME, re.compile(
         r"\b(?:[Ii]|[Ww]e) (?:now )?reports? (?:directly )?to [A-Z]"), False, None, ("report",)),
@@ -463,7 +475,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_FACT | _ATTR, re.compile(
         r"(?:体重|身高|血压|血糖|腰围)[^，。！？\n]{0,4}?\d"
         r"|(?:一共|总共|总共有|一共有)(?:来|有|要来|会来)?\d+(?:个|位|名)?(?:人|客人|宾客)?"
-        r"|(?:^|[：:])\s*\d{2}岁[，,]|称了一?下[，,]?\s?\d{2}"),
+        r"|(?:(?<![^\n])|[：:])\s*\d{2}岁[，,]|称了一?下[，,]?\s?\d{2}"),
      False, None, ("体重", "身高", "血压", "血糖", "腰围", "一共", "总共", "岁", "称")),
     (_FACT | _ATTR, re.compile(r"(?:刚满|今年|已经)[\d一二两三四五六七八九十]+岁"), False, None,
      "岁"),
@@ -600,7 +612,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      "路街道巷弄"),
     # The speaker's work: "当麻醉师真的是体力活", "我是一名护士", "我是做前端的".
     (_FACT | _ATTR, re.compile(
-        r"(?:^|[，,。]|我)(?:是|当了?|做|干)(?:一名|一个|个)?[\u4e00-\u9fff]{0,3}?"
+        r"(?:(?<![^\n])|[，,。]|我)(?:是|当了?|做|干)(?:一名|一个|个)?[\u4e00-\u9fff]{0,3}?"
         r"(?:师|医生|护士|会计|程序员|销售|警察|司机|公务员|编辑|记者|主播|快递员|外卖员)(?![傅父])"
         r"|我是做[\u4e00-\u9fffA-Za-z]{1,6}的"),
      False, None, "是当做干"),
