@@ -2832,3 +2832,15 @@ def test_a_new_street_address_replaces_the_old() -> None:
     out = ask([user("ship the order to 41 Larkspur Lane Apt 3"), assistant("Noted."),
                user("change of plans, use my office instead: 900 Market Street, Suite 12")])
     assert "900 Market Street" in out and "Larkspur" not in out, out
+
+
+@pytest.mark.parametrize("said", [
+    "please stop using exclamation marks in my cover letters",
+    "ground rule for travel: no layovers under an hour, ever.",
+    "when you draft replies to my landlord keep them under 4 sentences",
+])
+def test_rules_said_as_rules_stand(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    scored = _score_all([said], ["user"])[0]
+    assert scored.standing and scored.section == 1, (said, scored)

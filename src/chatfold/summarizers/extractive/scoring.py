@@ -1254,7 +1254,13 @@ _ALWAYS_DO = re.compile(
     # What not to offer is meant for good: "so please don't suggest desserts".
     r"|\b(?:please )?(?:don't|do not) (?:ever )?(?:suggest|recommend|offer|propose)\b"
     # "pls stop suggesting spicy stuff", "use metric units with me": how to serve, for good.
-    r"|\b(?:please )?stop (?:suggesting|recommending|offering|sending me|giving me)\b"
+    r"|\b(?:please )?stop (?:suggesting|recommending|offering|sending me|giving me|using|adding"
+    r"|putting|including|calling me)\b"
+    # "rule for scheduling: nothing before 10am, ever", "when you summarize PRs for me keep it
+    # to 5 bullets": how to serve, for good.
+    r"|\b(?:ground )?rules? (?:for [\w -]{1,25})?:|, ever[.!]*$"
+    r"|\bwhen(?:ever)? you (?:summari[sz]e|write|draft|reply|answer|send|schedule|book|suggest"
+    r"|recommend|review|plan)\b[^.!?]{0,40}\b(?:keep|use|put|make|always|never|only|don't)\b"
     r"|\buse [\w -]{1,30}? (?:with|for) me\b"
     r"|\bplease,? always\b|\b(?:keep|make) (?:your|the) (?:answers?|repl(?:y|ies)|responses?)\b"
     r"|\bkeep (?:them|it|those|these|emails?|messages?|summaries|answers?|replies) (?:short|brief"
@@ -1278,7 +1284,8 @@ _TOLD_TO_ZH = re.compile(r"[我你您请帮给订发写]|回复|回答|推荐|�
 # Literal pieces every match of _ALWAYS_DO / _FOR_GOOD_ZH holds: most sentences are ruled out
 # by a substring test in C before the regexes try every position.
 _ALWAYS_DO_KEYS = ("always", "never", "only", "don't", "do not", "keep", "make", "answer", "reply",
-                   "respond", "write", "talk", "quiz", "speak", "stop", "use", "回答", "回复",
+                   "respond", "write", "talk", "quiz", "speak", "stop", "use", "rule", "ever",
+                   "when", "回答", "回复",
                    "总结", "答复", "摘要", "用")
 _FOR_GOOD_ZH_KEYS = ("以后", "今后", "从现在", "往后", "每", "一律", "永远", "始终", "绝对", "千万",
                      "别", "不要", "不用")
