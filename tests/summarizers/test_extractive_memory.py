@@ -2844,3 +2844,23 @@ def test_rules_said_as_rules_stand(said: str) -> None:
 
     scored = _score_all([said], ["user"])[0]
     assert scored.standing and scored.section == 1, (said, scored)
+
+
+@pytest.mark.parametrize(("lang", "result", "key"), [
+    ("en", "Deployed search-api v4.2.1 to prod-us-east (4/4 pods healthy). Rollback id: rb-91002.",
+     "rb-91002"),
+    ("zh", "发布成功：order-center v2.3.0 已发布到 prod-sh，灰度 20%", "v2.3.0"),
+])
+def test_what_a_tool_made_for_the_user_outlasts_chatter(lang: str, result: str, key: str) -> None:
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "deploy", "arguments": '{"service": "x"}'}}
+    chatter = ["I ran {k} km with my friend Sam at Lakeview Park on May {k}, so fun!",
+               "5月{k}号和朋友小林去西湖边跑了{k}公里，特别开心！"][lang == "zh"]
+    first = ask([user("ship it" if lang == "en" else "发一下"),
+                 {"role": "assistant", "content": "", "tool_calls": [call]},
+                 {"role": "tool", "tool_call_id": "c1", "content": result}], language=lang)
+    out = first
+    for fold in range(3):  # folds of chatter later, the deploy is still remembered
+        out = ask([user(chatter.format(k=k)) for k in range(3 + 6 * fold, 9 + 6 * fold)],
+                  previous=out, language=lang, max_tokens=110)
+    assert key in out, out

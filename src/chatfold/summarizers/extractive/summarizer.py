@@ -114,6 +114,14 @@ _ANSWERED_FACTOR = 0.35
 # What a read-only tool returned ("Tool search_hotels(…) → …"): can be fetched again, and stale
 # once the talk moved on; what was picked from it is kept as a decision.
 _LOOKUP_FACTOR = 0.35
+# A tool's result saying it made or changed something (after the call's arrow).
+_TOOL_DID = re.compile(
+    r"→\s*(?:\W*\w+\W+){0,3}?(?i:(?:deployed|wrote|written|created|sent|booked|scheduled|paid"
+    r"|saved|updated|uploaded|published|released|merged|opened|filed|submitted|registered"
+    r"|transferred|confirmed|reserved|ordered|renewed|cancelled|canceled)\b)"
+    r"|→\s*(?:\W*\w+\W+){0,3}?(?:已|成功)(?:发布|部署|创建|发送|预订|预约|支付|缴费|保存|提交|更新|写入"
+    r"|取消|下单)|(?:发布|部署|创建|发送|预订|预约|支付|缴费|保存|提交|下单)成功")
+_DIGIT_IN = re.compile(r"\d")
 _CONFIRMED_FLOOR = 7.5  # an assistant's confirmation with a reference: what "my X is Y" scores
 _ANSWER_FLOOR = 7.5  # the user's answer about their own, with a value: what "my X is Y" scores
 # A new statement of what stays true may take the place of this many kept one-off events a fold.
@@ -656,6 +664,13 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # What the user told of their own when asked ("Where will you be flying
                 # from? → Boston."): as much theirs as "my X is Y" said unasked.
                 score = max(score, _ANSWER_FLOOR)
+                answered = True
+            elif row.score_role == "tool" and _TOOL_DID.search(row.body) \
+                    and _DIGIT_IN.search(row.body[row.body.find("→"):]):
+                # What a tool made or changed for the user, with its reference ("→ Deployed
+                # billing-api v2.14.3 … Rollback id: rb-55821", "→ 已发布 v3.8.0"): what the
+                # assistant's confirmation of it is worth.
+                score = max(score, _CONFIRMED_FLOOR)
                 answered = True
             elif row.score_role == "assistant" and confirms(row.body):
                 # What was made for the user, with the reference to quote ("Booking reference
