@@ -2864,3 +2864,15 @@ def test_what_a_tool_made_for_the_user_outlasts_chatter(lang: str, result: str, 
         out = ask([user(chatter.format(k=k)) for k in range(3 + 6 * fold, 9 + 6 * fold)],
                   previous=out, language=lang, max_tokens=110)
     assert key in out, out
+
+
+def test_a_chinese_day_moved_in_a_long_sentence_moves_the_day() -> None:
+    out = ask([user("我们的订婚宴定在11月2号了！帮我想想邀请函怎么写"),
+               assistant("恭喜！可以写：“诚邀您于11月2日光临。”"),
+               user("啊 饭店说那天被包场了 改到11月9号了 邀请函帮我改一下日期")], language="zh")
+    assert "11月9号" in out and "11月2号" not in out, out
+
+
+def test_a_chinese_errand_still_to_do_is_a_task() -> None:
+    out = ask([user("那条裤子买大了 还得退 七天无理由周五就到期了")], language="zh")
+    assert any("裤子" in t for t in section(out, "待办")), out

@@ -470,7 +470,11 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             if id(old) in emptied or old.tag != it.tag or _assistants(old) != theirs:
                 continue
             was = shape(k)
-            if whole is not None and not any(_in(w, was.topic) for w in whole.topic):
+            if whole is not None and not any(_in(w, was.topic) for w in whole.topic) and not (
+                    # "…那天被订了，改到10月6号了，…": a day moved, naming nothing else, moves
+                    # the latest day the speaker gave ("婚礼定在10月3号").
+                    not new.topic and new.values and _when(new.values) == new.values
+                    and _when(was.values)):
                 continue
             if (not was.values - new.values or not new.values - was.values
                     or not _same_thing(new, was, strict=says == 1)):
