@@ -2876,3 +2876,16 @@ def test_a_chinese_day_moved_in_a_long_sentence_moves_the_day() -> None:
 def test_a_chinese_errand_still_to_do_is_a_task() -> None:
     out = ask([user("那条裤子买大了 还得退 七天无理由周五就到期了")], language="zh")
     assert any("裤子" in t for t in section(out, "待办")), out
+
+
+@pytest.mark.parametrize("said", [
+    "预算再加三千吧，一共两万五", "房租涨到五千二了 真离谱",
+    "下周二晚上八点的演唱会门票 帮我记一下", "后天上午十点约了眼科", "我们组新来的实习生叫Daniel",
+])
+def test_chinese_amounts_memos_appointments_and_latin_names_count(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+    from chatfold.summarizers.extractive.sentences import plain_spelling
+
+    chatter = "今天天气真好，出去走了走，心情不错"
+    scored = _score_all([chatter, plain_spelling(said)], ["user", "user"])
+    assert scored[1].score >= scored[0].score + 2.0, (said, scored)

@@ -580,7 +580,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # Someone new, by role and name: "新来的学徒叫邝志豪", "财务部新来了个实习生叫温子谦".
     (_NAME | _FACT | _ATTR, re.compile(
         r"(?:学徒|实习生|同事|助理|员工|老师|医生|师傅|经理|主管|新人|店员|客户|房东|新来的"
-        r"[\u4e00-\u9fff]{0,4})(?:叫|名叫|叫做)[\u4e00-\u9fff]{2,3}(?=[，。！？,.\s（(]|$)"),
+        r"[\u4e00-\u9fff]{0,4})(?:叫|名叫|叫做)(?:[\u4e00-\u9fff]{2,3}(?=[，。！？,.\s（(]|$)"
+        r"|[A-Z][a-z]+)"),
      False, None, "叫"),
     # Someone of the speaker's by a pet name or a full name: "我儿子乐乐7岁", "女儿朵朵",
     # "给老公陈浩写个生日祝福", "我家豆包最近掉毛" (not "孩子天天哭", "我家小区最近").
@@ -590,6 +591,17 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"[\u4e00-\u9fff]{1,2}(?=[，。！？,.\s的]|$|\d|今年|说|生日|最近)"
         r"|我家[\u4e00-\u9fff]{2}(?=最近|今天|昨天|又|总是|老是|这两天|一直|天天|突然|刚|特别)"),
      False, _a_name_zh, "儿女孩宝老猫狗家公婆夫妻朋对同领室"),
+    # An amount in Chinese numerals: "预算再加两千，一共一万二", "房租涨到四千五了".
+    (_MONEY | _FACT | _ATTR, re.compile(
+        r"(?:预算|一共|总共|总计|合计|房租|月供|工资|月薪|涨到|降到|加到|减到|控制在)[^，。！？]{0,3}?"
+        r"[一二两三四五六七八九十]+[万千](?:[一二两三四五六七八九])?"), False, None, "万千"),
+    # What the speaker asks to be remembered, said after it: "周五晚上七点半的电影票，帮我记一下".
+    (_FACT | _ATTR, re.compile(
+        r"[，,]\s*(?:你)?(?:帮我|给我)?(?:记一下|记住|记着|记下来?)(?:哈|啊|吧)?[。！!]?(?=\n|$)"),
+     False, None, "记"),
+    # An appointment made, the speaker unsaid: "明天下午三点约了牙医", "挂了周三的专家号".
+    (_FACT, re.compile(r"(?:约了|预约了|挂了|报了)[\u4e00-\u9fff]{1,6}"), False, None,
+     "约挂报"),
     # Whom the speaker reports to: "我现在汇报给陈嘉禾".
     (_FACT | _ATTR | _NAME, re.compile(
         rf"汇报给[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}|(?:直属)?(?:领导|老板|上级|老大)(?:换成|变成|是)了?"
