@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from .lexicon import (
     _ATTR,
@@ -46,7 +46,7 @@ from .lexicon import (
     ZH_NUMERALS,
     _is_pleasantry,
 )
-from .sentences import _normalise
+from .sentences import _normalise, _trie_pattern
 from .threads import content_tokens
 
 # ---------------------------------------------------------------------------------------------
@@ -84,28 +84,6 @@ def _lexicon(words: Mapping[int, str], neutral: str, sep: str) -> dict[str, int]
     for w, bits in inner.items():
         lex[w] |= bits
     return lex
-
-
-def _trie_pattern(words: Iterable[str]) -> str:
-    """A regex matching any of ``words``, longest first, shaped as a trie (one branch per
-    distinct next character) so each position costs a few comparisons, not one per word."""
-    root: dict[str, Any] = {}
-    for word in words:
-        node = root
-        for ch in word:
-            node = node.setdefault(ch, {})
-        node[""] = {}
-
-    def walk(node: dict[str, Any]) -> str:
-        alts = [re.escape(ch) + walk(child) for ch, child in sorted(node.items()) if ch]
-        if not alts:
-            return ""
-        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
-        if "" in node:
-            return f"(?:{body})?"
-        return body
-
-    return "|".join(re.escape(ch) + walk(child) for ch, child in sorted(root.items()))
 
 
 _ZH_LEX = _lexicon(_ZH_WORDS, _ZH_NEUTRAL, " ")
@@ -303,14 +281,17 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         re.compile(
             # "Rollback id: rb-55821", "model number LMX2-440", "PR 4471": named by its kind.
             r"(?:order|ticket|invoice|booking|reference|ref|case|tracking|confirmation|serial"
-            r"|model|part|policy|claim|account|member|transaction|request|build|job|rollback"
-            r"|[a-z]+ id|[a-z]+ code)"
+            r"|model|part|policy|claim|account|member|transaction|request|build|job|rollback)"
             r"(?: ?(?:no\.?|number|id|#))? ?[:：#]? ?[a-z0-9][a-z0-9-]{3,}"
         ),
         True,
         _has_digit_at_word_start,
         "",
     ),
+    # "Rollback id: rb-55821", "promo code SPRING-24": an id named by its kind.
+    (_ID, re.compile(
+        r"\b[a-z]+ (?:id|code)(?: ?(?:no\.?|number|#))? ?[:：#]? ?[a-z0-9][a-z0-9-]{3,}"),
+     True, _has_digit_at_word_start, (" id", " code")),
     (_ID, re.compile(r"v[0-9][0-9]*(?:\.[0-9]+)*(?![a-z0-9])"), True, _version, ""),
     # A named version: "Python 3.11", "Django 4.2", "iOS 17.4".
     (_ID, re.compile(
@@ -331,15 +312,18 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # "stg.bluefin.io": as standing as a password said once. (A bare domain is not:
     # reviewers link their blogs.)
     (_ID | _FACT | _ATTR, re.compile(
-        r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*:\d{2,5}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b"
-        # (Not inside a link: "http://bbs.gatewayfans.com/forum-79-1.html" is a page.)
-        r"|(?<![/@\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|local|lan|corp|intra|svc)\b"
+        r"\b[a-z0-9-]+(?:\.[a-z0-9-]+)*:\d{2,5}\b|\b\d{1,3}(?:\.\d{1,3}){3}\b"),
+     True, _host_like, ":."),
+    # (Not inside a link: "http://bbs.gatewayfans.com/forum-79-1.html" is a page.)
+    (_ID | _FACT | _ATTR, re.compile(
+        r"(?<![/@\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|local|lan|corp|intra|svc)\b"
         r"|(?<![/@\w.-])[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.(?:io|dev|net|com|org|cloud|app|sh)\b"
         r"(?![./-]\w)"),
-     True, _host_like, ":."),
+     True, _host_like, (".internal", ".local", ".lan", ".corp", ".intra", ".svc", ".io", ".dev",
+                        ".net", ".com", ".org", ".cloud", ".app", ".sh")),
     # A bare version, three parts: "pinning node to 20.11.1" (not a date: "2023.10.05").
     (_ID, re.compile(r"(?<![\d.])(?:0|[1-9]\d{0,2})\.\d{1,3}\.\d{1,4}(?![\d.]*\d)"), False, None,
-     "."),
+     ""),
     # Someone by name, then whose: "Biscotti (my cat) knocked my coffee over".
     (_NAME | _FACT | _ATTR, re.compile(rf"\b[A-Z][a-z]+ \((?:my|our) (?:{_KIN})\)"), False, None,
      "("),
@@ -351,7 +335,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"|programmer|barista|bartender|carpenter|plumber|electrician|mechanic|realtor|agent)\b"),
      True, None, ("being ", "as a")),
     # A flight said with a space: "UA 2417", "CA 1587".
-    (_ID, re.compile(r"(?<![A-Za-z])[A-Z]{2} \d{3,4}\b"), False, None, " "),
+    (_ID, re.compile(r"(?<![A-Za-z])[A-Z]{2} \d{3,4}\b"), False, None, ""),
     # Whom the speaker reports to: "I report to Tomasz Wierzbicki now".
     (_FACT | _ATTR | _NAME, re.compile(
         r"\b(?:[Ii]|[Ww]e) (?:now )?reports? (?:directly )?to [A-Z]"), False, None, ("report",)),
@@ -608,7 +592,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         rf"[{_SURNAMES}]"), False, None, "汇领老上"),
     # A lowercase id with a hyphen and a digit: "r-bp1x9k2", "rb-55821", "redis-sh-03".
     (_ID, re.compile(r"(?<![\w.-])[a-z][a-z0-9]*-[a-z0-9-]*\d[a-z0-9-]*(?![\w.-])"), False, None,
-     "-"),
+     ""),
     # The speaker's own "X是Y" without "的": "我血型是O型", "我生日是3月5号", "我工号是…"
     # (not "我觉得是", "我就是", "我还是").
     (_FACT | _ATTR, re.compile(
@@ -1298,16 +1282,16 @@ _TOLD_TO_ZH = re.compile(r"[我你您请帮给订发写]|回复|回答|推荐|�
 # Literal pieces every match of _ALWAYS_DO / _FOR_GOOD_ZH holds: most sentences are ruled out
 # by a substring test in C before the regexes try every position.
 _ALWAYS_DO_KEYS = ("always", "never", "only", "don't", "do not", "keep", "make", "answer", "reply",
-                   "respond", "write", "talk", "quiz", "speak", "stop", "use", "rule", "ever",
-                   "when", "回答", "回复",
-                   "总结", "答复", "摘要", "用")
+                   "respond", "write", "talk", "quiz", "speak", "stop ", " use ", "rule", ", ever",
+                   "when you", "whenever you", "回答", "回复", "总结", "答复", "摘要", "用")
 _FOR_GOOD_ZH_KEYS = ("以后", "今后", "从现在", "往后", "每", "一律", "永远", "始终", "绝对", "千万",
                      "别", "不要", "不用")
 
 
 def _is_standing_ask(text: str) -> bool:
     low = text.lower()
-    if any(k in low for k in _ALWAYS_DO_KEYS) and _ALWAYS_DO.search(text):
+    padded = f" {low}"  # " use " at the start too
+    if any(k in padded for k in _ALWAYS_DO_KEYS) and _ALWAYS_DO.search(text):
         return True
     if not text.isascii() and any(k in text for k in _FOR_GOOD_ZH_KEYS) \
             and _FOR_GOOD_ZH.search(text):

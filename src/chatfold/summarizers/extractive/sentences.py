@@ -4,8 +4,33 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterable
+from typing import Any
 
 from .lexicon import _MAX_ITEM_CHARS, CASUAL_SPELLINGS
+
+
+def _trie_pattern(words: Iterable[str]) -> str:
+    """A regex matching any of ``words``, longest first, shaped as a trie (one branch per
+    distinct next character) so each position costs a few comparisons, not one per word."""
+    root: dict[str, Any] = {}
+    for word in words:
+        node = root
+        for ch in word:
+            node = node.setdefault(ch, {})
+        node[""] = {}
+
+    def walk(node: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + walk(child) for ch, child in sorted(node.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 else "(?:" + "|".join(alts) + ")"
+        if "" in node:
+            return f"(?:{body})?"
+        return body
+
+    return "|".join(re.escape(ch) + walk(child) for ch, child in sorted(root.items()))
+
 
 # ---------------------------------------------------------------------------------------------
 # chat shorthand
@@ -13,8 +38,7 @@ from .lexicon import _MAX_ITEM_CHARS, CASUAL_SPELLINGS
 # A shorthand word alone: not inside a word, a hyphenated one, a contraction or an
 # abbreviation ("U-turn", "i.e.", "I'm", "u2").
 _CASUAL = re.compile(
-    r"(?<![\w'’\-./])(?i:" + "|".join(sorted(CASUAL_SPELLINGS, key=len, reverse=True))
-    + r")(?![\w'’\-]|\.\w)"
+    r"(?<![\w'’\-./])(?i:" + _trie_pattern(CASUAL_SPELLINGS) + r")(?![\w'’\-]|\.\w)"
 )
 
 
