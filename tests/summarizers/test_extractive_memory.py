@@ -2889,3 +2889,20 @@ def test_chinese_amounts_memos_appointments_and_latin_names_count(said: str) -> 
     chatter = "今天天气真好，出去走了走，心情不错"
     scored = _score_all([chatter, plain_spelling(said)], ["user", "user"])
     assert scored[1].score >= scored[0].score + 2.0, (said, scored)
+
+
+@pytest.mark.parametrize(("reply", "chosen", "not_chosen"), [
+    ("option 2. legal would kill the third one anyway", "Beta", "Gamma"),
+    ("Nice, but the first one works better for us", "Alpha", "Beta"),
+    ("除了第一个都行，就第三个吧", "Gamma", "Alpha"),
+])
+def test_an_option_ruled_out_by_place_is_not_the_pick(reply: str, chosen: str,
+                                                      not_chosen: str) -> None:
+    lang = "en" if reply.isascii() else "zh"
+    listing = ("Three options:\n1. Alpha - cheap.\n2. Beta - fast.\n3. Gamma - managed."
+               if lang == "en" else "三个选择：\n1. Alpha，便宜。\n2. Beta，快。\n3. Gamma，托管。")
+    out = ask([user("options?" if lang == "en" else "有什么选择？"), assistant(listing),
+               user(reply)], language=lang)
+    decisions = section(out, "Decisions" if lang == "en" else "决定")
+    assert any(chosen in d for d in decisions), out
+    assert not any(not_chosen in d for d in decisions), out

@@ -1008,6 +1008,12 @@ _ORDINAL_EN = re.compile(
     # "B. Switching every day just scrambles my brain": the label of a lettered option.
     r"|^(?:option\s+)?\(?(?P<l>[A-Ea-e])\)?(?=[.,:!)]|\s*$)"
 )
+# An option named to be ruled out, in the clause before its place: "legal would kill the third
+# one", "anything but the second", "除了第一个".
+_REJECTS = re.compile(
+    r"(?i:\b(?:kill|kills|rule out|ruled out|drop|skip|avoid|hate|against|won't|wouldn't|can't"
+    r"|cannot|except|besides|other than|instead of|rather than)\b(?:\s+\w+){0,3}\s*$)"
+    r"|(?:除了|不要|不选|排除|不考虑)[^，。！？]{0,4}$")
 _ORDINAL_ZH = re.compile(
     r"第(?P<w>[一二三四五12345])(?:个|家|种|套|款|项|班|条|间|位|个方案|个选项)"
     r"|(?P<z>最后|中间)(?:那|这|一)?(?:个|家|种|套|款|项|班|条|间)"
@@ -1115,9 +1121,15 @@ def ordinal_pick(asked: list[str], options: list[str], reply: str
         return None
     if reply.rstrip().endswith(("?", "？")):
         return None
-    m = (_ORDINAL_EN if latin else _ORDINAL_ZH).search(reply)
-    if m is None or _NEITHER.search(reply[: m.start()]):
-        return None  # "not the first one"
+    # The last place named that is not ruled out: "除了第一个都行，就第三个吧".
+    m = None
+    for found in (_ORDINAL_EN if latin else _ORDINAL_ZH).finditer(reply):
+        before = reply[: found.start()]
+        if not _REJECTS.search(before):
+            m = found
+    clause = max(reply.rfind(ch, 0, m.start()) for ch in "，,。；;") + 1 if m else 0
+    if m is None or _NEITHER.search(reply[clause: m.start()]):
+        return None  # "not the first one", "legal would kill the third one"
     if not 2 <= len(options) <= 6:
         return None
     letter = m.group("l") if latin else None
