@@ -2906,3 +2906,17 @@ def test_an_option_ruled_out_by_place_is_not_the_pick(reply: str, chosen: str,
     decisions = section(out, "Decisions" if lang == "en" else "决定")
     assert any(chosen in d for d in decisions), out
     assert not any(not_chosen in d for d in decisions), out
+
+
+@pytest.mark.parametrize(("said", "section_title"), [
+    ("这个项目的变量名统一用英文 别给我写拼音", "偏好"),
+    ("后端 Node 先锁 20.11.1 了，22 暂时不上", "决定"),
+    ("婚礼预算我们定的是八万 包括婚纱照", "事实"),
+])
+def test_chinese_rules_pins_and_budgets_are_filed(said: str, section_title: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+    from chatfold.summarizers.extractive.sentences import plain_spelling
+
+    out = ask([user(said)], language="zh")
+    assert section(out, section_title), out
+    assert _score_all([plain_spelling(said)], ["user"])[0].score >= 5.0, said

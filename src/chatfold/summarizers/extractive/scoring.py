@@ -376,7 +376,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"|to\b|up\b|that\b|it\b)[\w\"'“]"), True, None, (" called ", " named ")),
     # A budget or a head count said as what it is: "这次旅行总预算是3万元", "人数定为12人".
     (_FACT | _ATTR, re.compile(
-        r"(?:预算|人数)(?:是|为|定为|定在|控制在|大概是|不超过|有)[^，。！？\n]{0,3}?[0-9一二两三四五六七八九十百千万]"),
+        r"(?:预算|人数)(?:[^，。！？\n]{0,4}?定的)?(?:是|为|定为|定在|控制在|大概是|不超过|有)"
+        r"[^，。！？\n]{0,3}?[0-9一二两三四五六七八九十百千万]"),
      False, None, ("预算", "人数")),
     (_NAME | _FACT, re.compile(r"(?:名叫|名字叫|叫做|名为|名字是)[A-Za-z0-9\u4e00-\u9fff]"),
      False, None, ("名", "叫做")),
@@ -577,7 +578,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      False, _a_name_zh, "儿女孩宝老猫狗家公婆夫妻朋对同领室"),
     # An amount in Chinese numerals: "预算再加两千，一共一万二", "房租涨到四千五了".
     (_MONEY | _FACT | _ATTR, re.compile(
-        r"(?:预算|一共|总共|总计|合计|房租|月供|工资|月薪|涨到|降到|加到|减到|控制在)[^，。！？]{0,3}?"
+        r"(?:预算|一共|总共|总计|合计|房租|月供|工资|月薪|涨到|降到|加到|减到|砍到|压到|控制在)"
+        r"[^，。！？]{0,3}?"
         r"[一二两三四五六七八九十]+[万千](?:[一二两三四五六七八九])?"), False, None, "万千"),
     # What the speaker asks to be remembered, said after it: "周五晚上七点半的电影票，帮我记一下".
     (_FACT | _ATTR, re.compile(
@@ -1232,7 +1234,9 @@ _FOR_GOOD_ZH = re.compile(
     r"(?:都(?!会)|请|一律|每次|别|不要|只|要|还是|就(?!会))"
     # How the user wants things sent: "消息别一条一条转给我了", "每天晚上给我汇总一次就好".
     r"|(?:别|不要|不用)[^，。！？,.!?]{0,10}?(?:转给我|发给我|推给我|给我发|给我转|打给我"
-    r"|给我安排|给我约|给我订|给我推荐)"
+    r"|给我安排|给我约|给我订|给我推荐|给我写|给我用|给我加)"
+    # "注释统一用英文", "文件名一律用小写": a rule for everything of a kind.
+    r"|(?:统一|一律)(?:用|使用|按|写成?)"
     r"|(?:每天|每晚|每周|每个?月|每次)[^，。！？,.!?]{0,6}?给我[^，。！？,.!?]{1,10}?(?:就好|就行|就可以)"
     r"|每次都(?:要|用|给|帮)|一律|永远不要|永远别|始终用|绝对不要|千万不要|千万别")
 # A prohibition for good is said to whoever acts: "永远不要直接推到main分支".
@@ -1284,8 +1288,8 @@ _TOLD_TO_ZH = re.compile(r"[我你您请帮给订发写]|回复|回答|推荐|�
 _ALWAYS_DO_KEYS = ("always", "never", "only", "don't", "do not", "keep", "make", "answer", "reply",
                    "respond", "write", "talk", "quiz", "speak", "stop ", " use ", "rule", ", ever",
                    "when you", "whenever you", "回答", "回复", "总结", "答复", "摘要", "用")
-_FOR_GOOD_ZH_KEYS = ("以后", "今后", "从现在", "往后", "每", "一律", "永远", "始终", "绝对", "千万",
-                     "别", "不要", "不用")
+_FOR_GOOD_ZH_KEYS = ("以后", "今后", "从现在", "往后", "每", "一律", "统一", "永远", "始终", "绝对",
+                     "千万", "别", "不要", "不用")
 
 
 def _is_standing_ask(text: str) -> bool:

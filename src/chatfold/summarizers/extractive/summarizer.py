@@ -119,8 +119,8 @@ _TOOL_DID = re.compile(
     r"→\s*(?:\W*\w+\W+){0,3}?(?i:(?:deployed|wrote|written|created|sent|booked|scheduled|paid"
     r"|saved|updated|uploaded|published|released|merged|opened|filed|submitted|registered"
     r"|transferred|confirmed|reserved|ordered|renewed|cancelled|canceled)\b)"
-    r"|→\s*(?:\W*\w+\W+){0,3}?(?:已|成功)(?:发布|部署|创建|发送|预订|预约|支付|缴费|保存|提交|更新|写入"
-    r"|取消|下单)|(?:发布|部署|创建|发送|预订|预约|支付|缴费|保存|提交|下单)成功")
+    r"|→[^\n]*?(?:已|成功)(?:发布|部署|创建|发送|预订|预约|支付|缴费|保存|提交|更新|写入|取消|下单)"
+    r"|(?:发布|部署|创建|发送|预订|预约|支付|缴费|保存|提交|下单)成功")
 _DIGIT_IN = re.compile(r"\d")
 _CONFIRMED_FLOOR = 7.5  # an assistant's confirmation with a reference: what "my X is Y" scores
 _ANSWER_FLOOR = 7.5  # the user's answer about their own, with a value: what "my X is Y" scores
