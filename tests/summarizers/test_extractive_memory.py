@@ -2798,6 +2798,7 @@ def test_chinese_corrections_and_moved_days_replace_the_old_value(
 @pytest.mark.parametrize("said", [
     "我血型是AB型", "我现在在网易上班，天天加班", "我是做后端的 主要写Go",
     "我们小区叫翠湖天地 在西二环", "我养的那只布偶叫年年", "公司在漕河泾那边 宜山路700号",
+    "我家狗狗叫豆豆啦，三岁了",
 ])
 def test_chinese_facts_about_the_speaker_stand(said: str) -> None:
     from chatfold.summarizers.extractive.scoring import _score_all

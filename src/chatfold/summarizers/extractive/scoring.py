@@ -526,7 +526,9 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"(?:一只|一条|一匹|一个|养了只|养了条|养了一只|养了一条|养的(?:那|这)?[只条])"
         r"[\u4e00-\u9fff]{1,4}[，,]?\s*(?:名字)?叫"
         # What the speaker's place is called: "我们小区叫阳光花园", "我们公司叫云桥科技".
-        r"|我们?(?:家)?(?:小区|公司|学校|部门|团队|单位|医院|幼儿园)(?:名字)?叫"),
+        r"|我们?(?:家)?(?:小区|公司|学校|部门|团队|单位|医院|幼儿园)(?:名字)?叫"
+        # "我家狗狗叫旺财", "我们家猫的名字叫团子".
+        r"|我们?家(?:的)?(?:猫|狗|狗狗|猫咪|小猫|小狗)(?:的名字)?叫"),
      False, None, "叫"),
     # A condition of the speaker's body or diet: as standing as "my X is Y".
     (_ATTR | _FACT, re.compile(
