@@ -2921,3 +2921,18 @@ def test_chinese_rules_pins_and_budgets_are_filed(said: str, section_title: str)
     out = ask([user(said)], language="zh")
     assert section(out, section_title), out
     assert _score_all([plain_spelling(said)], ["user"])[0].score >= 5.0, said
+
+
+def test_an_english_date_moved_replaces_the_old_date() -> None:
+    out = ask([user("put the board review on my calendar, april 9 at 2pm, room Cedar"),
+               assistant("Added: board review, April 9, 2:00 pm, Cedar."),
+               user("they pinged me, it's now the 14th at 11am"),
+               assistant("Moved it to April 14 at 11:00 am in Cedar.")])
+    assert "April 14" in out and "April 9" not in out, out
+
+
+def test_may_as_a_verb_is_no_date() -> None:
+    from chatfold.summarizers.extractive.changes import _values
+
+    assert "may 3" not in _values("I may 3D print the part")[0]
+    assert "may 3" in _values("the launch is on May 3")[0]

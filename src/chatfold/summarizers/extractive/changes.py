@@ -106,6 +106,11 @@ _EN_ADDRESS = re.compile(
     r"\b\d{1,6}[A-Za-z]? (?:[A-Z][a-z]+ ){1,3}(?:Road|Rd|Street|St|Avenue|Ave|Boulevard|Blvd|Lane"
     r"|Ln|Drive|Dr|Way|Court|Ct|Place|Pl|Terrace|Close|Crescent|Parkway|Pkwy|Highway|Hwy)\b\.?"
     r"(?:,? (?:Apt|Apartment|Unit|Suite|Ste|Flat|#) ?[\w-]+)?")
+# An English date is one value: "March 18" → "March 21", "the 21st", "May 12th".
+_EN_DATE = re.compile(
+    # ("May" only with its capital: "I may 3 times" is no date.)
+    r"\b(?:[Jj]an|[Ff]eb|[Mm]ar|[Aa]pr|May|[Jj]un|[Jj]ul|[Aa]ug|[Ss]ep|[Oo]ct|[Nn]ov|[Dd]ec)[a-z]*\.?"
+    r" \d{1,2}(?:st|nd|rd|th)?\b(?![:\d])|\b\d{1,2}(?:st|nd|rd|th)\b")
 # Where a service lives: "db-prod-07.internal", "stg.bluefin.io", "10.0.3.17:5432".
 _HOST = re.compile(
     r"\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)*\.(?:internal|local|lan|corp|svc|io|dev|net|com|org"
@@ -157,6 +162,10 @@ def _values(text: str) -> tuple[frozenset[str], str]:
         for m in _HOST.finditer(text):
             found.add(m.group().lower())
         text = _HOST.sub(" <host> ", text)
+    if any(ch.isdigit() for ch in text):
+        for m in _EN_DATE.finditer(text):
+            found.add(" ".join(m.group().lower().replace(".", "").split()))
+        text = _EN_DATE.sub(" ", text)
     for m in _PHONE.finditer(text):
         found.add(re.sub(r"\D", "", m.group()))
     text = _PHONE.sub(" <phone> ", text)
@@ -361,10 +370,12 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
         return True
     new_day, old_day = _when(new.values), _when(old.values)
     if new_day and old_day and new_day != old_day and new.values & old.values - old_day \
-            and not _hans(new.topic).isdisjoint(_hans(old.topic)):
+            and (not _hans(new.topic).isdisjoint(_hans(old.topic))
+                 or not _hans(new.topic | old.topic)):
         # "周一下午两点和王总开会" / "王总说会议改到周二下午四点": a new day for what is done
         # with the same one. "开会" and "会议" share no word, but a character; "王总的航班改到
-        # 周二" shares none.
+        # 周二" shares none. In English the other value shared is enough: "Moved it to March 21
+        # at 10:00 am in Juniper" / "Added: review with Dana, March 18, 3:00 pm, Juniper".
         return True
     if not topic and not old.topic and len(new.values) == len(old.values) == 1:
         return True  # "I turned 35" / "I'm 34": a bare number said to change
@@ -373,6 +384,8 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
 
 _DAY = re.compile(
     r"(?:周|星期|礼拜)[一二三四五六日天]|(?:\d{1,2}月)?\d{1,2}[日号]"
+    r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?"
+    r"|\d{1,2}(?:st|nd|rd|th)"
     r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday")
 
 
