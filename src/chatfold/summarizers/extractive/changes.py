@@ -556,6 +556,7 @@ def correct_slips(items: list[_Item]) -> None:
     new one, becomes the new one wherever it was said ("my plate is KLM 4829", the assistant's
     "Got it, KLM 4829."). A correction need not name what it corrects: the slip is found by
     its shape."""
+    seen: dict[int, tuple[str, frozenset[str]]] = {}
     for n, it in enumerate(items):
         if _assistants(it) or not _PUT_RIGHT.search(it.body):
             continue
@@ -568,14 +569,17 @@ def correct_slips(items: list[_Item]) -> None:
         names = _ZH_FIXED.findall(body) if not body.isascii() else []
         if not fixed and not names:
             continue
-        for old in items[:n]:
-            for v in _values(old.body)[0]:
+        for k, old in enumerate(items[:n]):
+            said = seen.get(k)
+            if said is None or said[0] != old.body:  # each body's values are read once
+                said = seen[k] = (old.body, _values(old.body)[0])
+            for v in said[1]:
                 v = v.rstrip(".,:/-")
                 new = next((f for f in fixed if _near_miss(v, f)), None)
                 if new is not None:
-                    old.body = re.sub(rf"(?<![A-Za-z0-9]){re.escape(v)}(?![A-Za-z0-9])", fixed[
-                        new].replace(
-                        "\\", "\\\\"), old.body, flags=re.IGNORECASE)
+                    old.body = re.sub(rf"(?<![A-Za-z0-9]){re.escape(v)}(?![A-Za-z0-9])",
+                                      fixed[new].replace("\\", "\\\\"), old.body,
+                                      flags=re.IGNORECASE)
             for name in names:
                 slip = re.compile(re.escape(name[0]) + "[\u4e00-\u9fff]" * (len(name) - 1))
                 old.body = slip.sub(partial(_put_right, name), old.body)

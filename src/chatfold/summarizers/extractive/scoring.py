@@ -222,6 +222,10 @@ def _a_name_zh(src: str, m: re.Match[str]) -> bool:
     return found[-2:] not in _NOT_A_NAME_ZH
 
 
+# Top-level domains of a host named where a service lives: an internal one is one always, a
+# public one when the sentence says so (see _host_like).
+_INTERNAL_TLDS = ("internal", "local", "lan", "corp", "intra", "svc")
+_PUBLIC_TLDS = ("io", "dev", "net", "com", "org", "cloud", "app", "sh")
 _SERVICE_CONTEXT = re.compile(
     r"(?i:\b(?:url|urls|host|hostname|endpoint|server|db|database|api|base|point|points|pointed"
     r"|deploy|deployed|staging|stg|prod|production|qa|test|tests|env|environment|domain|dns|cname"
@@ -235,7 +239,7 @@ def _host_like(src: str, m: re.Match[str]) -> bool:
     found = m.group()
     if ":" in found or found[:1].isdigit():
         return _has_letter_or_dots(src, m)
-    if found.endswith((".internal", ".local", ".lan", ".corp", ".intra", ".svc")):
+    if found.endswith(tuple(f".{tld}" for tld in _INTERNAL_TLDS)):
         return True
     # A public host is a service's only where the sentence says so; reviewers link forums
     # ("bbs.gatewayfans.com") and a linked blog is nothing to keep. (``src`` is every text of
@@ -316,11 +320,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      True, _host_like, ":."),
     # (Not inside a link: "http://bbs.gatewayfans.com/forum-79-1.html" is a page.)
     (_ID | _FACT | _ATTR, re.compile(
-        r"(?<![/@\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:internal|local|lan|corp|intra|svc)\b"
-        r"|(?<![/@\w.-])[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.(?:io|dev|net|com|org|cloud|app|sh)\b"
+        rf"(?<![/@\w.-])[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:{'|'.join(_INTERNAL_TLDS)})\b"
+        rf"|(?<![/@\w.-])[a-z][a-z0-9-]*(?:\.[a-z][a-z0-9-]*)+\.(?:{'|'.join(_PUBLIC_TLDS)})\b"
         r"(?![./-]\w)"),
-     True, _host_like, (".internal", ".local", ".lan", ".corp", ".intra", ".svc", ".io", ".dev",
-                        ".net", ".com", ".org", ".cloud", ".app", ".sh")),
+     True, _host_like, tuple(f".{tld}" for tld in (*_INTERNAL_TLDS, *_PUBLIC_TLDS))),
     # A bare version, three parts: "pinning node to 20.11.1" (not a date: "2023.10.05").
     (_ID, re.compile(r"(?<![\d.])(?:0|[1-9]\d{0,2})\.\d{1,3}\.\d{1,4}(?![\d.]*\d)"), False, None,
      ""),

@@ -45,7 +45,7 @@ from .lexicon import (
 )
 from .quantities import correct_quantities
 from .render import _as_sentence, _discount_repeats, _fit, _render
-from .scoring import _ID_TOKEN, _YOUR_FACT, USER_FACTOR, _is_question, _score_all
+from .scoring import _DIGITS, _ID_TOKEN, _YOUR_FACT, USER_FACTOR, _is_question, _score_all
 from .sentences import (
     _compress,
     _strip_filler,
@@ -121,7 +121,6 @@ _TOOL_DID = re.compile(
     r"|transferred|confirmed|reserved|ordered|renewed|cancelled|canceled)\b)"
     r"|→[^\n]*?(?:已|成功)(?:发布|部署|创建|发送|预订|预约|支付|缴费|保存|提交|更新|写入|取消|下单)"
     r"|(?:发布|部署|创建|发送|预订|预约|支付|缴费|保存|提交|下单)成功")
-_DIGIT_IN = re.compile(r"\d")
 _CONFIRMED_FLOOR = 7.5  # an assistant's confirmation with a reference: what "my X is Y" scores
 _ANSWER_FLOOR = 7.5  # the user's answer about their own, with a value: what "my X is Y" scores
 # A new statement of what stays true may take the place of this many kept one-off events a fold.
@@ -666,7 +665,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 score = max(score, _ANSWER_FLOOR)
                 answered = True
             elif row.score_role == "tool" and _TOOL_DID.search(row.body) \
-                    and _DIGIT_IN.search(row.body[row.body.find("→"):]):
+                    and _DIGITS.search(row.body[row.body.find("→"):]):
                 # What a tool made or changed for the user, with its reference ("→ Deployed
                 # billing-api v2.14.3 … Rollback id: rb-55821", "→ 已发布 v3.8.0"): what the
                 # assistant's confirmation of it is worth.
