@@ -2936,3 +2936,46 @@ def test_may_as_a_verb_is_no_date() -> None:
 
     assert "may 3" not in _values("I may 3D print the part")[0]
     assert "may 3" in _values("the launch is on May 3")[0]
+
+
+@pytest.mark.parametrize(("messages", "lang", "key"), [
+    ([user("For the weekly report, put the numbers in a table please."),
+      assistant("Understood. Weekly reports will have the numbers in a table from now on.")],
+     "en", "table"),
+    ([user("whenever you draft something for the landlord, cc my partner"),
+      assistant("Will do."), user("it's jo.reyes@example.org"),
+      assistant("Noted. I'll cc jo.reyes@example.org on anything for the landlord.")],
+     "en", "jo.reyes@example.org"),
+    ([user("keep replies under 100 words unless I ask for detail"),
+      assistant("Got it. Under 100 words unless you ask for detail.")], "en", "100 words"),
+    ([user("以后发我的报价单都用含税价，别再单列税额了"),
+      assistant("好的，以后报价单统一写含税价。")], "zh", "含税价"),
+    ([user("周报里的日期都写成月/日的格式"), assistant("收到，周报日期都会写成月/日。")],
+     "zh", "月/日"),
+])
+def test_an_instruction_the_assistant_took_on_is_kept_as_asked(
+        messages: list[dict[str, Any]], lang: str, key: str) -> None:
+    out = ask(messages, language=lang)
+    prefs = section(out, "偏好" if lang == "zh" else "Preferences")
+    asked = "用户要求：" if lang == "zh" else "User asked: "
+    assert any(line.startswith(asked) and key in line for line in prefs), out
+    # The previous summary's line is read back as what it was: still worth a decision.
+    again = ask([user("ok thanks" if lang == "en" else "好的谢谢")], previous=out, language=lang)
+    assert any(key in line for line in section(again, "偏好" if lang == "zh" else "Preferences"))
+
+
+@pytest.mark.parametrize(("messages", "lang"), [
+    # An errand taken on stays an errand; a one-off value noted stays a plain value; a fact the
+    # user told of themselves stays theirs; "sure" agreeing to chatter takes nothing on.
+    ([user("pick up the dry cleaning on Thursday"),
+      assistant("Got it - dry cleaning pickup on Thursday.")], "en"),
+    ([user("ship the order to 12 Elm Road"), assistant("Noted: 12 Elm Road.")], "en"),
+    ([user("I'm vegetarian, by the way"),
+      assistant("Understood, I'll always suggest vegetarian dishes.")], "en"),
+    ([user("we should grab coffee sometime"), assistant("Sure, sounds fun!")], "en"),
+    ([user("明天下午帮我把快递寄了"), assistant("好的，明天下午寄快递。")], "zh"),
+])
+def test_an_acknowledged_errand_fact_or_chatter_is_no_standing_ask(
+        messages: list[dict[str, Any]], lang: str) -> None:
+    out = ask(messages, language=lang)
+    assert "User asked:" not in out and "用户要求" not in out, out

@@ -162,12 +162,14 @@ def _previous_role(tag: str, body: str) -> str:
     if tag.startswith(("Assistant", "助手")):
         return "assistant"
     if _CHOICE_LINE.match(body):
-        return "decision"  # "User chose: the blue logo": worth a decision in every fold
+        # "User chose: the blue logo", "User asked: use grams for recipes": worth a decision
+        # in every fold.
+        return "decision"
     return "tool" if _is_tool_line(body) else "user"
 
 
 # A decision line the summarizer wrote ("User agreed: …", "Maria chose: …", "用户选择：…").
-_CHOICE_LINE = re.compile(r"^[^:：\n]{1,24}?(?: agreed| chose|同意|选择)[:：]")
+_CHOICE_LINE = re.compile(r"^[^:：\n]{1,24}?(?: agreed| chose| asked|同意|选择|要求)[:：]")
 
 def _merge(items: list[_Item]) -> list[_Item]:
     """Drop duplicates and superseded statements; items come oldest first."""

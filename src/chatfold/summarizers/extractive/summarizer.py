@@ -60,6 +60,7 @@ from .threads import (
     CANCEL,
     TokenMemo,
     acceptance_rest,
+    acknowledged,
     alternatives,
     anaphoric_pick,
     answers_about_user,
@@ -90,12 +91,18 @@ from .threads import (
     report_adds,
     request_parts,
     shared_numbers,
+    standing_terms,
     user_done,
 )
 from .tools import _is_tool_block, _render_args, _render_result, _result_text, _ToolLine
 
 _AGREED = {"en": " agreed", "zh": "同意"}
 _CHOSE = {"en": " chose", "zh": "选择"}
+_ASKED = {"en": " asked", "zh": "要求"}
+# The user speaking of themselves ("My flight is at 6", "我下周出差"): a fact the assistant
+# noted, not an instruction it took on.
+_SELF_LEAD = re.compile(r"(?i:(?:i|i'm|i've|i'd|my|we|we're|our)\b)|我")
+_NOTED_OVERLAP = 2  # content words an acknowledgement's restatement shares with what it restates
 _ANSWER = {"en": " → ", "zh": "→"}
 _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as a decision
 _DECISION_FLOOR = 5.0  # and worth at least a plain fact, whatever its words
@@ -468,9 +475,11 @@ class ExtractiveSummarizer(BaseSummarizer):
         # bike"): the assistant's next words may say what that leaves ("Then the elliptical
         # it is", "那就用DNSPod免费版").
         unpicked: list[str] = []  # the options of that listing
+        turn: list[int] = []  # the rows of the user's latest turn, for an acknowledgement
         for p in pieces:
             if p.role == "tool":
                 rows.append(_Row("", p.text, "tool", None, p.date, p.msg, "", "tool"))
+                turn = []
                 continue
             # A named participant is a person speaking for themselves (LoCoMo's two friends,
             # a group chat): scored like the user, shown by name.
@@ -565,6 +574,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 split = [f"{asked}{_ANSWER[lang]}{split[0]}", *split[1:]]
             if replying and not decided and not p.name:
                 unpicked = options if split else listed_options(last_assistant)
+            if p.role == "assistant" and not p.name and turn and p.msg == last_msg + 1:
+                self._take_on(rows, turn, p, lang, memo)
             if p.role == "assistant":
                 last_assistant = split
                 replies[p.msg] = p.text
@@ -575,6 +586,12 @@ class ExtractiveSummarizer(BaseSummarizer):
                         split = [_CODE_REPLY[lang]]  # a reply of code alone still answers
             elif p.role == "user":
                 last_assistant = []
+            if p.role == "user" and not p.name:
+                if p.msg != last_msg + 1:
+                    turn = []
+                turn += range(len(rows), len(rows) + len(split))
+            else:
+                turn = []
             last_msg = p.msg
             rows.extend(
                 _Row(tag, s, p.role, None, p.date, p.msg, p.name, score_role) for s in split
@@ -742,6 +759,27 @@ class ExtractiveSummarizer(BaseSummarizer):
             item.standing = order in standing
             items.append(item)
         return items
+
+    @staticmethod
+    def _take_on(rows: list[_Row], turn: list[int], reply: _Piece, lang: str,
+                 memo: TokenMemo) -> None:
+        """The user's words the assistant's acknowledgement restates ("Understood. All recipe
+        quantities in grams going forward."): an ask taken on, kept as "User asked: …" and
+        worth a decision in every fold; a fact the user told of themselves stays their fact."""
+        ack = acknowledged(split_sentences(reply.text))
+        if ack is None:
+            return
+        restated, for_good = ack
+        said = memo[restated]
+        shared = [(len(memo[rows[j].body] & said), j) for j in turn if rows[j].role == "user"]
+        need = 1 if for_good else _NOTED_OVERLAP
+        for n, j in sorted(shared, reverse=True)[:2]:
+            row = rows[j]
+            if n < need or _SELF_LEAD.match(row.body) or not (
+                    for_good or standing_terms(row.body)):
+                continue  # a fact of theirs, or an errand taken on: not a rule for good
+            body = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}{row.body}"
+            rows[j] = _Row("", body, "user", _PREFS, row.date, row.msg, "", "decision")
 
     def _pieces(
         self, messages: Sequence[Mapping[str, Any]], lang: str, day: str | None = None

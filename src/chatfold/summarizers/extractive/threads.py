@@ -20,6 +20,13 @@
   "that one" after a sentence that describes it, and the assistant saying what the user's
   reasons leave ("Then the elliptical it is", "那就上客如云"). An either-or question about what
   is ("Is it a yoga studio or a gym?") is answered by a fact, not a pick.
+* **An instruction the assistant took on is kept as the user's ask.** "For shift schedules use
+  24-hour time please" then "Makes sense. Shift schedules in 24-hour time from now on": the
+  assistant's acknowledgement ("Understood", "Got it", "Noted", "Will do", "好的，以后…",
+  "收到") followed by its restatement marks the user's words it restates: kept as "User asked:
+  …" when the reply or the user's words say it is for every time ("from now on", "any time
+  we…", "以后", "统一"...; a weak "sure"/"好的" counts only with them). An errand taken on
+  ("Got it - pick up the prescription Thursday") stays a task.
 * **A short answer goes with its question.** "Where will you be flying from?" then "Boston."
   is kept as "Where will you be flying from? → Boston."; with a value about the user's own it
   is worth "my X is Y".
@@ -601,6 +608,57 @@ def question_answered(asked: list[str], reply: str, *, more: bool = False) -> st
         question = question[link.end() :]
         question = question[:1].upper() + question[1:]
     return question
+
+
+# An acknowledgement that takes something on: said only of what the assistant will hold to.
+_ACK_STRONG = re.compile(
+    r"(?i)^(?:understood|got it|noted|duly noted|will do|roger(?: that)?|copy that"
+    r"|(?:i'll|i will) (?:keep (?:that|this|it) in mind|remember (?:that|this))"
+    r"|收到|明白|记住了|记下了|记住啦|记下啦)(?![a-z])[\s,.!:;，。！：]*")
+# Its everyday twins, which also just agree ("Sure, sounds fun"): only with words for good.
+_ACK_WEAK = re.compile(
+    r"(?i)^(?:sure(?: thing)?|ok(?:ay)?|of course|absolutely|makes sense|sounds good|perfect"
+    r"|好的?|行|没问题|可以|嗯)(?![a-z])[\s,.!:;，。！：]*")
+_FOR_GOOD_REPLY = re.compile(
+    r"(?i:\b(?:going forward|from now on|from here on(?: out)?|moving forward|in (?:the )?future"
+    r"|every time|each time|whenever|on anything|for anything|always|never)\b)"
+    r"|以后|之后|今后|往后|下次|统一|一律|每次|都用|都会|都按")
+
+
+# The user's own words for a rule rather than an errand: "Any time we talk recipes…", "when
+# you write emails to my staff…", "3 sentences max unless I ask", "以后回我…", "都用24小时制".
+_STANDING_TERMS = re.compile(
+    r"(?i:\b(?:any ?time|whenever|every time|each time|when you|anything you|everything you"
+    r"|all (?:my|your|the) |always|never|from now on|going forward|in (?:the )?future|unless"
+    r"|by default)\b)"
+    r"|以后|之后|今后|往后|每次|统一|一律|都用|都要|都写|所有|凡是|的时候|默认")
+
+
+def standing_terms(sentence: str) -> bool:
+    """True when ``sentence`` words a rule for every time rather than one errand."""
+    return _STANDING_TERMS.search(sentence) is not None
+
+
+def acknowledged(reply: list[str]) -> tuple[str, bool] | None:
+    """The assistant's restatement of what it takes on, and whether it says it is for good,
+    when ``reply`` (an assistant message's sentences, before filler is stripped) opens with an
+    acknowledgement and restates something: ("All recipe quantities in grams going forward",
+    True) for "Understood. All recipe quantities in grams going forward."; None for "Sure,
+    sounds fun!" or a bare "Got it."."""
+    if not reply:
+        return None
+    first = reply[0].strip()
+    strong = _ACK_STRONG.match(first)
+    m = strong or _ACK_WEAK.match(first)
+    if m is None:
+        return None
+    rest = " ".join([first[m.end():], *reply[1:3]]).strip()
+    if not rest:
+        return None
+    for_good = _FOR_GOOD_REPLY.search(rest) is not None
+    if strong is None and not for_good:
+        return None
+    return rest, for_good
 
 
 def awaits_choice(sentences: list[str]) -> bool:
