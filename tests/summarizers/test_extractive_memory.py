@@ -2979,3 +2979,37 @@ def test_an_acknowledged_errand_fact_or_chatter_is_no_standing_ask(
         messages: list[dict[str, Any]], lang: str) -> None:
     out = ask(messages, language=lang)
     assert "User asked:" not in out and "用户要求" not in out, out
+
+
+def _looked_up(question: str, name: str, result: str, answer: str,
+               filler: str) -> list[dict[str, Any]]:
+    call = {"id": "c1", "type": "function", "function": {"name": name, "arguments": "{}"}}
+    return [user(question), {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": result}, assistant(answer),
+            *[user(filler.format(i)) for i in range(12)]]
+
+
+@pytest.mark.parametrize(("messages", "lang", "key"), [
+    (_looked_up("how much is left on the team card this month?", "get_card_balance",
+                "Team Visa (...4412): available credit $3,118.40", "$3,118.40 is still available.",
+                "I rode my bike to the lake {} times last summer and it was great."),
+     "en", "3,118.40"),
+    (_looked_up("仓库那批货到哪了？", "query_express",
+                "YT8812034417：已到达杭州转运中心，预计3月6日送达",
+                "已经到杭州转运中心了，预计3月6日送到。",
+                "我们小区楼下新开了{}家奶茶店，周末人很多。"),
+     "zh", "3月6日"),
+])
+def test_what_a_tool_found_for_the_user_is_kept_with_the_question(
+        messages: list[dict[str, Any]], lang: str, key: str) -> None:
+    # Against a dozen statements of the user's own, the question and what it found hold one
+    # line, worth the user's own answer to a question.
+    out = ask(messages, language=lang, max_tokens=90)
+    tag = "- 用户：" if lang == "zh" else "- User: "
+    assert any(line.startswith(tag) and "→" in line and key in line
+               for line in out.splitlines()), out
+
+
+def test_a_question_answered_in_small_talk_is_not_joined() -> None:
+    out = ask([user("how many states have you been to?"), assistant("About 12, I think!")])
+    assert "→" not in out, out

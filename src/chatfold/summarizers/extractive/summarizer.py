@@ -99,6 +99,7 @@ from .tools import _is_tool_block, _render_args, _render_result, _result_text, _
 _AGREED = {"en": " agreed", "zh": "同意"}
 _CHOSE = {"en": " chose", "zh": "选择"}
 _ASKED = {"en": " asked", "zh": "要求"}
+_LEARNED = "learned"  # the role of a user's question joined with the answer a tool found
 # The user speaking of themselves ("My flight is at 6", "我下周出差"): a fact the assistant
 # noted, not an instruction it took on.
 _SELF_LEAD = re.compile(r"(?i:(?:i|i'm|i've|i'd|my|we|we're|our)\b)|我")
@@ -355,6 +356,12 @@ def _done_factor(request: str) -> float:
     return _DONE_FACTOR if changes_world(request) else _ANSWERED_FACTOR
 
 
+def _asks_to_know(sentence: str) -> bool:
+    """A question or an ask for information, not small talk ("how are you?")."""
+    return (_is_question(sentence) or asks_for_information(sentence)) \
+        and bool(content_tokens(sentence))
+
+
 class ExtractiveSummarizer(BaseSummarizer):
     """The embedded summarizer: picks the informative sentences, needs no key and no network.
 
@@ -476,10 +483,14 @@ class ExtractiveSummarizer(BaseSummarizer):
         # it is", "那就用DNSPod免费版").
         unpicked: list[str] = []  # the options of that listing
         turn: list[int] = []  # the rows of the user's latest turn, for an acknowledgement
+        asking: int | None = None  # the row of the user's latest question, until answered
+        looked_up = False  # a tool was called since that question
+        joined = False  # a question was moved to its answer (its row left empty)
         for p in pieces:
             if p.role == "tool":
                 rows.append(_Row("", p.text, "tool", None, p.date, p.msg, "", "tool"))
                 turn = []
+                looked_up = asking is not None
                 continue
             # A named participant is a person speaking for themselves (LoCoMo's two friends,
             # a group chat): scored like the user, shown by name.
@@ -576,6 +587,26 @@ class ExtractiveSummarizer(BaseSummarizer):
                 unpicked = options if split else listed_options(last_assistant)
             if p.role == "assistant" and not p.name and turn and p.msg == last_msg + 1:
                 self._take_on(rows, turn, p, lang, memo)
+            if p.role == "assistant" and not p.name and asking is not None and looked_up \
+                    and split:
+                # "where's the flour order?" (a lookup) "It shipped, UPS PRO 1Z9F44A2037, ETA
+                # Thursday.": what the user asked to know, kept with what they learned. Only
+                # when a tool was asked first: in small talk a question and a number are chat.
+                said = next((j for j, s in enumerate(split[:2]) if _DIGITS.search(s)), None)
+                if said is not None:
+                    # One line where the answer was said (a newer value than what the user
+                    # said in between); the question's own row is left empty and skipped.
+                    row = rows[asking]
+                    rows[asking] = row._replace(body="")
+                    joined = True
+                    # Asked and answered: a fact now, no open task.
+                    body = f"{row.body.rstrip()}{_ANSWER[lang]}{split[said]}"
+                    rows.append(row._replace(body=body, section=_FACTS, date=p.date, msg=p.msg,
+                                             score_role=_LEARNED))
+                    split = split[:said] + split[said + 1:]
+            if p.role == "assistant":
+                asking = None
+                looked_up = False
             if p.role == "assistant":
                 last_assistant = split
                 replies[p.msg] = p.text
@@ -590,6 +621,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if p.msg != last_msg + 1:
                     turn = []
                 turn += range(len(rows), len(rows) + len(split))
+                asking = next((len(rows) + k for k in range(len(split) - 1, -1, -1)
+                               if _asks_to_know(split[k])), None)
             else:
                 turn = []
             last_msg = p.msg
@@ -603,11 +636,13 @@ class ExtractiveSummarizer(BaseSummarizer):
             offer = " ".join(last_assistant)[:_MAX_ITEM_CHARS]
             rows.append(_Row(tags["assistant"], offer, "assistant", _TASKS, pieces[-1].date,
                              pieces[-1].msg, "", _WAITING))
+        if joined:
+            rows = rows[:n_previous] + [r for r in rows[n_previous:] if r.body]
         # A carried-forward statement is scored as what it was: the user's words, the
         # assistant's, a tool line; an untagged one (an LLM's summary) as a fact about the user.
         scores = _score_all(
-            [r.body for r in rows], ["user" if r.score_role == "decision" else r.score_role
-                                     for r in rows]
+            [r.body for r in rows],
+            ["user" if r.score_role in ("decision", _LEARNED) else r.score_role for r in rows]
         )
         closed = _closed_tasks(rows, scores, n_previous, memo, attached, replies)
         # What fulfilled a request is worth what was asked: "订单号H123456" as much as the booking.
@@ -676,6 +711,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                   and (role == "summary" or i < replied) and _is_question(row.body)):
                 score *= _ANSWERED_FACTOR
                 history = True
+            elif row.score_role == _LEARNED:
+                # What the user asked to know and a tool found ("where's the flour order? → It
+                # shipped, PRO 1Z9F44A2037"): worth their own answer to a question, this fold.
+                score = max(score, _ANSWER_FLOOR)
+                answered = True
             elif row.score_role == "user" and answers_about_user(row.body):
                 # What the user told of their own when asked ("Where will you be flying
                 # from? → Boston."): as much theirs as "my X is Y" said unasked.
