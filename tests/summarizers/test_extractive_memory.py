@@ -3013,3 +3013,31 @@ def test_what_a_tool_found_for_the_user_is_kept_with_the_question(
 def test_a_question_answered_in_small_talk_is_not_joined() -> None:
     out = ask([user("how many states have you been to?"), assistant("About 12, I think!")])
     assert "→" not in out, out
+
+
+@pytest.mark.parametrize(("listing", "reply", "chosen", "not_chosen"), [
+    # Options described in brackets with commas of their own: each is one option, whole.
+    ("Good fits for a bookshop: Shopify POS (easy, cheap hardware), Square (free plan, "
+     "decent reports), and Lightspeed (deep inventory, pricier).", "second one. cheap matters",
+     "Square", ["Shopify", "Lightspeed"]),
+    ("Three to consider: oak (warm, scratches easily), walnut (dark, pricey), or maple "
+     "(pale, very hard, takes stain badly).", "maple.", "maple", ["oak", "walnut"]),
+    ("Two agencies nearby: Hartley & Moss Realty (big, slow), and Quinn Property Group "
+     "(small, answers the phone).", "Quinn Property Group. I want someone who picks up",
+     "Quinn", ["Hartley"]),
+])
+def test_a_pick_from_options_described_in_brackets(listing: str, reply: str, chosen: str,
+                                                   not_chosen: list[str]) -> None:
+    out = ask([user("what are my options?"), assistant(listing), user(reply)])
+    decisions = section(out, "Decisions")
+    assert any(chosen in d for d in decisions), out
+    assert not any(n in out for n in not_chosen), out
+
+
+def test_the_offer_is_what_was_proposed_not_the_options_named_in_passing() -> None:
+    out = ask([user("what should we cook for the party?"),
+               assistant("I'd go with a slow-roasted lamb shoulder. It feeds twelve easily. "
+                         "Other options would be paella or a big lasagna."),
+               user("yeah ok let's do that")])
+    decisions = section(out, "Decisions")
+    assert any("lamb" in d for d in decisions) and "paella" not in out, out

@@ -375,8 +375,9 @@ def _is_participant(word: str, names: frozenset[str]) -> bool:
 
 _SHORT_BYTES = 48  # UTF-8 bytes: shorter sentences are kept whole
 _LONG_BYTES = 150  # about 50 Chinese characters, or 150 Latin ones
+# (Never inside brackets: "Ledgerly (online, flat fee), Patel & Voss (in person, pricier)".)
 _CLAUSE_BREAK = re.compile(
-    r"([，；;]\s*|,(?!\d)\s*|\s+[-–—]+\s+|——"
+    r"([，；;](?![^(（]*[)）])\s*|,(?!\d)(?![^(（]*[)）])\s*|\s+[-–—]+\s+|——"
     r"|\s+(?=(?:and|but) (?:it|that|this)(?:'s| is| was| felt| has been) ))"
 )
 _SAYS_SOMETHING = re.compile(
@@ -386,6 +387,8 @@ _SAYS_SOMETHING = re.compile(
     # crowd out other facts: the Chinese sessions at 2,000 tokens lost 0.014.)
     r"|[一二两三四五六七八九十百千万]+[楼层号栋桌份元块]|定在|改到|改成|约在|订了"
 )
+_NAME_FIRST = re.compile(r"[A-Z][A-Za-z]")
+_INTRO_COLON = re.compile(r"[:：](?!\d)")
 # A clause that only says how it felt ("it was so powerful", "which was awesome", "太开心了"),
 # set off by a comma, a dash or "and it was": the event it follows is the fact.
 _FEELING = re.compile(
@@ -409,12 +412,17 @@ def _compress(sentence: str) -> str:
     parts = _CLAUSE_BREAK.split(sentence)
     if len(parts) < 3:  # one clause: nothing to cut
         return sentence
+    if _INTRO_COLON.search(parts[0]):
+        return sentence  # a listing ("Three to consider: quartz (…), butcher block (…), or…")
     clauses = [parts[0].strip()] + [parts[i].strip() for i in range(2, len(parts), 2)]
     keep = [not _FEELING.fullmatch(c.rstrip(" .!！?？。~")) for c in clauses]
     felt = not all(keep)
     if len(sentence.encode()) > _LONG_BYTES and len(clauses) >= 3:
         for i in range(1, len(clauses)):
-            keep[i] = keep[i] and bool(_SAYS_SOMETHING.search(clauses[i]))
+            # (A clause mid-sentence that opens with a capital opens with a name: "Clover
+            # (simple, low monthly cost)" in a listing.)
+            keep[i] = keep[i] and bool(_SAYS_SOMETHING.search(clauses[i])
+                                       or _NAME_FIRST.match(clauses[i]))
     if not any(keep):
         return sentence
     kept = ""

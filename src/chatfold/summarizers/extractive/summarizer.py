@@ -588,10 +588,11 @@ class ExtractiveSummarizer(BaseSummarizer):
             if p.role == "assistant" and not p.name and turn and p.msg == last_msg + 1:
                 self._take_on(rows, turn, p, lang, memo)
             if p.role == "assistant" and not p.name and asking is not None and looked_up \
-                    and split:
+                    and split and not awaits_choice(split) and len(listed_options(split)) < 2:
                 # "where's the flour order?" (a lookup) "It shipped, UPS PRO 1Z9F44A2037, ETA
                 # Thursday.": what the user asked to know, kept with what they learned. Only
                 # when a tool was asked first: in small talk a question and a number are chat.
+                # (Options found are offered, not learned: the user's pick comes next.)
                 said = next((j for j, s in enumerate(split[:2]) if _DIGITS.search(s)), None)
                 if said is not None:
                     # One line where the answer was said (a newer value than what the user

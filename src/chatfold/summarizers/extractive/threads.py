@@ -61,7 +61,8 @@ _PROPOSE = re.compile(
     r"(?i:how\s+about|what\s+about|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose)"
     r"|shall\s+i|should\s+i|would\s+you\s+like|do\s+you\s+want|want\s+me\s+to|you\s+could"
     r"|we\s+could|my\s+(?:pick|suggestion|recommendation)|option|why\s+not|i\s+can\s+(?:book|"
-    r"reserve|order|set|schedule)|let\s+me\s+(?:book|reserve|order)|best\s+(?:choice|bet))"
+    r"reserve|order|set|schedule)|let\s+me\s+(?:book|reserve|order)|best\s+(?:choice|bet)"
+    r"|i(?:\s+would|'d)\s+(?:go\s+with|pick|choose|take))"
     r"|要不要|怎么样|如何|推荐|建议|可以选|可以订|可以约|不如|需要我|要我|方案|备选|选项|帮你订|帮您订"
     r"|给你订"
     r"|(?:^|[，,])那?(?:要|需要)(?:预订|预约|订|买|约|安排|下单)(?:吗|么)"  # "要订吗？"
@@ -179,11 +180,20 @@ _SOFT_PROPOSE = re.compile(
 _NAMES_SOMETHING = re.compile(r"(?<=\S)\s*[A-Z][A-Za-z0-9]|\d|(?<=[\u4e00-\u9fff])[A-Za-z]")
 
 
+_SECONDARY = re.compile(
+    r"(?i:(?:other|alternative|backup)\s+(?:options?|choices?|ideas?)|alternatively|otherwise"
+    r"|you\s+could\s+also|or\s+you\s+could)\b|其他(?:选择|方案|选项)|另外也可以|备选")
+
+
 def proposal(sentences: list[str]) -> str | None:
     """The sentence of an assistant message that offers something (the last one with a
     proposal cue and a content word), or None. An offer that names nothing and points back
     ("Found UA 455 at $279. Shall I book it?") offers the sentence before it."""
-    for i in range(len(sentences) - 1, -1, -1):
+    # "I'd go with a pear tart. … Other options would be cardamom knots": the offer is the
+    # first; the others are named in passing, and taken only when nothing else is offered.
+    secondary = [i for i, s in enumerate(sentences) if _SECONDARY.match(s)]
+    order = [i for i in range(len(sentences) - 1, -1, -1) if i not in secondary] + secondary[::-1]
+    for i in order:
         s = sentences[i]
         if not _PROPOSE.search(s) and not (_SOFT_PROPOSE.search(s)
                                            and _NAMES_SOMETHING.search(s)):
@@ -1163,7 +1173,8 @@ _SUGGEST_ZH = re.compile(
 # A series: "A、B、C" (its parentheses kept whole), "A, B, and C" (not "$1,349").
 _SERIES_SPLIT = re.compile(r"、(?![^（(]*[）)])")
 _SERIES_SPLIT_EN = re.compile(r",(?!\d{3})(?![^(]*\))\s*(?:(?:and|or)\s+)?")
-_SERIES_END = re.compile(r"[，。；;!！?？]|,(?!\d{3})|\.(?:\s|$)")
+# (Not inside brackets: "or soapstone (softer, heat-proof)" ends after its bracket.)
+_SERIES_END = re.compile(r"(?:[，。；;!！?？]|,(?!\d{3})|\.(?:\s|$))(?![^(（]*[)）])")
 _LAST_OR = re.compile(r"(?i)[,，]?\s+(?:or|and)$|[，,]?(?:或者|或|还是)$")
 _LEAD_OR = re.compile(r"(?i)^\s*(?:or|and|或者|或是|还有)\s*")
 
@@ -1217,6 +1228,13 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
     """(the option, the option, whether the reply said only that) when a short ``reply``
     takes the one of ``options`` that its words name ("so the dim sum place", "Tuesday it
     is"), else None."""
+    # A reply that is an option's name and nothing else: "soapstone.", "Patel & Voss.".
+    bare = reply.strip().rstrip(".!。！").strip().casefold()
+    if len(bare) >= 3 and 2 <= len(options) <= 6:
+        named = [o for o in options if o.casefold().startswith(bare)
+                 and not o[len(bare):len(bare) + 1].isalnum()]
+        if len(named) == 1:
+            return named[0], named[0], True
     latin = reply.isascii()
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
