@@ -3041,3 +3041,16 @@ def test_the_offer_is_what_was_proposed_not_the_options_named_in_passing() -> No
                user("yeah ok let's do that")])
     decisions = section(out, "Decisions")
     assert any("lamb" in d for d in decisions) and "paella" not in out, out
+
+
+@pytest.mark.parametrize(("listing", "reply", "chosen", "not_chosen"), [
+    ("有三家：西湖边那家560一晚，湖景；城站那家280一晚，离地铁近；滨江那家830一晚，含早。",
+     "就最便宜那家，反正白天都在外面", "城站", ["西湖边", "滨江"]),
+    ("附近有：乐高机器人，每节200元；墨香书法，每节90元，走路就到；还有体育馆的篮球班。",
+     "他太闹了，想让他安静点，就墨香吧，还近", "墨香", ["乐高"]),
+])
+def test_a_chinese_pick_by_price_or_by_name_mid_reply(listing: str, reply: str, chosen: str,
+                                                      not_chosen: list[str]) -> None:
+    out = ask([user("帮我看看有什么选择"), assistant(listing), user(reply)], language="zh")
+    assert any(chosen in d for d in section(out, "决定")), out
+    assert not any(n in out for n in not_chosen), out

@@ -1237,7 +1237,10 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
             return named[0], named[0], True
     latin = reply.isascii()
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
-        reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
+        clauses = _FIRST_CLAUSE.findall(reply)
+        # The clause that picks, wherever it is: "他坐不住，我想让他静下心来，就下棋那个吧".
+        cued = [c for c in clauses if _DESC_CUE.search(c.strip())] if not latin else []
+        reply = (cued[-1] if len(cued) == 1 else clauses[0]).strip()
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN) or _DESC_CUE.search(
             reply) is None or reply.rstrip().endswith(("?", "？")):
         return None
@@ -1251,8 +1254,8 @@ _CHEAPER = re.compile(r"(?i:\b(?:the\s+)?(?:cheaper|cheapest|less expensive|leas
                       r"|便宜(?:点|一点|些)?的|最便宜")
 _DEARER = re.compile(r"(?i:\b(?:the\s+)?(?:pricier|priciest|more expensive|most expensive)\b)"
                      r"|贵(?:点|一点|些)?的|最贵")
-_PRICE = re.compile(r"[$¥￥€£]\s?(\d[\d,]*(?:\.\d+)?)|(\d+(?:\.\d+)?)\s?(?:元|块|刀)"
-                    r"|一晚(\d+(?:\.\d+)?)")
+_PRICE = re.compile(r"[$¥￥€£]\s?(\d[\d,]*(?:\.\d+)?)|(\d+(?:\.\d+)?)\s?(?:元|块|刀|一晚|每晚)"
+                    r"|(?:一晚|每晚)(\d+(?:\.\d+)?)")
 
 
 def priced_pick(options: list[str], reply: str) -> tuple[str, str, bool] | None:
