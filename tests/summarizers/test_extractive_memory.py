@@ -3054,3 +3054,16 @@ def test_a_chinese_pick_by_price_or_by_name_mid_reply(listing: str, reply: str, 
     out = ask([user("帮我看看有什么选择"), assistant(listing), user(reply)], language="zh")
     assert any(chosen in d for d in section(out, "决定")), out
     assert not any(n in out for n in not_chosen), out
+
+
+@pytest.mark.parametrize(("said", "key"), [
+    ("Need a snack idea for the 30 kids on the field trip that's cheap and quick to pack, "
+     "absolutely no peanuts anywhere near it, my son is allergic, which is why I offered.",
+     "peanuts"),
+    ("周末要给班上二十几个小朋友准备点心，最好便宜又好做的，千万不能有芒果，我女儿过敏，所以我才主动揽下来的。",
+     "芒果"),
+])
+def test_an_allergy_in_a_long_sentence_keeps_what_it_is_to(said: str, key: str) -> None:
+    lang = "en" if said.isascii() else "zh"
+    out = ask([user(said)], language=lang)
+    assert key in out, out

@@ -388,6 +388,8 @@ _SAYS_SOMETHING = re.compile(
     r"|[一二两三四五六七八九十百千万]+[楼层号栋桌份元块]|定在|改到|改成|约在|订了"
 )
 _NAME_FIRST = re.compile(r"[A-Z][A-Za-z]")
+_HEALTH = re.compile(r"(?i:allerg|intoleran|celiac|coeliac|diabet|asthma|epilep|anaphyla)"
+                     r"|过敏|不耐受|哮喘|糖尿病|癫痫")
 _INTRO_COLON = re.compile(r"[:：](?!\d)")
 # A clause that only says how it felt ("it was so powerful", "which was awesome", "太开心了"),
 # set off by a comma, a dash or "and it was": the event it follows is the fact.
@@ -423,6 +425,11 @@ def _compress(sentence: str) -> str:
             # (simple, low monthly cost)" in a listing.)
             keep[i] = keep[i] and bool(_SAYS_SOMETHING.search(clauses[i])
                                        or _NAME_FIRST.match(clauses[i]))
+        for i in range(1, len(clauses)):
+            if _HEALTH.search(clauses[i]):
+                # "…, zero sesame anywhere near it, she's allergic": the allergy and what it
+                # is to, said just before it.
+                keep[i] = keep[i - 1] = True
     if not any(keep):
         return sentence
     kept = ""
