@@ -3067,3 +3067,15 @@ def test_an_allergy_in_a_long_sentence_keeps_what_it_is_to(said: str, key: str) 
     lang = "en" if said.isascii() else "zh"
     out = ask([user(said)], language=lang)
     assert key in out, out
+
+
+@pytest.mark.parametrize(("said", "lang", "task"), [
+    ("My passport expires in March — could you find me the renewal office hours later?", "en",
+     True),
+    ("下个月要去成都出差，能帮我订个靠近春熙路的酒店吗？", "zh", True),
+    ("I finally finished the marathon — can you believe it?", "en", False),
+])
+def test_a_request_closing_a_sentence_that_said_why_is_a_task(said: str, lang: str,
+                                                              task: bool) -> None:
+    out = ask([user(said)], language=lang)
+    assert bool(section(out, "待办" if lang == "zh" else "Open tasks")) is task, out

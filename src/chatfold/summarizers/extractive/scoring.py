@@ -704,6 +704,15 @@ _TASK_LEAD = re.compile(
     r"|(?i:(?:(?:and|also|then|now),?\s+)?(?:please|remind(?!ers?\b)|don't\s+forget"
     r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you)))"
 )
+# A request closing a sentence that said why: "I need to get him into a renewal class before
+# that — can you find me options later?", "下周要去上海出差，能帮我订个酒店吗？" (not "can you
+# believe it?").
+_ASK_AT_END = re.compile(
+    r"(?i:(?:[,;:—–]|\s-|\band|\bso)\s*(?:so\s+)?(?:can|could|would|will) you (?:please )?"
+    r"(?:find|book|get|look|check|send|remind|set|make|order|call|email|write|draft|schedule"
+    r"|help|pull|compare|research|track|sort|figure|put|add|update|reserve|cancel|text)\b"
+    r"[^?]*\?\s*$)"
+    r"|[，,]\s*(?:你|您)?(?:能不能|能|可以|可不可以)?帮我[^？?，,]*(?:[？?]|吗)\s*$")
 # A request said as a bare imperative ("Book a table for 4 at Nobu", "Find me a hotel in
 # Lisbon", "查一下明天的航班", "给张经理发个邮件"): an action verb opening the user's sentence.
 # Verbs that open small talk as often ("check this out", "take care", "look at this") are not.
@@ -1075,7 +1084,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     reminder = role != "assistant" and (_REMINDER.match(text, at) is not None or (
         any(k in text.lower() for k in _REMIND_MID_KEYS)
         and _REMIND_MID.search(text) is not None))
-    request = role != "assistant" and (bool(mask & _TASK and _TASK_LEAD.match(text, at)) or (
+    request = role != "assistant" and (bool(mask & _TASK and (
+        _TASK_LEAD.match(text, at) or _ASK_AT_END.search(text))) or (
         role == "user" and _IMPERATIVE.match(text, at) is not None and not _is_question(text)
     ) or reminder)
     if request:

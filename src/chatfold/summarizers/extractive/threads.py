@@ -631,7 +631,7 @@ _ACK_WEAK = re.compile(
     r"|好的?|行|没问题|可以|嗯)(?![a-z])[\s,.!:;，。！：]*")
 _FOR_GOOD_REPLY = re.compile(
     r"(?i:\b(?:going forward|from now on|from here on(?: out)?|moving forward|in (?:the )?future"
-    r"|every time|each time|whenever|on anything|for anything|always|never)\b)"
+    r"|every time|each time|on anything|for anything|always|never)\b)"
     r"|以后|之后|今后|往后|下次|统一|一律|每次|都用|都会|都按")
 
 
