@@ -3079,3 +3079,15 @@ def test_a_request_closing_a_sentence_that_said_why_is_a_task(said: str, lang: s
                                                               task: bool) -> None:
     out = ask([user(said)], language=lang)
     assert bool(section(out, "待办" if lang == "zh" else "Open tasks")) is task, out
+
+
+@pytest.mark.parametrize(("said", "lang", "key"), [
+    ("中通的月结账号6620913, 下单的时候填这个就行吧？", "zh", "6620913"),
+    ("My library card is 29310044, do I need it for the e-books too?", "en", "29310044"),
+])
+def test_a_value_stated_before_a_question_is_kept(said: str, lang: str, key: str) -> None:
+    filler = ["周末去公园走了走，天气很好。" if lang == "zh"
+              else "We walked in the park, lovely day."]
+    out = ask([user(said), assistant("好的。" if lang == "zh" else "Sure."),
+               *[user(f) for f in filler * 6]], language=lang, max_tokens=60)
+    assert key in out, out

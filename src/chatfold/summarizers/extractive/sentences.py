@@ -278,6 +278,29 @@ _OWNED_UP_CHARS = 60
 _DIGIT_OR_CAP = re.compile(r"\d|(?<=\s)[A-Z]")
 
 
+_DIGIT = re.compile(r"\d")
+_ASKS_WORD = re.compile(
+    r"吗|呢|什么|哪|多少|几|怎么|为什么|是否|是不是|能不能|可不可以|有没有"
+    r"|(?i:^\s*(?:what|where|when|how|why|which|who|whose|is|are|am|do|does|did|can|could"
+    r"|would|will|should|shall|have|has|any)\b)")
+_HEAD_CLAUSE = re.compile(r"^([^，,？?]+?)(?:，|, )(.+[？?])\s*$")
+
+
+def split_stated_question(sentences: list[str]) -> list[str]:
+    """``sentences`` with a value stated before a question split from it: "顺丰月结卡号
+    7550128833，寄件的时候直接报这个就行了吧？" states the number, then asks; the number is no
+    question's."""
+    out: list[str] = []
+    for sentence in sentences:
+        m = _HEAD_CLAUSE.match(sentence) if sentence.rstrip()[-1:] in "?？" else None
+        if m is None or not _DIGIT.search(m.group(1)) or _ASKS_WORD.search(m.group(1)):
+            out.append(sentence)
+            continue
+        head = m.group(1).strip()
+        out += [head + ("。" if any(map(_is_cjk, head)) else "."), m.group(2).strip()]
+    return out
+
+
 def join_bare_corrections(sentences: list[str]) -> list[str]:
     """``sentences`` with a short owning-up to a slip that gives no value ("autocorrect
     again.", "ugh my bad, that one's been dead for months.", "打错了。") joined to the sentence

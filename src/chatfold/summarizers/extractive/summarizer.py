@@ -54,6 +54,7 @@ from .sentences import (
     join_bare_reminders,
     plain_spelling,
     split_sentences,
+    split_stated_question,
 )
 from .threads import (
     CALL_OFF,
@@ -500,8 +501,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             if split is None:
                 cut = (_compress(_strip_vocative(_strip_filler(s), known))
                        for s in split_sentences(p.text))
-                split = sentences[p.text] = join_bare_corrections(
-                    join_bare_reminders([s for s in cut if s]))
+                split = sentences[p.text] = split_stated_question(join_bare_corrections(
+                    join_bare_reminders([s for s in cut if s])))
             replying = (p.role == "user" and bool(last_assistant) and p.msg == last_msg + 1
                         and bool(split or p.text.strip()))
             if unpicked and p.role == "assistant" and not p.name and p.msg == last_msg + 1:
