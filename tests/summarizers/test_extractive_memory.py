@@ -3091,3 +3091,26 @@ def test_a_value_stated_before_a_question_is_kept(said: str, lang: str, key: str
     out = ask([user(said), assistant("好的。" if lang == "zh" else "Sure."),
                *[user(f) for f in filler * 6]], language=lang, max_tokens=60)
     assert key in out, out
+
+
+@pytest.mark.parametrize(("first", "later", "new", "old"), [
+    ("婚宴的预算我们一开始定的是20万，含场地和菜", "跟家里商量了一晚上，最后砍到十五万，不能再多了",
+     "十五万", "20万"),
+    ("公司年会要订400份伴手礼，logo印在盒子上", "行政那边说人数变了，减到三百五十份，logo照旧",
+     "三百五十份", "400份"),
+])
+def test_a_chinese_amount_cut_in_words_replaces_the_old_amount(first: str, later: str,
+                                                               new: str, old: str) -> None:
+    out = ask([user(first), assistant("好的，记下了。"), user(later)], language="zh")
+    assert new in out and old not in out, out
+
+
+@pytest.mark.parametrize(("text", "digits"), [
+    ("砍到九万", "砍到9万"), ("九万五", "9.5万"), ("涨到七千三", "涨到7300"),
+    ("两百二十套", "220套"), ("一万二", "1.2万"), ("千万别忘了", "千万别忘了"),
+    ("万一下雨", "万一下雨"), ("十分感谢", "十分感谢"),
+])
+def test_chinese_numbers_are_read_as_digits_for_comparison(text: str, digits: str) -> None:
+    from chatfold.summarizers.extractive.changes import _arabic
+
+    assert _arabic(text) == digits

@@ -148,12 +148,65 @@ _CUE_TOKENS = content_tokens(
     "oops sorry should 抱歉 不好意思 对不起 "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
     "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 "
-    "如今 目前 今年"
+    "如今 目前 今年 最后 最终 后来 结果"
 )
+
+
+_ZH_DIGIT = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+             "八": 8, "九": 9}
+_ZH_SCALE = {"十": 10, "百": 100, "千": 1000}
+# A Chinese number with a place ("九万", "七千三", "两百二十", "十二"), from a digit or 十 ("千万
+# 别", "万一", "百分之" are words, "十分" one character).
+_ZH_AMOUNT = re.compile("(?:[一二两三四五六七八九十])[零一二两三四五六七八九十百千万]+")
+
+
+def _below_wan(run: str) -> int | None:
+    """"七千三" → 7300, "两百二" → 220, "十二" → 12; None when it is no number."""
+    total, digit, last = 0, None, 10000
+    for ch in run:
+        if ch in _ZH_DIGIT:
+            digit = _ZH_DIGIT[ch]
+        elif ch in _ZH_SCALE:
+            scale = _ZH_SCALE[ch]
+            if scale >= last:
+                return None
+            total += (1 if digit is None else digit) * scale
+            digit, last = None, scale
+        else:
+            return None
+    if digit is not None:
+        total += digit * (last // 10 if last <= 1000 else 1)  # "七千三": the next place down
+    return total
+
+
+def _arabic(text: str) -> str:
+    """``text`` with its Chinese numbers in digits, 万 kept as the unit it is: "砍到九万" →
+    "砍到9万", "九万五" → "9.5万", "涨到七千三" → "涨到7300", "两百二十套" → "220套"."""
+
+    def one(m: re.Match[str]) -> str:
+        run = m.group()
+        if not any(ch in run for ch in "十百千万"):
+            return run
+        head, wan, tail = run.partition("万")
+        high = _below_wan(head)
+        if high is None:
+            return run
+        if not wan:
+            return str(high)
+        if not tail:
+            return f"{high}万"
+        if len(tail) == 1 and tail in _ZH_DIGIT:
+            return f"{high}.{_ZH_DIGIT[tail]}万"
+        low = _below_wan(tail)
+        return run if low is None else str(high * 10000 + low)
+
+    return _ZH_AMOUNT.sub(one, text)
 
 
 def _values(text: str) -> tuple[frozenset[str], str]:
     """The values a statement gives (normalised), and its text with them blanked out."""
+    if not text.isascii():
+        text = _arabic(text)
     found: set[str] = set()
     for m in _EMAIL.finditer(text):
         found.add(m.group().lower())
@@ -241,6 +294,8 @@ def _units(text: str) -> frozenset[str]:
     """What a statement's numbers measure: a currency sign, or the word or character after the
     number ("$", "kg", "mile", "元", "公斤", "岁")."""
     out = set()
+    if not text.isascii():
+        text = _arabic(text)
     for m in _UNIT.finditer(text):
         unit = m.group("cur") or m.group("zh") or m.group("zhm") \
             or _stem((m.group("en") or "").lower())
@@ -469,15 +524,19 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             _replace_the_only(items, n, emptied, _FAVOURITE, new.persons, shape)
             continue
         whole: _Shape | None = None
-        if new.values and len(new.topic) > _MAX_TOPIC and not it.body.isascii():
+        if new.values and not it.body.isascii():
             # Chinese runs many character pairs into one sentence: "仓库刚通知，从下周一起截单
             # 提前了，改成下午 3 点半，…" changes by its clause of change, about what the
-            # whole sentence names ("截单").
+            # whole sentence names ("截单"); so does one whose clause of change names nothing
+            # but its value ("跟家里商量了一晚上，最后砍到十五万").
             clause = _change_clause(it.body)
-            if clause is not None:
+            if clause is not None and len(new.topic) > _MAX_TOPIC:
                 whole, new = new, _Shape(clause)
+            elif clause is not None and not (bare := _Shape(clause)).topic:
+                whole, new = new, bare
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
+        amount: frozenset[str] = frozenset()
         for k in range(n - 1, -1, -1):
             old = items[k]
             if id(old) in emptied or old.tag != it.tag or _assistants(old) != theirs:
@@ -487,12 +546,19 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
                     # "…那天被订了，改到10月6号了，…": a day moved, naming nothing else, moves
                     # the latest day the speaker gave ("婚礼定在10月3号").
                     not new.topic and new.values and _when(new.values) == new.values
-                    and _when(was.values)):
+                    and _when(was.values)) and not (
+                    # "…，最后砍到九万，…": an amount cut or raised, naming nothing else, changes
+                    # the latest amount in the same unit ("装修预算我们定的是12万").
+                    amount := (new.units & was.units - _NOT_THING if not new.topic
+                               else frozenset())):
                 continue
             if (not was.values - new.values or not new.values - was.values
                     or not _same_thing(new, was, strict=says == 1)):
                 continue  # no value replaced, or not the same thing
-            _take_out(old, new.topic, was.values - new.values)
+            if whole is not None and amount:
+                _take_out_amount(old, amount)
+            else:
+                _take_out(old, new.topic, was.values - new.values)
             if not old.body:
                 emptied.add(id(old))
             it.score = max(it.score, old.score)
@@ -605,7 +671,8 @@ _NEGATED_VALUE = re.compile(r"(?i:\bnot [A-Z0-9][\w-]*)|不是[^，。！？,.!?
 
 def _change_clause(body: str) -> str | None:
     """The one clause of ``body`` that says a change and gives a value, else None."""
-    found = [c for c in _ZH_CLAUSE.split(body) if _CHANGE.search(c) and _DIGITS.search(c)]
+    found = [c for c in _ZH_CLAUSE.split(body)
+             if _CHANGE.search(c) and (_DIGITS.search(c) or _DIGITS.search(_arabic(c)))]
     return found[0] if len(found) == 1 else None
 
 
@@ -746,6 +813,16 @@ def replace_instructions(items: list[_Item]) -> list[_Item]:
                 it.replaces = True
                 break
     return [it for it in items if id(it) not in emptied] if emptied else items
+
+
+def _take_out_amount(old: _Item, units: frozenset[str]) -> None:
+    """Remove from ``old`` the clauses that give an amount in ``units`` ("300套杯碟")."""
+    parts = _CLAUSE_SPLIT.split(old.body)
+    removed = {i // 2 for i in range(0, len(parts), 2) if _units(parts[i]) & units}
+    if len(removed) == (len(parts) + 1) // 2:
+        old.body = ""
+    elif removed:
+        old.body = _without_clauses(parts, removed, {})
 
 
 def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
