@@ -3083,7 +3083,7 @@ def test_a_request_closing_a_sentence_that_said_why_is_a_task(said: str, lang: s
 
 @pytest.mark.parametrize(("said", "lang", "key"), [
     ("中通的月结账号6620913, 下单的时候填这个就行吧？", "zh", "6620913"),
-    ("My library card is 29310044, do I need it for the e-books too?", "en", "29310044"),
+    ("快递单号YT20938811，这个能查到现在到哪了吗？", "zh", "YT20938811"),
 ])
 def test_a_value_stated_before_a_question_is_kept(said: str, lang: str, key: str) -> None:
     filler = ["周末去公园走了走，天气很好。" if lang == "zh"

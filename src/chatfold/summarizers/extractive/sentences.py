@@ -287,12 +287,13 @@ _HEAD_CLAUSE = re.compile(r"^([^，,？?]+?)(?:，|, )(.+[？?])\s*$")
 
 
 def split_stated_question(sentences: list[str]) -> list[str]:
-    """``sentences`` with a value stated before a question split from it: "顺丰月结卡号
+    """``sentences`` with a value stated before a Chinese question split from it: "顺丰月结卡号
     7550128833，寄件的时候直接报这个就行了吧？" states the number, then asks; the number is no
-    question's."""
+    question's. (In English "My order is 4417, can you check it?" is one request about the
+    order: it stays whole.)"""
     out: list[str] = []
     for sentence in sentences:
-        m = _HEAD_CLAUSE.match(sentence) if sentence.rstrip()[-1:] in "?？" else None
+        m = _HEAD_CLAUSE.match(sentence) if sentence.rstrip()[-1:] == "？" else None
         if m is None or not _DIGIT.search(m.group(1)) or _ASKS_WORD.search(m.group(1)):
             out.append(sentence)
             continue

@@ -465,7 +465,8 @@ class ExtractiveSummarizer(BaseSummarizer):
         pieces = list(self._pieces(request.messages, lang, last_day))
         names.update(p.name.casefold() for p in pieces if p.name)
         known = frozenset(names)
-        sentences: dict[str, list[str]] = {}  # a message said again is split once per fold
+        # A message said again is split once per fold (the user's own way: see below).
+        sentences: dict[tuple[bool, str], list[str]] = {}
         last_assistant: list[str] = []  # sentences of the latest assistant message
         last_msg = -1
         # An offer the last fold ended on, still waiting for its answer: the first message of
@@ -497,12 +498,16 @@ class ExtractiveSummarizer(BaseSummarizer):
             # a group chat): scored like the user, shown by name.
             tag = f"{p.name}{_COLON[lang]}" if p.name else tags.get(p.role, "")
             score_role = "user" if p.name else p.role
-            split = sentences.get(p.text)
+            split = sentences.get((p.role == "user", p.text))
             if split is None:
                 cut = (_compress(_strip_vocative(_strip_filler(s), known))
                        for s in split_sentences(p.text))
-                split = sentences[p.text] = split_stated_question(join_bare_corrections(
-                    join_bare_reminders([s for s in cut if s])))
+                split = join_bare_corrections(join_bare_reminders([s for s in cut if s]))
+                if p.role == "user":
+                    # (Not the assistant's "UA 2417 leaves at 7:05, shall I book it?": its
+                    # offer is the whole sentence.)
+                    split = split_stated_question(split)
+                sentences[(p.role == "user", p.text)] = split
             replying = (p.role == "user" and bool(last_assistant) and p.msg == last_msg + 1
                         and bool(split or p.text.strip()))
             if unpicked and p.role == "assistant" and not p.name and p.msg == last_msg + 1:
