@@ -12,7 +12,13 @@ from hypothesis import strategies as st
 
 from chatfold import InvalidArgumentError, SummaryRequest
 from chatfold.summarizers.extractive import ExtractiveSummarizer
-from chatfold.summarizers.extractive.threads import answers_about_user, changes_world, looks_up
+from chatfold.summarizers.extractive.changes import _arabic
+from chatfold.summarizers.extractive.threads import (
+    answers_about_user,
+    changes_world,
+    looks_up,
+    user_done,
+)
 
 _HAN = re.compile(r"[\u3400-\u9fff]")
 
@@ -3111,6 +3117,12 @@ def test_a_chinese_amount_cut_in_words_replaces_the_old_amount(first: str, later
     ("万一下雨", "万一下雨"), ("十分感谢", "十分感谢"),
 ])
 def test_chinese_numbers_are_read_as_digits_for_comparison(text: str, digits: str) -> None:
-    from chatfold.summarizers.extractive.changes import _arabic
-
     assert _arabic(text) == digits
+
+
+@pytest.mark.parametrize(("said", "done"), [
+    ("DONE, paid it this morning.", True), ("All done!", True), ("done.", True),
+    ("Done deal, we signed the lease", False), ("donezo lol", False),
+])
+def test_done_said_first_is_the_user_reporting_it_done(said: str, done: bool) -> None:
+    assert user_done(said) is done

@@ -754,6 +754,8 @@ _USER_DONE = re.compile(
     r"(?:my |the |our )?[\w' -]{0,24}? back)\b)"
     # Said without "I", as chat does: "Paid the electricity bill this morning.", "Finally
     # finished the quarterly report!"
+    # "DONE, paid it this morning", "all done!": the user's own word for it.
+    r"|(?i:^(?:all\s+)?done\b\s*[,.!]+)"
     r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:paid|booked|sent|finished|submitted"
     r"|ordered|bought|renewed|filed|mailed|returned|cancell?ed|fixed|done with|picked up"
     r"|dropped off|called|got)\b)"
