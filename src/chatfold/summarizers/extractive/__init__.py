@@ -24,8 +24,10 @@ writing them. One fold is one linear pass:
    themselves) weigh more than the assistant's; small talk (``收到，谢谢``, ``ok thanks``,
    ``I totally agree``) scores zero; text that tries to instruct the summarizer is data.
 4. **Thread** (``threads``). The assistant's proposal and the user's acceptance become one
-   decision ("User agreed: How about Hotel Lumière…"); a request closes when a later
-   statement or tool result fulfils it, and what fulfilled it is kept as a fact.
+   decision ("User agreed: How about Hotel Lumière…"); an instruction the assistant takes on
+   for good is kept as one ("User asked: use grams for recipes"); a request closes when a later
+   statement or tool result fulfils it, and what fulfilled it is kept as a fact; what a tool
+   found for the user's question is kept with the question ("… → It shipped, PRO 1Z9F44A2037").
 5. **Merge** (``items``, ``slots``). The previous summary is parsed back into items (one per
    ``- `` line, with its section and date). Exact duplicates are dropped, and a newer statement
    replaces an older one about the same *slot*, clause by clause: same subject and attribute
