@@ -3126,3 +3126,16 @@ def test_chinese_numbers_are_read_as_digits_for_comparison(text: str, digits: st
 ])
 def test_done_said_first_is_the_user_reporting_it_done(said: str, done: bool) -> None:
     assert user_done(said) is done
+
+
+@pytest.mark.parametrize(("said", "key"), [
+    ("the renewal form wants the license number. it's LIC-40417, if that matters", "LIC-40417"),
+    ("conf # 8812-QRT in case the county asks", "8812-QRT"),
+])
+def test_a_reference_in_a_forms_shape_outlasts_narrated_chatter(said: str, key: str) -> None:
+    places = ["Riverside", "Summit", "Granite", "Boulder", "Crux", "Vertex", "Apex", "Ridge"]
+    friends = ["Priya", "Tom", "Anna", "Luis", "Mei", "Omar", "Sara", "Ken"]
+    chatter = [user(f"On May {i + 1} I went climbing at {p} Gym with {f}.")
+               for i, (p, f) in enumerate(zip(places, friends, strict=True))]
+    out = ask([user(said), assistant("Thanks."), *chatter], max_tokens=60)
+    assert key in out, out

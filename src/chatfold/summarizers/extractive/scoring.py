@@ -704,6 +704,11 @@ _TASK_LEAD = re.compile(
     r"|(?i:(?:(?:and|also|then|now),?\s+)?(?:please|remind(?!ers?\b)|don't\s+forget"
     r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you)))"
 )
+# A reference in a form's shape: letters-digits ("FSE-22817"), digits-letters ("7731-ALB"), or
+# nine or more capitals and digits mixed ("1Z9F44A2037"); not a model ("M301") or a date.
+_CODE = re.compile(
+    r"(?<![\w-])(?:[A-Za-z]{1,5}-\d{3,}|\d{3,}-[A-Za-z]{2,}"
+    r"|(?=[A-Z0-9]{9,}\b)[A-Z]*\d[A-Z0-9]*[A-Z][A-Z0-9]*)(?![\w-])")
 # A request closing a sentence that said why: "I need to get him into a renewal class before
 # that — can you find me options later?", "下周要去上海出差，能帮我订个酒店吗？" (not "can you
 # believe it?").
@@ -1110,6 +1115,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         score += _FACT_WEIGHT  # an assistant's "my X is…" speaks of itself, not of the world
         if mask & _ATTR:
             score += _ATTR_WEIGHT
+    if role == "user" and not mask & _ATTR and _CODE.search(text):
+        # A reference in the shape people copy from a form ("It's FSE-22817", "conf #
+        # 7731-ALB", "1Z9F44A2037"): given to be kept, as "my X is Y" is, however it is said.
+        score += _FACT_WEIGHT + _ATTR_WEIGHT
     fond = bool(mask & _FOND and _FOND_PREF.search(text))
     if fond:
         score += _FOND_WEIGHT
