@@ -1115,7 +1115,7 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         score += _FACT_WEIGHT  # an assistant's "my X is…" speaks of itself, not of the world
         if mask & _ATTR:
             score += _ATTR_WEIGHT
-    if role == "user" and not mask & _ATTR and _CODE.search(text):
+    if role == "user" and not mask & _ATTR and _DIGITS.search(text) and _CODE.search(text):
         # A reference in the shape people copy from a form ("It's FSE-22817", "conf #
         # 7731-ALB", "1Z9F44A2037"): given to be kept, as "my X is Y" is, however it is said.
         score += _FACT_WEIGHT + _ATTR_WEIGHT
