@@ -819,10 +819,7 @@ def _take_out_amount(old: _Item, units: frozenset[str]) -> None:
     """Remove from ``old`` the clauses that give an amount in ``units`` ("300套杯碟")."""
     parts = _CLAUSE_SPLIT.split(old.body)
     removed = {i // 2 for i in range(0, len(parts), 2) if _units(parts[i]) & units}
-    if len(removed) == (len(parts) + 1) // 2:
-        old.body = ""
-    elif removed:
-        old.body = _without_clauses(parts, removed, {})
+    _drop_clauses(old, parts, removed)
 
 
 def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
@@ -837,6 +834,12 @@ def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
             removed.add(i // 2)
     if not removed:  # the thing was named across clauses: take out the stale values' clauses
         removed = {i // 2 for i in range(0, len(parts), 2) if _values(parts[i])[0] & stale}
+    _drop_clauses(old, parts, removed)
+
+
+def _drop_clauses(old: _Item, parts: list[str], removed: set[int]) -> None:
+    """``old`` without the clauses numbered in ``removed`` (``parts``: clauses and their
+    separators); emptied when none is left."""
     if len(removed) == (len(parts) + 1) // 2:
         old.body = ""
     elif removed:

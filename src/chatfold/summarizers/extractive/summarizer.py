@@ -358,9 +358,9 @@ def _done_factor(request: str) -> float:
 
 
 def _asks_to_know(sentence: str) -> bool:
-    """A question or an ask for information, not small talk ("how are you?")."""
-    return (_is_question(sentence) or asks_for_information(sentence)) \
-        and bool(content_tokens(sentence))
+    """A question or an ask for information (the caller checks it names something: "how are
+    you?" does not)."""
+    return _is_question(sentence) or asks_for_information(sentence)
 
 
 class ExtractiveSummarizer(BaseSummarizer):
@@ -486,13 +486,18 @@ class ExtractiveSummarizer(BaseSummarizer):
         unpicked: list[str] = []  # the options of that listing
         turn: list[int] = []  # the rows of the user's latest turn, for an acknowledgement
         asking: int | None = None  # the row of the user's latest question, until answered
+        said_last: list[int] = []  # the rows of the user's latest message
         looked_up = False  # a tool was called since that question
         joined = False  # a question was moved to its answer (its row left empty)
         for p in pieces:
             if p.role == "tool":
+                if said_last and not looked_up:
+                    # Only now is the user's question worth finding: a tool was asked.
+                    asking = next((j for j in reversed(said_last)
+                                   if _asks_to_know(rows[j].body) and memo[rows[j].body]), None)
+                    looked_up = asking is not None
                 rows.append(_Row("", p.text, "tool", None, p.date, p.msg, "", "tool"))
                 turn = []
-                looked_up = asking is not None
                 continue
             # A named participant is a person speaking for themselves (LoCoMo's two friends,
             # a group chat): scored like the user, shown by name.
@@ -604,6 +609,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                     # One line where the answer was said (a newer value than what the user
                     # said in between); the question's own row is left empty and skipped.
                     row = rows[asking]
+                    # (Emptied, not deleted: a pick may still drop rows before it.)
                     rows[asking] = row._replace(body="")
                     joined = True
                     # Asked and answered: a fact now, no open task.
@@ -613,8 +619,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                     split = split[:said] + split[said + 1:]
             if p.role == "assistant":
                 asking = None
+                said_last = []
                 looked_up = False
-            if p.role == "assistant":
                 last_assistant = split
                 replies[p.msg] = p.text
                 if "```" in p.text:
@@ -628,8 +634,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if p.msg != last_msg + 1:
                     turn = []
                 turn += range(len(rows), len(rows) + len(split))
-                asking = next((len(rows) + k for k in range(len(split) - 1, -1, -1)
-                               if _asks_to_know(split[k])), None)
+                said_last = list(range(len(rows), len(rows) + len(split)))
+                asking = None
             else:
                 turn = []
             last_msg = p.msg
@@ -813,7 +819,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         """The user's words the assistant's acknowledgement restates ("Understood. All recipe
         quantities in grams going forward."): an ask taken on, kept as "User asked: …" and
         worth a decision in every fold; a fact the user told of themselves stays their fact."""
-        ack = acknowledged(split_sentences(reply.text))
+        ack = acknowledged(reply.text)
         if ack is None:
             return
         restated, for_good = ack

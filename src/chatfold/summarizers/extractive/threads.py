@@ -39,7 +39,7 @@ from collections.abc import Callable
 
 from .lexicon import ZH_PLACES as _ZH_PLACES
 from .lexicon import _is_pleasantry
-from .sentences import _normalise
+from .sentences import _normalise, split_sentences
 
 # The user's opening words that accept what was just offered.
 _ACCEPT = re.compile(
@@ -649,12 +649,12 @@ def standing_terms(sentence: str) -> bool:
     return _STANDING_TERMS.search(sentence) is not None
 
 
-def acknowledged(reply: list[str]) -> tuple[str, bool] | None:
+def acknowledged(text: str) -> tuple[str, bool] | None:
     """The assistant's restatement of what it takes on, and whether it says it is for good,
-    when ``reply`` (an assistant message's sentences, before filler is stripped) opens with an
-    acknowledgement and restates something: ("All recipe quantities in grams going forward",
-    True) for "Understood. All recipe quantities in grams going forward."; None for "Sure,
-    sounds fun!" or a bare "Got it."."""
+    when its message ``text`` opens with an acknowledgement and restates something: ("All
+    recipe quantities in grams going forward", True) for "Understood. All recipe quantities
+    in grams going forward."; None for "Sure, sounds fun!" or a bare "Got it."."""
+    reply = split_sentences(text)  # (it strips list marks: "- Got it\n- …" acknowledges)
     if not reply:
         return None
     first = reply[0].strip()
