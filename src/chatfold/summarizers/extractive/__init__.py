@@ -25,7 +25,8 @@ writing them. One fold is one linear pass:
    ``I totally agree``) scores zero; text that tries to instruct the summarizer is data.
 4. **Thread** (``threads``). The assistant's proposal and the user's acceptance become one
    decision ("User agreed: How about Hotel Lumière…"); an instruction the assistant takes on
-   for good is kept as one ("User asked: use grams for recipes"); a request closes when a later
+   for good is kept as one ("User asked: use grams for recipes"), and so is an errand it
+   promises to do later, under open tasks until done; a request closes when a later
    statement or tool result fulfils it, and what fulfilled it is kept as a fact; what a tool
    found for the user's question is kept with the question ("… → It shipped, PRO 1Z9F44A2037").
 5. **Merge** (``items``, ``slots``). The previous summary is parsed back into items (one per

@@ -60,6 +60,7 @@ from .threads import (
     CALL_OFF,
     CANCEL,
     TokenMemo,
+    _stem,
     acceptance_rest,
     acknowledged,
     alternatives,
@@ -72,6 +73,7 @@ from .threads import (
     cancels,
     changes_world,
     chosen_option,
+    commits,
     concluded_pick,
     confirms,
     content_tokens,
@@ -818,21 +820,35 @@ class ExtractiveSummarizer(BaseSummarizer):
                  memo: TokenMemo) -> None:
         """The user's words the assistant's acknowledgement restates ("Understood. All recipe
         quantities in grams going forward."): an ask taken on, kept as "User asked: …" and
-        worth a decision in every fold; a fact the user told of themselves stays their fact."""
+        worth a decision in every fold; a fact the user told of themselves stays their fact.
+        An errand the assistant promised to do ("Sure, I'll look for food handler renewal
+        classes…") is kept so too, under open tasks, until it is reported done."""
         ack = acknowledged(reply.text)
-        if ack is None:
+        restated = ack[0] if ack is not None else commits(reply.text)
+        if restated is None:
             return
-        restated, for_good = ack
+        for_good = ack is not None and ack[1]
         said = memo[restated]
+        said_stems = {_stem(w) for w in said}
         shared = [(len(memo[rows[j].body] & said), j) for j in turn if rows[j].role == "user"]
         need = 1 if for_good else _NOTED_OVERLAP
+        errand = False
         for n, j in sorted(shared, reverse=True)[:2]:
             row = rows[j]
-            if n < need or _SELF_LEAD.match(row.body) or not (
+            tag = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}"
+            if ack is not None and n >= need and not _SELF_LEAD.match(row.body) and (
                     for_good or standing_terms(row.body)):
-                continue  # a fact of theirs, or an errand taken on: not a rule for good
-            body = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}{row.body}"
-            rows[j] = _Row("", body, "user", _PREFS, row.date, row.msg, "", "decision")
+                rows[j] = _Row("", tag + row.body, "user", _PREFS, row.date, row.msg, "",
+                               "decision")
+            elif not errand and len({_stem(w) for w in memo[row.body]} & said_stems) >= (
+                    _NOTED_OVERLAP):
+                # One errand a promise: the request it names most of. (An errand of the
+                # user's own, "I still need to cancel Hulu", already holds until done.)
+                scored = _score_all([row.body], ["user"])[0]
+                if scored.section == _TASKS and not scored.standing:
+                    rows[j] = _Row("", tag + row.body, "user", _TASKS, row.date, row.msg, "",
+                                   "decision")
+                    errand = True
 
     def _pieces(
         self, messages: Sequence[Mapping[str, Any]], lang: str, day: str | None = None

@@ -671,6 +671,21 @@ def acknowledged(text: str) -> tuple[str, bool] | None:
     return rest, for_good
 
 
+# The assistant promising to do something later: "I'll look for renewal classes…", "I'll
+# gather three quotes…", "我会在周五前把报价发给你", "回头我帮你找".
+_COMMITS = re.compile(
+    r"(?i:\b(?:i'll|i will|i'm going to|will do)\b(?! (?:be|have|need)\b))"
+    r"|我会|我来|我先|回头我|稍后我|我这就|我去")
+
+
+def commits(text: str) -> str | None:
+    """The opening of the assistant's message ``text`` (its first two sentences) when it
+    promises to do something ("Sure, I'll look for food handler renewal classes…"), else
+    None."""
+    opening = " ".join(split_sentences(text)[:2])
+    return opening if _COMMITS.search(opening) else None
+
+
 def awaits_choice(sentences: list[str]) -> bool:
     """True when an assistant message ends by putting a choice to the user: an offer ("Shall I
     book it?"), an either-or question, or a listing and "which one?"."""
