@@ -3162,6 +3162,30 @@ def test_a_chinese_amount_cut_in_words_replaces_the_old_amount(first: str, later
     assert new in out and old not in out, out
 
 
+@pytest.mark.parametrize(("first", "later", "new", "old"), [
+    ("现在工作室房租每个月6800，押一付三，合同明年三月到期", "房东今天来了，说续签的话涨到七千三。",
+     "七千三", "6800"),
+    ("我工资8000，房租3000", "房东说下个月涨到3500", "3500", "3000"),
+    ("房租每个月6800元，押一付三", "房东说明年涨到7300", "7300", "6800"),
+])
+def test_a_chinese_amount_raised_without_its_unit_replaces_the_one_of_its_size(
+        first: str, later: str, new: str, old: str) -> None:
+    out = ask([user(first), assistant("好的，记下了。"), user(later)], language="zh")
+    assert new in out and old not in out, out
+    assert "8000" in out or "8000" not in first, out  # the other amount stays
+
+
+@pytest.mark.parametrize(("first", "later"), [
+    ("我们家房子150平，物业费每月300", "孩子的补习班费用降到2400了"),  # no number of its size
+    ("这个月营业额8000，成本6000", "房东说涨到7000"),  # two of its size: which one is not said
+    ("我们家房子120平", "公司人数涨到150"),  # a measured number is another thing
+])
+def test_a_bare_amount_raised_replaces_nothing_it_may_not_be(first: str, later: str) -> None:
+    out = ask([user(first), assistant("好的。"), user(later)], language="zh")
+    for part in first.split("，"):
+        assert part in out, out
+
+
 @pytest.mark.parametrize(("text", "digits"), [
     ("砍到九万", "砍到9万"), ("九万五", "9.5万"), ("涨到七千三", "涨到7300"),
     ("两百二十套", "220套"), ("一万二", "1.2万"), ("千万别忘了", "千万别忘了"),

@@ -23,6 +23,10 @@ speaker about the same person (not "my brother's flight", "我老婆…"):
 
 The older statement loses the clauses that speak of that thing (and value fragments like "at
 3pm"); when nothing is left it is dropped.
+
+A Chinese amount raised or cut to a number without its unit ("说续签的话涨到七千三") names no
+thing at all: it replaces the latest number the speaker gave without a unit (or in money) when
+that is the one number within a factor of two of it ("房租每个月6800"), and nothing otherwise.
 """
 
 from __future__ import annotations
@@ -537,12 +541,22 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
         amount: frozenset[str] = frozenset()
+        # "…说续签的话涨到七千三": a rise to a bare number changes the latest number of its size
+        # the speaker gave without a unit ("房租每个月6800").
+        raised_to = _bare_rise(it.body) if not it.body.isascii() else ""
         for k in range(n - 1, -1, -1):
             old = items[k]
             if id(old) in emptied or old.tag != it.tag or _assistants(old) != theirs:
                 continue
             was = shape(k)
-            if whole is not None and not any(_in(w, was.topic) for w in whole.topic) and not (
+            bare_old = _bare_amount(old.body, raised_to) if raised_to else ""
+            if bare_old:
+                # The rest of the statements need not speak of the same thing: the change
+                # named none, and the old number is the only one of its size.
+                parts = _CLAUSE_SPLIT.split(old.body)
+                _drop_clauses(old, parts, {i // 2 for i in range(0, len(parts), 2)
+                                           if bare_old in _arabic(parts[i])})
+            elif whole is not None and not any(_in(w, was.topic) for w in whole.topic) and not (
                     # "…那天被订了，改到10月6号了，…": a day moved, naming nothing else, moves
                     # the latest day the speaker gave ("婚礼定在10月3号").
                     not new.topic and new.values and _when(new.values) == new.values
@@ -552,10 +566,10 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
                     amount := (new.units & was.units - _NOT_THING if not new.topic
                                else frozenset())):
                 continue
-            if (not was.values - new.values or not new.values - was.values
+            elif (not was.values - new.values or not new.values - was.values
                     or not _same_thing(new, was, strict=says == 1)):
                 continue  # no value replaced, or not the same thing
-            if whole is not None and amount:
+            elif whole is not None and amount:
                 _take_out_amount(old, amount)
             else:
                 _take_out(old, new.topic, was.values - new.values)
@@ -677,6 +691,34 @@ def _change_clause(body: str) -> str | None:
 
 
 _ZH_CLAUSE = re.compile(r"[，,；;。！？!?]")
+# An amount raised or cut to a number said without its unit: "涨到七千三", "降到5200".
+_RISE_OR_CUT = re.compile(
+    r"(?:涨到|升到|加到|降到|减到|砍到|压到|调到|调整到)(\d{3,}(?:\.\d+)?)(?![\d.:/%-])")
+_BARE_NUMBER = re.compile(r"(?<![\d.:/-])\d{3,}(?:\.\d+)?(?![\d.:/%-])")
+_MEASURED = re.compile(r"\s?(?:[A-Za-z]|(?![元块])[\u4e00-\u9fff])")  # not money: "90平"
+
+
+def _bare_rise(body: str) -> str:
+    """The number a Chinese statement raises or cuts an amount to without naming its unit
+    ("涨到七千三" → "7300"), else ""."""
+    text = _arabic(body)
+    found = [m for m in _RISE_OR_CUT.finditer(text) if _UNIT.match(text, m.start(1)) is None]
+    return found[0].group(1) if len(found) == 1 else ""
+
+
+def _bare_amount(old: str, to: str) -> str:
+    """The one number of ``old`` said without a unit (or in money: "6800元") and within a
+    factor of two of ``to`` (the amount it was raised or cut to), else ""."""
+    if not to:
+        return ""
+    found = set()
+    for part in _CLAUSE_SPLIT.split(_arabic(old))[::2]:
+        for m in _BARE_NUMBER.finditer(part):
+            if _MEASURED.match(part, m.end()) is not None:
+                continue  # "90平", "35公斤": a number with its unit measures something named
+            if m.group() != to and 0.5 <= float(to) / float(m.group()) <= 2:
+                found.add(m.group())
+    return found.pop() if len(found) == 1 else ""
 
 
 def _replace_the_only(items: list[_Item], n: int, emptied: set[int], kind: re.Pattern[str],
