@@ -3162,6 +3162,21 @@ def test_a_chinese_amount_cut_in_words_replaces_the_old_amount(first: str, later
     assert new in out and old not in out, out
 
 
+@pytest.mark.parametrize(("said", "fixed", "lang", "new", "old"), [
+    ("有个客户说没收到货，单号是SF14028873321，帮我写个安抚的话术",
+     "看错行了，是SF14028873312，你改一下", "zh", "SF14028873312", "SF14028873321"),
+    ("my tracking number is 1Z999AA10123456784", "misread it, it's 1Z999AA10123456748",
+     "en", "1Z999AA10123456748", "1Z999AA10123456784"),
+])
+def test_a_reference_with_letters_and_digits_is_put_right(
+        said: str, fixed: str, lang: str, new: str, old: str) -> None:
+    # A code opening with letters ("SF…") or with a digit ("1Z…") is one value, not a
+    # phone number after a word: the slip is found by its shape.
+    out = ask([user(said), assistant("好的。" if lang == "zh" else "Got it."), user(fixed)],
+              language=lang)
+    assert new in out and old not in out, out
+
+
 @pytest.mark.parametrize(("first", "later", "new", "old"), [
     ("现在工作室房租每个月6800，押一付三，合同明年三月到期", "房东今天来了，说续签的话涨到七千三。",
      "七千三", "6800"),

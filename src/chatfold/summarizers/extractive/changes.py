@@ -99,7 +99,7 @@ _MAX_TOPIC = 8
 tells a story ("the room was 902, dirty, noisy…") and changes nothing."""
 _ZH_MEASURES = "只条张本辆套件盆台部双杯次斤"  # what a Chinese count counts ("两只", "三辆")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"\+?\d[\d\s()-]{6,}\d")
+_PHONE = re.compile(r"(?<![A-Za-z0-9])\+?\d[\d\s()-]{6,}\d")
 # A Chinese street address, the thing it is like an email: "朝阳区建国路88号", "中关村大街1号3号楼".
 _ZH_ADDRESS = re.compile(
     r"(?:[\u4e00-\u9fff]{2,4}?[省市区县])*[\u4e00-\u9fff]{1,6}?(?:大街|大道|路|街|巷|弄|胡同)"
@@ -132,6 +132,7 @@ _VALUE = re.compile(
     r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}[日号]|\d{1,4}年\d{1,2}月"
     r"|\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"  # a Chinese time: "下午 3 点半"
     r"|\d{1,2}[号日](?![楼线床房门口位车厅院栋])"  # a day of the month: "改25号了"
+    r"|(?<![A-Za-z\d])\d+[A-Za-z]+\d[A-Za-z\d-]*"  # codes opening with a digit: 1Z999AA1012
     r"|\d[\d,.:/-]*(?:\s?(?:am|pm))?"  # numbers, times, dates
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
@@ -599,9 +600,10 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
 # it's UA 828", "it's Anneke, not Annika", "啊打错了，是陈皓", "不对，是京N7A391".
 _PUT_RIGHT = re.compile(
     r"(?i:\b(?:no wait|wait,? no|oops|whoops|my bad|transposed|typo|mistyped|misspelled"
-    r"|autocorrect|i meant|correction|corrected|should be|it'?s actually|actually it'?s|sorry)\b"
+    r"|autocorrect|i meant|correction|corrected|should be|it'?s actually|actually it'?s|sorry"
+    r"|misread|wrong (?:one|line|number|code))\b"
     r"|\bnot [A-Z0-9][\w-]*)"
-    r"|说错|打错|写错|记错|记岔|不对|应该是|更正|纠正"
+    r"|说错|打错|写错|记错|记岔|看错|抄错|输错|填错|搞错|弄错|不对|应该是|更正|纠正"
     # What a value taken back left ("啊不对，打错了，是沪A7K329" keeps "是沪A7K329").
     r"|^是(?=[^，。！？]{2,})"
 )
