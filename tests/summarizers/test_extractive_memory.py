@@ -3162,6 +3162,17 @@ def test_a_chinese_amount_cut_in_words_replaces_the_old_amount(first: str, later
     assert new in out and old not in out, out
 
 
+def test_a_chinese_day_moved_by_a_clause_naming_no_one_moves_anyones_day() -> None:
+    first = "我爸约的是11月13号去复查，要空腹抽血"
+    moved = ask([user(first), assistant("好的。"),
+                 user("医院刚打电话来说那天医生出差，给改到11月20号了，还是上午")], language="zh")
+    assert "11月20号" in moved and "11月13号" not in moved, moved
+    # Someone else's day moved is theirs: "我老婆的复查改到11月20号了" leaves Dad's.
+    other = ask([user(first), assistant("好的。"), user("我老婆的复查改到11月20号了")],
+                language="zh")
+    assert "11月13号" in other and "11月20号" in other, other
+
+
 @pytest.mark.parametrize(("said", "fixed", "lang", "new", "old"), [
     ("有个客户说没收到货，单号是SF14028873321，帮我写个安抚的话术",
      "看错行了，是SF14028873312，你改一下", "zh", "SF14028873312", "SF14028873321"),

@@ -390,17 +390,18 @@ _WORD = re.compile(r"[a-z]+")
 _OF = re.compile(r"\b(?:for|of) (?:the |my |our |your |a |an )?([a-z]{3,})\b")
 
 
-def _same_thing(new: _Shape, old: _Shape, strict: bool) -> bool:
+def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = False) -> bool:
     """Whether a statement of change speaks of what ``old`` said, about the same person.
 
     It does when most of its topic words are the older one's (all of them when ``strict``; a
     name counts whether it is a value in one and a topic word in the other: "Mia just turned 7"
     / "My daughter Mia is 6"), or when its numbers measure the same thing ("4800元" / "4500元",
     "78 kg" / "82 kg") and it names nothing the older one does not, or when both are a bare
-    number ("I turned 35" / "I'm 34").
+    number ("I turned 35" / "I'm 34"). A clause of change that names no one (``of_anyone``:
+    "…，给改到11月20号了") changes what was said of anyone ("我爸约的是11月13号去复查").
     """
     named = (new.words & old.names) - new.values
-    if new.persons != old.persons and not named:
+    if new.persons != old.persons and not named and not (of_anyone and not new.persons):
         return False  # someone else's: "my brother's flight", "我老婆"
     if new.of and old.of and not new.of & old.of:
         return False  # "the budget for food" / "my budget for the hotel": another thing
@@ -568,7 +569,8 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
                                else frozenset())):
                 continue
             elif (not was.values - new.values or not new.values - was.values
-                    or not _same_thing(new, was, strict=says == 1)):
+                    or not _same_thing(new, was, strict=says == 1,
+                                       of_anyone=whole is not None and not new.topic)):
                 continue  # no value replaced, or not the same thing
             elif whole is not None and amount:
                 _take_out_amount(old, amount)
