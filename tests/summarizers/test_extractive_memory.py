@@ -3056,6 +3056,22 @@ def _looked_up(question: str, name: str, result: str, answer: str,
                 "已经到杭州转运中心了，预计3月6日送到。",
                 "我们小区楼下新开了{}家奶茶店，周末人很多。"),
      "zh", "3月6日"),
+    # Asked without a question mark ("pull up…", "any news on…", "调出…"), answered with a
+    # label and its value (not a listing of options).
+    (_looked_up("pull up the latest dairy invoice, the total looked off to me", "get_invoice",
+                "INV-2291, Dairy Lane. Total $1,846.20, due Oct 30.",
+                "INV-2291: total $1,846.20, due Oct 30. The cream is $5.80 per half gallon.",
+                "I rode my bike to the lake {} times last summer and it was great."),
+     "en", "1,846.20"),
+    (_looked_up("any news on the sign permit for the new awning", "permit_status",
+                "Application SP-7719: under review by Planning.",
+                "Still under review: application SP-7719.",
+                "I rode my bike to the lake {} times last summer and it was great."),
+     "en", "SP-7719"),
+    (_looked_up("帮我调出上个月的电费账单", "get_bill", "2025-10 电费 326.5 元，缴费截止 11月10日",
+                "上个月电费：326.5元，11月10日前交。",
+                "我们小区楼下新开了{}家奶茶店，周末人很多。"),
+     "zh", "326.5"),
 ])
 def test_what_a_tool_found_for_the_user_is_kept_with_the_question(
         messages: list[dict[str, Any]], lang: str, key: str) -> None:
@@ -3065,6 +3081,19 @@ def test_what_a_tool_found_for_the_user_is_kept_with_the_question(
     tag = "- 用户：" if lang == "zh" else "- User: "
     assert any(line.startswith(tag) and "→" in line and key in line
                for line in out.splitlines()), out
+
+
+@pytest.mark.parametrize("answer", [
+    "Three options: United at 7:05am ($312 each), Delta at 1:40pm ($289), Southwest at 6:55pm.",
+    "Two fits: UA 1187 at 7:05am, $312. DL 402 at 1:40pm, $289.",
+    "1) UA 1187 at 7:05am, $312 2) DL 402 at 1:40pm, $289",
+])
+def test_options_a_tool_found_are_offered_not_learned(answer: str) -> None:
+    # The user's pick comes next: the listing is no answer to keep with the question.
+    out = ask(_looked_up("find flights to Denver for the 4 of us on the 21st", "search_flights",
+                         "1) UA 1187 07:05 $312/pp 2) DL 402 13:40 $289/pp", answer,
+                         "I rode my bike to the lake {} times last summer and it was great."))
+    assert not any(line.startswith("- User:") and "→" in line for line in out.splitlines()), out
 
 
 def test_a_question_answered_in_small_talk_is_not_joined() -> None:

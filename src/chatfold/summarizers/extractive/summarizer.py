@@ -359,6 +359,29 @@ def _done_factor(request: str) -> float:
     return _DONE_FACTOR if changes_world(request) else _ANSWERED_FACTOR
 
 
+# A listing's introduction that says it offers options: "Three options:", "A few ideas:",
+# "Here are two good fits:", "给你三个选择：". ("Still under review: application SP-7719." and
+# "INV-2291: total $1,846.20" give a value after a label.)
+_OFFERS = re.compile(
+    r"(?i:\b(?:options?|ideas?|choices?|picks?|fits|suggestions?|candidates|alternatives"
+    r"|here are|a few|several|some|two|three|four|five|both)\b)"
+    r"|选择|选项|推荐|建议|方案|几个|几家|两个|三个")
+
+
+def _not_offered(reply: list[str]) -> bool:
+    """True when the assistant's reply (its sentences) offers no options to pick from."""
+    if _ENUMERATED.search(" ".join(reply)) is not None:
+        return False  # "1) UA 1187 … 2) DL 402 …"
+    if len(listed_options(reply)) < 2:
+        return True
+    # "Still under review: application SP-7719.": a label and its value, not "Three options:".
+    head = reply[0].split(":", 1)[0].split("：", 1)[0]
+    return head != reply[0] and _OFFERS.search(head) is None
+
+
+_ENUMERATED = re.compile(r"(?:^|\s)(?:[1-9][.)]|\([1-9]\))\s")
+
+
 def _asks_to_know(sentence: str) -> bool:
     """A question or an ask for information (the caller checks it names something: "how are
     you?" does not)."""
@@ -601,7 +624,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             if p.role == "assistant" and not p.name and turn and p.msg == last_msg + 1:
                 self._take_on(rows, turn, p, lang, memo)
             if p.role == "assistant" and not p.name and asking is not None and looked_up \
-                    and split and not awaits_choice(split) and len(listed_options(split)) < 2:
+                    and split and not awaits_choice(split) and _not_offered(split):
                 # "where's the flour order?" (a lookup) "It shipped, UPS PRO 1Z9F44A2037, ETA
                 # Thursday.": what the user asked to know, kept with what they learned. Only
                 # when a tool was asked first: in small talk a question and a number are chat.

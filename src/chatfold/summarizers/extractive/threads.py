@@ -114,8 +114,8 @@ _TEXT_TASK = re.compile(
 )
 _QUESTIONISH = re.compile(
     r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|show\s+me|give\s+me|list|find"
-    r"|look\s+up|check|search)\b)"
-    r"|什么|哪|多少|几|查|告诉|怎么"
+    r"|look\s+up|check|search|pull\s+up|any\s+(?:news|word|updates?)|status\s+of)\b)"
+    r"|什么|哪|多少|几|查|告诉|怎么|调出|进度|进展"
 )
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9'-]{3,}")
 _HAN = re.compile(r"[\u4e00-\u9fff]{2,}")
