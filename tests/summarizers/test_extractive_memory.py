@@ -3096,6 +3096,45 @@ def test_options_a_tool_found_are_offered_not_learned(answer: str) -> None:
     assert not any(line.startswith("- User:") and "→" in line for line in out.splitlines()), out
 
 
+def _picked_from_tool(result: str, listing: str, pick: str) -> list[dict[str, Any]]:
+    call = {"id": "c1", "type": "function", "function": {"name": "search", "arguments": "{}"}}
+    return [user("find me options"), {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": result}, assistant(listing),
+            user(pick)]
+
+
+@pytest.mark.parametrize(("result", "listing", "pick", "lang", "ref"), [
+    ("1) UA 1187 dep 07:05 arr 09:48, $312/pp 2) DL 402 dep 13:40 arr 16:25, $289/pp "
+     "3) WN 3310 dep 18:55, $276/pp",
+     "Three options: the United one leaves at 7:05am ($312 each), Delta at 1:40pm ($289), "
+     "Southwest in the evening ($276).",
+     "the united one, early flight means we actually get a whole day with grandma", "en",
+     "UA 1187"),
+    ("1. 如家(西湖店) 房号待定 每晚388元 2. 全季(城站店) 每晚329元 3. 亚朵(滨江店) 每晚512元",
+     "有三家：西湖边那家388一晚；城站那家329一晚，离地铁近；滨江那家512一晚，含早。",
+     "就城站那家吧", "zh", "全季"),
+])
+def test_a_pick_of_what_a_tool_found_keeps_the_tools_reference(
+        result: str, listing: str, pick: str, lang: str, ref: str) -> None:
+    out = ask(_picked_from_tool(result, listing, pick), language=lang)
+    decisions = section(out, "决定" if lang == "zh" else "Decisions")
+    assert any(ref in d for d in decisions), out
+
+
+def test_a_pick_matching_two_tool_items_alike_adds_neither() -> None:
+    out = ask(_picked_from_tool("1) Hotel Mar $126/night 2) Hotel Sol $126/night",
+                                "Two fits: Mar at $126, or Sol at $126.", "Mar."))
+    assert not any("[" in d for d in section(out, "Decisions")), out
+
+
+def test_chinese_options_a_tool_found_are_offered_not_learned() -> None:
+    out = ask(_looked_up("帮我查一下杭州的酒店", "search_hotels",
+                         "1. 如家 每晚388元 2. 全季 每晚329元 3. 亚朵 每晚512元",
+                         "有三家：西湖边那家388一晚；城站那家329一晚，离地铁近；滨江那家512一晚。",
+                         "我们小区楼下新开了{}家奶茶店，周末人很多。"), language="zh")
+    assert not any(line.startswith("- 用户：") and "→" in line for line in out.splitlines()), out
+
+
 def test_a_question_answered_in_small_talk_is_not_joined() -> None:
     out = ask([user("how many states have you been to?"), assistant("About 12, I think!")])
     assert "→" not in out, out

@@ -365,7 +365,8 @@ def _done_factor(request: str) -> float:
 _OFFERS = re.compile(
     r"(?i:\b(?:options?|ideas?|choices?|picks?|fits|suggestions?|candidates|alternatives"
     r"|here are|a few|several|some|two|three|four|five|both)\b)"
-    r"|选择|选项|推荐|建议|方案|几个|几家|两个|三个")
+    r"|选择|选项|推荐|建议|方案|以下|如下|可选"
+    r"|[两二三四五六七八九十几多]\s*[个家种款条套位项处间]")
 
 
 def _not_offered(reply: list[str]) -> bool:
@@ -380,6 +381,35 @@ def _not_offered(reply: list[str]) -> bool:
 
 
 _ENUMERATED = re.compile(r"(?:^|\s)(?:[1-9][.)]|\([1-9]\))\s")
+
+
+_TOOL_ITEM = re.compile(r"(?:^|\s)(?:[1-9][.)]|\([1-9]\))\s+")
+_NUMBER_TOKEN = re.compile(r"\d+(?:[:.,]\d+)*")
+
+
+def _numbers_of(text: str) -> set[str]:
+    return {n.lstrip("0").replace(",", "") or "0" for n in _NUMBER_TOKEN.findall(text)}
+
+
+def _tool_option(found: str, option: str) -> str | None:
+    """The item of a tool's enumerated result (``found``: "→ 1) UA 1187 dep 07:05, $312/pp 2)
+    DL 402 …") that the assistant's wording of an option ("the United one leaves at 7:05am
+    ($312 each)") speaks of: the one sharing the most numbers with it, when one does."""
+    marks = list(_TOOL_ITEM.finditer(found))
+    if len(marks) < 2:
+        return None
+    wanted = _numbers_of(option)
+    if not wanted:
+        return None
+    scored = []
+    for m, nxt in zip(marks, [*marks[1:], None], strict=True):
+        item = found[m.end(): nxt.start() if nxt else len(found)].strip(" ;,.")
+        scored.append((len(_numbers_of(item) & wanted), item))
+    scored.sort(key=lambda t: -t[0])
+    best, item = scored[0]
+    if best == 0 or scored[1][0] == best or item in option:
+        return None
+    return item
 
 
 def _asks_to_know(sentence: str) -> bool:
@@ -514,6 +544,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         said_last: list[int] = []  # the rows of the user's latest message
         looked_up = False  # a tool was called since that question
         joined = False  # a question was moved to its answer (its row left empty)
+        tool_found = ""  # what the last tool call returned, until the user's next message
         for p in pieces:
             if p.role == "tool":
                 if said_last and not looked_up:
@@ -522,6 +553,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                                    if _asks_to_know(rows[j].body) and memo[rows[j].body]), None)
                     looked_up = asking is not None
                 rows.append(_Row("", p.text, "tool", None, p.date, p.msg, "", "tool"))
+                tool_found = p.text
                 turn = []
                 continue
             # A named participant is a person speaking for themselves (LoCoMo's two friends,
@@ -582,6 +614,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                     who = p.name or _ROLE_TAGS[lang]["user"]
                     choice = as_choice(offer)
                     body = f"{who}{_AGREED[lang]}{_COLON[lang]}{choice}"
+                    ref = _tool_option(tool_found, choice) if tool_found else None
+                    if ref is not None:
+                        body += f" [{ref}]"
                     rest = acceptance_rest(split[0])
                     if not content_tokens(rest) <= content_tokens(offer):
                         body += f" ({rest})"  # "OK, book it for 3 nights": what it adds
@@ -597,6 +632,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                 option, core, alone = picked
                 who = p.name or _ROLE_TAGS[lang]["user"]
                 body = f"{who}{_CHOSE[lang]}{_COLON[lang]}{option}"
+                # The assistant's wording of an option a tool found keeps the tool's own
+                # reference: "the United one at 7:05am" is "UA 1187 dep 07:05".
+                ref = _tool_option(tool_found, option) if tool_found else None
+                if ref is not None:
+                    body += f" [{ref}]"
                 if core != option:
                     body += f" ({core})" if lang == "en" else f"（{core}）"
                 elif 2 <= len(listing := options or listed_options(last_assistant)) <= 6 \
@@ -655,6 +695,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                         split = [_CODE_REPLY[lang]]  # a reply of code alone still answers
             elif p.role == "user":
                 last_assistant = []
+                tool_found = ""
             if p.role == "user" and not p.name:
                 if p.msg != last_msg + 1:
                     turn = []
