@@ -1241,6 +1241,9 @@ def ordinal_pick(asked: list[str], options: list[str], reply: str
     return _as_pick(option, reply)
 
 
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
+
+
 def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | None:
     """(the option, the option, whether the reply said only that) when a short ``reply``
     takes the one of ``options`` that its words name ("so the dim sum place", "Tuesday it
@@ -1248,8 +1251,9 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
     # A reply that is an option's name and nothing else: "soapstone.", "Patel & Voss.".
     bare = reply.strip().rstrip(".!。！").strip().casefold()
     if len(bare) >= 3 and 2 <= len(options) <= 6:
-        named = [o for o in options if o.casefold().startswith(bare)
-                 and not o[len(bare):len(bare) + 1].isalnum()]
+        # ("United." names "the United one leaves at 7:05am": an article is no name.)
+        named = [o for o in options if (n := _ARTICLE.sub("", o.casefold())).startswith(bare)
+                 and not n[len(bare):len(bare) + 1].isalnum()]
         if len(named) == 1:
             return named[0], named[0], True
     latin = reply.isascii()
