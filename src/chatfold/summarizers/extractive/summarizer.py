@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from ..._errors import InvalidArgumentError
@@ -410,6 +411,15 @@ def _tool_option(found: str, option: str) -> str | None:
     if best == 0 or scored[1][0] == best or item in option:
         return None
     return item
+
+
+@lru_cache(maxsize=1024)
+def _plain_request(body: str) -> bool:
+    """True when the user's sentence ``body`` is a request or a task of theirs that does not
+    already hold until done (an errand, a reminder): what a promise to do it keeps open.
+    (Cached: a long history repeats its requests, and scoring one text alone costs a scan.)"""
+    scored = _score_all([body], ["user"])[0]
+    return scored.section == _TASKS and not scored.standing
 
 
 def _asks_to_know(sentence: str) -> bool:
@@ -905,14 +915,12 @@ class ExtractiveSummarizer(BaseSummarizer):
                 rows[j] = _Row("", tag + row.body, "user", _PREFS, row.date, row.msg, "",
                                "decision")
             elif not errand and len({_stem(w) for w in memo[row.body]} & said_stems) >= (
-                    _NOTED_OVERLAP):
+                    _NOTED_OVERLAP) and _plain_request(row.body):
                 # One errand a promise: the request it names most of. (An errand of the
                 # user's own, "I still need to cancel Hulu", already holds until done.)
-                scored = _score_all([row.body], ["user"])[0]
-                if scored.section == _TASKS and not scored.standing:
-                    rows[j] = _Row("", tag + row.body, "user", _TASKS, row.date, row.msg, "",
-                                   "decision")
-                    errand = True
+                rows[j] = _Row("", tag + row.body, "user", _TASKS, row.date, row.msg, "",
+                               "decision")
+                errand = True
 
     def _pieces(
         self, messages: Sequence[Mapping[str, Any]], lang: str, day: str | None = None

@@ -682,6 +682,8 @@ def commits(text: str) -> str | None:
     """The opening of the assistant's message ``text`` (its first two sentences) when it
     promises to do something ("Sure, I'll look for food handler renewal classes…"), else
     None."""
+    if _COMMITS.search(text) is None:
+        return None  # (most replies promise nothing: no need to split them)
     opening = " ".join(split_sentences(text)[:2])
     return opening if _COMMITS.search(opening) else None
 
