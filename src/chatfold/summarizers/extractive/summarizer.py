@@ -370,9 +370,13 @@ _OFFERS = re.compile(
     r"|[两二三四五六七八九十几多]\s*[个家种款条套位项处间]")
 
 
+# "1) UA 1187 … 2) DL 402 …": an enumerated item's mark, in a reply or a tool's result.
+_ITEM_MARK = re.compile(r"(?:^|\s)(?:[1-9][.)]|\([1-9]\))\s+")
+
+
 def _not_offered(reply: list[str]) -> bool:
     """True when the assistant's reply (its sentences) offers no options to pick from."""
-    if _ENUMERATED.search(" ".join(reply)) is not None:
+    if _ITEM_MARK.search(" ".join(reply)) is not None:
         return False  # "1) UA 1187 … 2) DL 402 …"
     if len(listed_options(reply)) < 2:
         return True
@@ -381,10 +385,6 @@ def _not_offered(reply: list[str]) -> bool:
     return head != reply[0] and _OFFERS.search(head) is None
 
 
-_ENUMERATED = re.compile(r"(?:^|\s)(?:[1-9][.)]|\([1-9]\))\s")
-
-
-_TOOL_ITEM = re.compile(r"(?:^|\s)(?:[1-9][.)]|\([1-9]\))\s+")
 _NUMBER_TOKEN = re.compile(r"\d+(?:[:.,]\d+)*")
 
 
@@ -396,7 +396,7 @@ def _tool_option(found: str, option: str) -> str | None:
     """The item of a tool's enumerated result (``found``: "→ 1) UA 1187 dep 07:05, $312/pp 2)
     DL 402 …") that the assistant's wording of an option ("the United one leaves at 7:05am
     ($312 each)") speaks of: the one sharing the most numbers with it, when one does."""
-    marks = list(_TOOL_ITEM.finditer(found))
+    marks = list(_ITEM_MARK.finditer(found))
     if len(marks) < 2:
         return None
     wanted = _numbers_of(option)
@@ -907,9 +907,9 @@ class ExtractiveSummarizer(BaseSummarizer):
         shared = [(len(memo[rows[j].body] & said), j) for j in turn if rows[j].role == "user"]
         need = 1 if for_good else _NOTED_OVERLAP
         errand = False
+        tag = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}"
         for n, j in sorted(shared, reverse=True)[:2]:
             row = rows[j]
-            tag = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}"
             if ack is not None and n >= need and not _SELF_LEAD.match(row.body) and (
                     for_good or standing_terms(row.body)):
                 rows[j] = _Row("", tag + row.body, "user", _PREFS, row.date, row.msg, "",
