@@ -3114,6 +3114,10 @@ def _picked_from_tool(result: str, listing: str, pick: str) -> list[dict[str, An
     ("1) UA 1187 dep 07:05, $312/pp 2) DL 402 dep 13:40, $289/pp",
      "Two options: the United one leaves at 7:05am ($312 each), or Delta at 1:40pm ($289).",
      "United.", "en", "UA 1187"),
+    # "the X one" with a word of thanks after it still picks.
+    ("1) UA 1187 dep 07:05, $312/pp 2) DL 402 dep 13:40, $289/pp",
+     "Two options: the United one leaves at 7:05am ($312 each), or Delta at 1:40pm ($289).",
+     "The Delta one, thanks!", "en", "DL 402"),
     ("1. 如家(西湖店) 房号待定 每晚388元 2. 全季(城站店) 每晚329元 3. 亚朵(滨江店) 每晚512元",
      "有三家：西湖边那家388一晚；城站那家329一晚，离地铁近；滨江那家512一晚，含早。",
      "就城站那家吧", "zh", "全季"),

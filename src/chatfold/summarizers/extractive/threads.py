@@ -1307,7 +1307,8 @@ def priced_pick(options: list[str], reply: str) -> tuple[str, str, bool] | None:
 # What takes an option described: "so the dim sum place", "Tuesday it is", "就那家吧".
 _DESC_CUE = re.compile(
     r"(?i:^(?:ok(?:ay)?,?\s+|then\s+|and\s+|so,?\s+)?the\s+[\w\s'-]{1,30}?\b(?:one|place|option"
-    r"|slot|hotel|flight|plan|room|time)[.!]*$|\bit is[.!]*$|\b(?:let'?s|go with"
+    r"|slot|hotel|flight|plan|room|time)(?:,?\s+(?:please|then|for me|thanks|thank you))?[.!]*$"
+    r"|\bit is[.!]*$|\b(?:let'?s|go with"
     r"|take|book|pick|choose|went with|sounds good|works for)\b)|就|选|订|吧(?:$|[，,。！!])"
 )
 
