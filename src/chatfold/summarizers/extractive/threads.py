@@ -25,8 +25,9 @@
   assistant's acknowledgement ("Understood", "Got it", "Noted", "Will do", "好的，以后…",
   "收到") followed by its restatement marks the user's words it restates: kept as "User asked:
   …" when the reply or the user's words say it is for every time ("from now on", "any time
-  we…", "以后", "统一"...; a weak "sure"/"好的" counts only with them). An errand taken on
-  ("Got it - pick up the prescription Thursday") stays a task.
+  we…", "以后", "统一"...; a weak "sure"/"好的" counts only with them). An errand the
+  assistant promises to do ("Sure, I'll look for renewal classes…", "好的，我会…") is kept as
+  "User asked: …" too, but as an open task until it is reported done (``commits``).
 * **A short answer goes with its question.** "Where will you be flying from?" then "Boston."
   is kept as "Where will you be flying from? → Boston."; with a value about the user's own it
   is worth "my X is Y".
