@@ -3316,3 +3316,106 @@ def test_a_reference_in_a_forms_shape_outlasts_narrated_chatter(said: str, key: 
                for i, (p, f) in enumerate(zip(places, friends, strict=True))]
     out = ask([user(said), assistant("Thanks."), *chatter], max_tokens=60)
     assert key in out, out
+
+
+def _open_line(out: str, lang: str, *keys: str) -> str:
+    """The open-task line holding every one of ``keys`` (the test fails on none)."""
+    title = "待办" if lang == "zh" else "Open tasks"
+    lines = [line for line in section(out, title) if all(k in line for k in keys)]
+    assert lines, out
+    return lines[0]
+
+
+@pytest.mark.parametrize(("messages", "lang", "keys"), [
+    # A request whose own words say "it": the sentence before names the thing.
+    ([user("My nephew Arlo's passport expires in March. I need to get it renewed before our "
+           "trip, can you look up the forms later?"),
+      assistant("Sure, I'll look up the passport renewal forms for Arlo before the trip.")],
+     "en", ("Arlo", "passport", "renewed")),
+    # An errand of the user's own keeps how it opens (it holds until done), then the context.
+    ([user("The county's dog license renewal opens Monday at 8am and the slots go fast. "
+           "I have to get Biscuit registered before the 15th."),
+      assistant("Understood. I'll flag it Monday morning so you can renew Biscuit's dog "
+                "license right at 8.")],
+     "en", ("I have to get Biscuit", "dog license")),
+    ([user("我儿子的护照三月到期。得在出国前给他续上，你晚点帮我查查续签要哪些材料？"),
+      assistant("好的，我会帮你查护照续签需要的材料。")], "zh", ("护照三月到期", "续签")),
+])
+def test_an_errand_takes_the_sentences_its_promise_restates(
+        messages: list[dict[str, Any]], lang: str, keys: tuple[str, ...]) -> None:
+    out = ask(messages, language=lang)
+    _open_line(out, lang, *keys)
+
+
+@pytest.mark.parametrize(("messages", "lang", "keys"), [
+    ([user("Fall camp signup opens at noon Thursday and it always sells out within the hour, "
+           "and I always forget these things."),
+      assistant("Got it, I'll remind you Thursday before noon so you can sign up for fall "
+                "camp.")], "en", ("Fall camp", "(reminder set)")),
+    ([user("小区游泳馆的暑期班周六上午九点开放报名，名额很少，我老是记不住"),
+      assistant("明白，周六九点游泳馆暑期班报名，我会提前提醒你。")], "zh",
+     ("暑期班", "（已设提醒）")),
+])
+def test_what_the_assistant_promises_to_remind_of_stays_open(
+        messages: list[dict[str, Any]], lang: str, keys: tuple[str, ...]) -> None:
+    out = ask(messages, language=lang)
+    _open_line(out, lang, *keys)
+
+
+def test_a_promise_that_reminds_of_nothing_opens_no_task() -> None:
+    out = ask([user("My sister Dana loves hiking in the Cascades every summer."),
+               assistant("I'll keep that in mind when suggesting trips for you two!")])
+    assert not section(out, "Open tasks"), out
+
+
+@pytest.mark.parametrize(("messages", "lang", "keys"), [
+    ([user("The garage door opener died this morning. I need someone to fix it this week."),
+      assistant("I can look for a garage door repair service near you. What's your zip code?"),
+      user("not now, heading into a meeting")], "en", ("garage door",)),
+    ([user("家里热水器坏了，洗不了澡，得尽快找人来修"),
+      assistant("可以找品牌售后或者附近的维修师傅。你家热水器是什么牌子的？"),
+      user("等下再说，我先去开会")], "zh", ("热水器",)),
+    # "算了" put off, not called off: "今天先算了，明天再说".
+    ([user("工作室那扇窗一下雨就漏水，物业不管，只能自己找人修了"),
+      assistant("可以找做门窗密封的师傅看看。要我帮你找附近的师傅吗？"),
+      user("要的 不过今天先算了 明天再说")], "zh", ("漏水",)),
+])
+def test_a_matter_put_off_stays_open(
+        messages: list[dict[str, Any]], lang: str, keys: tuple[str, ...]) -> None:
+    out = ask(messages, language=lang)
+    _open_line(out, lang, *keys)
+
+
+@pytest.mark.parametrize(("messages", "lang"), [
+    # A goodbye is no putting off; nor is a question left unasked.
+    ([user("We finally picked a name for the puppy, it's Waffles."),
+      assistant("Cute! What breed is Waffles?"), user("see you later!")], "en"),
+    ([user("家里热水器坏了，得找人来修"), assistant("你家热水器是什么牌子的？"),
+      user("算了，不修了，直接换个新的")], "zh"),
+])
+def test_no_open_task_without_a_matter_put_off(
+        messages: list[dict[str, Any]], lang: str) -> None:
+    out = ask(messages, language=lang)
+    assert not section(out, "待办" if lang == "zh" else "Open tasks"), out
+
+
+@pytest.mark.parametrize("later", [
+    # A time in common is no sign of the thing done.
+    [{"role": "assistant", "content": None, "tool_calls": [{
+        "id": "c1", "type": "function",
+        "function": {"name": "permit_status", "arguments": '{"type": "sign"}'}}]},
+     {"role": "tool", "tool_call_id": "c1",
+      "content": "Application SP-7719: under review. Typical turnaround 3-4 weeks."}],
+    # Two "User asked: …" lines share no word by their label.
+    [user("When you find supplies for the shop, don't send me Amazon links, for good."),
+     assistant("Understood. No Amazon links for shop supplies from now on.")],
+    # A reply at the start of a fold answers a question the last fold ended on, not an errand
+    # taken on folds ago.
+    [assistant("I know, right? It was such a fun day."), user("totally")],
+])
+def test_a_carried_errand_is_not_closed_by_what_names_nothing_of_it(
+        later: list[dict[str, Any]]) -> None:
+    previous = ("Open tasks:\n- User asked: I need a plumber under the upstairs bathroom this "
+                "week, who does weekend calls?")
+    out = ask(later, previous=previous)
+    assert any("plumber" in line for line in section(out, "Open tasks")), out

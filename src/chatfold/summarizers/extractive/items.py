@@ -7,7 +7,16 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .dates import leading_date
-from .lexicon import _DECISIONS, _FACTS, _MAX_ITEM_CHARS, _NEAR_DUP_BUCKET, _NOTES, _PREFS, _TASKS
+from .lexicon import (
+    _DECISIONS,
+    _FACTS,
+    _MAX_ITEM_CHARS,
+    _NEAR_DUP_BUCKET,
+    _NOTES,
+    _PREFS,
+    _REMINDER_MARKS,
+    _TASKS,
+)
 from .sentences import _HAS_WORD, _SPACES, _dedup_key, _trim, split_sentences
 from .slots import _slots, _without_clauses
 
@@ -161,9 +170,9 @@ def _is_tool_line(body: str) -> bool:
 def _previous_role(tag: str, body: str) -> str:
     if tag.startswith(("Assistant", "助手")):
         return "assistant"
-    if _CHOICE_LINE.match(body):
-        # "User chose: the blue logo", "User asked: use grams for recipes": worth a decision
-        # in every fold.
+    if _CHOICE_LINE.match(body) or body.endswith(_REMINDER_MARKS):
+        # "User chose: the blue logo", "User asked: use grams for recipes", a reminder the
+        # assistant set or promised: worth a decision in every fold.
         return "decision"
     return "tool" if _is_tool_line(body) else "user"
 

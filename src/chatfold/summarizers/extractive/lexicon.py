@@ -30,6 +30,10 @@ freezes the summary sooner: the facts it holds stay longer, but fewer later fact
 _FACTS, _PREFS, _DECISIONS, _TASKS = range(4)
 
 _MAX_ITEM_CHARS = 220
+# "Remind me to buy her a new uniform" → "I'll remind you": the reminder is set, the errand is
+# still the user's and stays open until they say it is done.
+_REMINDER_MARK = {"en": " (reminder set)", "zh": "（已设提醒）"}
+_REMINDER_MARKS = tuple(_REMINDER_MARK.values())
 _MAX_ARG_CHARS = 40
 _MAX_ARGS = 6
 _MAX_ARGS_CHARS = 100

@@ -717,7 +717,8 @@ _ASK_AT_END = re.compile(
     r"(?:find|book|get|look|check|send|remind|set|make|order|call|email|write|draft|schedule"
     r"|help|pull|compare|research|track|sort|figure|put|add|update|reserve|cancel|text)\b"
     r"[^?]*\?\s*$)"
-    r"|[，,]\s*(?:你|您)?(?:能不能|能|可以|可不可以)?帮我[^？?，,]*(?:[？?]|吗)\s*$")
+    r"|[，,]\s*(?:你|您)?(?:晚点|回头|有空(?:的时候)?|到时候?|明天|今天|等会儿?|待会儿?)?"
+    r"(?:能不能|能|可以|可不可以)?帮我[^？?，,]*(?:[？?]|吗)\s*$")
 # A request said as a bare imperative ("Book a table for 4 at Nobu", "Find me a hotel in
 # Lisbon", "查一下明天的航班", "给张经理发个邮件"): an action verb opening the user's sentence.
 # Verbs that open small talk as often ("check this out", "take care", "look at this") are not.

@@ -36,6 +36,8 @@ from .lexicon import (
     _NOTHING_TO_KEEP,
     _PREFS,
     _PREVIOUS_FLOOR,
+    _REMINDER_MARK,
+    _REMINDER_MARKS,
     _ROLE_TAGS,
     _TASKS,
     _TOOL_RESULT_WORD,
@@ -78,6 +80,7 @@ from .threads import (
     concluded_pick,
     confirms,
     content_tokens,
+    defers,
     described_pick,
     did_for_user,
     fulfils,
@@ -90,6 +93,7 @@ from .threads import (
     ordinal_pick,
     priced_pick,
     promises_only,
+    promises_reminder,
     proposal,
     question_answered,
     report_adds,
@@ -113,10 +117,7 @@ _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as 
 _DECISION_FLOOR = 5.0  # and worth at least a plain fact, whatever its words
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
 _DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
-# "Remind me to buy her a new uniform" → "I'll remind you": the reminder is set, the errand is
-# still the user's and stays open until they say it is done.
-_REMINDER_MARK = {"en": " (reminder set)", "zh": "（已设提醒）"}
-_REMINDER_MARKS = tuple(_REMINDER_MARK.values())
+_CONTEXT = {"en": " — ", "zh": "。"}  # an errand, then what it is about
 _NUMBERS = re.compile(r"\d+")
 _REMINDER_WORDS = content_tokens("keep list forget forgetting remind reminder urgent")
 _DONE_FACTOR = 0.8  # a done request is history: kept below the open ones and the facts it rivals
@@ -258,8 +259,10 @@ def _closed_tasks(
     # name: "帮我订一家浦东的酒店" is done by "已为您预订如家，订单号H123456".
     # Only an offer taken or an option picked (a carried "User chose: …" line is one too, see
     # items._previous_role): a carried "Let's use Vercel" or "I decided to spend time with my
-    # pets" names nothing an errand's report would.
-    decisions = [d for d, r in enumerate(rows) if r.score_role == "decision"]
+    # pets" names nothing an errand's report would; nor does an ask taken on ("User asked: no
+    # Amazon links for shop supplies").
+    decisions = [d for d, r in enumerate(rows)
+                 if r.score_role == "decision" and r.section == _DECISIONS]
     # What was chosen, without who chose it ("User chose: ", "用户选择：").
     choice_words = {d: memo[_CHOICE_LEAD.sub("", rows[d].body)] for d in decisions}
     sole_of: dict[int, int | None] = {}
@@ -306,9 +309,11 @@ def _closed_tasks(
             # one word in common; a later one, two.
             # A carried question is answered by the reply this fold opens with, when the last
             # fold ended on the question ("Can you explain decorators?" | fold | the answer).
+            # (Not one the assistant took on or the user put off, "User asked: …": its reply
+            # came in its own fold.)
             adjacent = (rows[j].msg == row.msg + 1) if i >= n_previous else (
                 rows[j].msg < opening and rows[j].role == "assistant"
-                and asks_for_information(row.body))
+                and row.score_role != "decision" and asks_for_information(row.body))
             if adjacent and not wanted & later and rows[j].msg in replies \
                     and asks_for_information(row.body) \
                     and not promises_only(replies[rows[j].msg]):
@@ -414,12 +419,18 @@ def _tool_option(found: str, option: str) -> str | None:
 
 
 @lru_cache(maxsize=1024)
+def _alone(body: str) -> tuple[int, bool]:
+    """The section and standing of the user's sentence ``body`` scored alone. (Cached: a long
+    history repeats its requests, and scoring one text alone costs a scan.)"""
+    scored = _score_all([body], ["user"])[0]
+    return scored.section, scored.standing
+
+
 def _plain_request(body: str) -> bool:
     """True when the user's sentence ``body`` is a request or a task of theirs that does not
-    already hold until done (an errand, a reminder): what a promise to do it keeps open.
-    (Cached: a long history repeats its requests, and scoring one text alone costs a scan.)"""
-    scored = _score_all([body], ["user"])[0]
-    return scored.section == _TASKS and not scored.standing
+    already hold until done (an errand, a reminder): what a promise to do it keeps open."""
+    section, standing = _alone(body)
+    return section == _TASKS and not standing
 
 
 def _asks_to_know(sentence: str) -> bool:
@@ -550,6 +561,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         # it is", "那就用DNSPod免费版").
         unpicked: list[str] = []  # the options of that listing
         turn: list[int] = []  # the rows of the user's latest turn, for an acknowledgement
+        asked_turn: list[int] = []  # the rows of the user's turn the assistant last replied to
         asking: int | None = None  # the row of the user's latest question, until answered
         said_last: list[int] = []  # the rows of the user's latest message
         looked_up = False  # a tool was called since that question
@@ -582,6 +594,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 sentences[(p.role == "user", p.text)] = split
             replying = (p.role == "user" and bool(last_assistant) and p.msg == last_msg + 1
                         and bool(split or p.text.strip()))
+            if replying and asked_turn and not p.name and defers(p.text):
+                joined |= self._put_off(rows, asked_turn, replies.get(last_msg, ""), memo,
+                                        p.msg, lang)
             if unpicked and p.role == "assistant" and not p.name and p.msg == last_msg + 1:
                 for sentence in split[:2]:
                     option = concluded_pick(unpicked, sentence)
@@ -672,7 +687,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             if replying and not decided and not p.name:
                 unpicked = options if split else listed_options(last_assistant)
             if p.role == "assistant" and not p.name and turn and p.msg == last_msg + 1:
-                self._take_on(rows, turn, p, lang, memo)
+                joined |= self._take_on(rows, turn, p, lang, memo)
             if p.role == "assistant" and not p.name and asking is not None and looked_up \
                     and split and not awaits_choice(split) and _not_offered(split):
                 # "where's the flour order?" (a lookup) "It shipped, UPS PRO 1Z9F44A2037, ETA
@@ -713,6 +728,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 said_last = list(range(len(rows), len(rows) + len(split)))
                 asking = None
             else:
+                if p.role == "assistant" and not p.name:
+                    asked_turn = turn if p.msg == last_msg + 1 else []
                 turn = []
             last_msg = p.msg
             rows.extend(
@@ -891,36 +908,103 @@ class ExtractiveSummarizer(BaseSummarizer):
 
     @staticmethod
     def _take_on(rows: list[_Row], turn: list[int], reply: _Piece, lang: str,
-                 memo: TokenMemo) -> None:
+                 memo: TokenMemo) -> bool:
         """The user's words the assistant's acknowledgement restates ("Understood. All recipe
         quantities in grams going forward."): an ask taken on, kept as "User asked: …" and
         worth a decision in every fold; a fact the user told of themselves stays their fact.
         An errand the assistant promised to do ("Sure, I'll look for food handler renewal
-        classes…") is kept so too, under open tasks, until it is reported done."""
+        classes…") is kept so too, under open tasks, until it is reported done; so is what it
+        promised to remind the user of ("I'll remind you before then"), marked so. The errand
+        takes with it the user's sentences before it that the promise also restates ("Jonah's
+        food handler card expires on the 30th. I need to get him into a renewal class"): its
+        own words may say "him" or "that". True when rows were emptied (joined to the errand)."""
         ack = acknowledged(reply.text)
         restated = ack[0] if ack is not None else commits(reply.text)
         if restated is None:
-            return
+            return False
         for_good = ack is not None and ack[1]
         said = memo[restated]
         said_stems = {_stem(w) for w in said}
         shared = [(len(memo[rows[j].body] & said), j) for j in turn if rows[j].role == "user"]
         need = 1 if for_good else _NOTED_OVERLAP
-        errand = False
         tag = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}"
-        for n, j in sorted(shared, reverse=True)[:2]:
+        top = sorted(shared, reverse=True)[:2]
+        reminds = promises_reminder(reply.text)
+        for n, j in top:
             row = rows[j]
+            # ("Got it, I'll remind you Thursday": a reminder, no rule taken on for good.)
             if ack is not None and n >= need and not _SELF_LEAD.match(row.body) and (
-                    for_good or standing_terms(row.body)):
+                    for_good or (standing_terms(row.body) and not reminds)):
                 rows[j] = _Row("", tag + row.body, "user", _PREFS, row.date, row.msg, "",
                                "decision")
-            elif not errand and len({_stem(w) for w in memo[row.body]} & said_stems) >= (
-                    _NOTED_OVERLAP) and _plain_request(row.body):
-                # One errand a promise: the request it names most of. (An errand of the
-                # user's own, "I still need to cancel Hulu", already holds until done.)
-                rows[j] = _Row("", tag + row.body, "user", _TASKS, row.date, row.msg, "",
-                               "decision")
-                errand = True
+        # One errand a promise: the request it names most of; else, when it promises to
+        # remind, what it is about. (An errand of the user's own, "I still need to cancel
+        # Hulu", already holds until done: it only takes its context.)
+        found = [(_alone(rows[j].body), j) for _, j in top if rows[j].section is None and len(
+            {_stem(w) for w in memo[rows[j].body]} & said_stems) >= _NOTED_OVERLAP]
+        pick = next(((alone, j) for alone, j in found if alone[0] == _TASKS), None)
+        if pick is None and found:
+            # The promise restates a message whose errand names less of it than its context
+            # does ("The dog license renewal opens Monday at 8am… I have to get Biscuit
+            # registered before the 15th." "I'll flag it Monday morning…").
+            pick = next(((alone, k) for k in turn if rows[k].msg == rows[found[0][1]].msg
+                         and rows[k].section is None and rows[k].role == "user"
+                         and (alone := _alone(rows[k].body))[0] == _TASKS
+                         and {_stem(w) for w in memo[rows[k].body]} & said_stems), None)
+        reminder = pick is None and bool(found) and reminds
+        if reminder:
+            pick = found[0]
+        if pick is None:
+            return False
+        (_, standing), j = pick
+        row = rows[j]
+        about = [k for k in turn if k != j and rows[k].msg == row.msg
+                 and rows[k].role == "user" and rows[k].section is None
+                 and rows[k].body and not _asks_to_know(rows[k].body)
+                 and {_stem(w) for w in memo[rows[k].body]} & said_stems
+                 and _alone(rows[k].body)[0] != _TASKS]
+        context = [rows[k].body for k in about]
+        for k in about:
+            rows[k] = rows[k]._replace(body="")
+        if standing:
+            # Already held until done, and scored on how it opens ("I have to get Isla
+            # into…"): what it is about comes after it.
+            if context:
+                rows[j] = row._replace(body=_CONTEXT[lang].join([row.body, *context]))
+            return bool(about)
+        lead, mark = (row.tag, _REMINDER_MARK[lang]) if reminder else (tag, "")
+        body = " ".join(b for _, b in sorted([(j, row.body), *zip(about, context, strict=True)]))
+        rows[j] = _Row("", lead + body + mark, "user", _TASKS, row.date, row.msg, "", "decision")
+        return bool(about)
+
+    @staticmethod
+    def _put_off(rows: list[_Row], answered: list[int], reply: str, memo: TokenMemo,
+                 msg: int, lang: str) -> bool:
+        """The user puts off (in message ``msg``) what they raised ("I need a plumber this
+        week" … "Happy to find one. What's your zip code?" … "later, gotta run"): it stays to
+        do, kept as "User asked: …" (worth a decision in every fold) and moved to where it was
+        put off (the reply before is no report of it done). What they said: the sentence the
+        assistant's question or offer took up most, or all of it when short and none was.
+        True when a row was moved (its old place left empty)."""
+        if "?" not in reply and "？" not in reply:
+            return False
+        wanted = {_stem(w) for w in memo[reply]}
+        said = [(len({_stem(w) for w in memo[rows[j].body]} & wanted), j) for j in answered
+                if rows[j].role == "user" and rows[j].section is None and rows[j].body
+                and _alone(rows[j].body)[0] != _TASKS]
+        if not said:
+            return False
+        n, j = max(said)
+        taken = [j] if n else [k for _, k in said]
+        body = " ".join(rows[k].body for k in taken)
+        if len(body) > _MAX_ITEM_CHARS:
+            return False
+        tag = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}"
+        rows.append(rows[taken[-1]]._replace(tag="", body=tag + body, section=_TASKS, msg=msg,
+                                             score_role="decision"))
+        for k in taken:
+            rows[k] = rows[k]._replace(body="")
+        return True
 
     def _pieces(
         self, messages: Sequence[Mapping[str, Any]], lang: str, day: str | None = None

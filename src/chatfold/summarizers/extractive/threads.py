@@ -271,8 +271,13 @@ class TokenMemo(dict[str, frozenset[str]]):
     """``content_tokens`` of each distinct text, for one fold (a long history repeats itself)."""
 
     def __missing__(self, text: str) -> frozenset[str]:
-        words = self[text] = content_tokens(text)
+        # The summarizer's own label is no word of what was said: two "User asked: …" lines
+        # share nothing by it.
+        words = self[text] = content_tokens(_OWN_LABEL.sub("", text, count=1))
         return words
+
+
+_OWN_LABEL = re.compile(r"^(?:User(?: agreed| chose| asked)|用户(?:同意|选择|要求))[:：]")
 
 
 def _stem(word: str) -> str:
@@ -309,7 +314,9 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
         later = _NAMED_CALLED.sub(" ", later)
         later_tokens = later_tokens - _CALL
     common = request_tokens & later_tokens
-    shared = len(common - _TIME_WORDS) if adjacent else len(common)
+    # A time in common is no sign of the thing done: "a plumber this week" and "a permit takes
+    # 3-4 weeks" (nor, next to it, "book Nopa for Friday" and "the weather for Friday").
+    shared = len(common - _TIME_WORDS)
     numbers = shared_numbers(request, later)
     shared += numbers
     if numbers and not common:
@@ -676,7 +683,9 @@ def acknowledged(text: str) -> tuple[str, bool] | None:
 # gather three quotes…", "我会在周五前把报价发给你", "回头我帮你找".
 _COMMITS = re.compile(
     r"(?i:\b(?:i'll|i will|i'm going to|will do)\b(?! (?:be|have|need)\b))"
-    r"|我会|我来|我先|回头我|稍后我|我这就|我去")
+    r"|我会|我来|我先|回头我|稍后我|我这就|我去"
+    r"|我(?:今天|今晚|明天|明早|后天|下午|晚上|晚点|待会儿?|周[一二三四五六日末]|下周[一二三四五六日]?)"
+    r"(?:之?前)?(?:会|就|再)?(?:把|给|帮|发|整理|写|做|查|找|弄|准备)")
 
 
 def commits(text: str) -> str | None:
@@ -739,6 +748,31 @@ _ZH_DONE_VERB = re.compile(
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
 _REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify))|提醒")
+
+
+def promises_reminder(text: str) -> bool:
+    """True when the assistant's ``text`` promises to remind the user ("I'll flag it Friday
+    morning", "我会在那之前提醒你"): what it is about is the user's errand, kept open."""
+    return _REMINDS_YOU.search(text) is not None
+
+
+_REMINDS_YOU = re.compile(r"(?i:\b(?:remind|ping|nudge|text) you\b|\bflag (?:it|this|that)\b)"
+                          r"|提醒你|提醒您")
+
+
+def defers(text: str) -> bool:
+    """True when the user's short message ``text`` puts the matter off ("later, gotta run",
+    "not now", "晚点说吧我先去接孩子", "今天先算了 明天再说"): what they asked stays to do."""
+    return len(text) <= _DEFER_CHARS and _DEFERS.search(text.strip()) is not None
+
+
+_DEFER_CHARS = 100
+# English only at the start ("later, gotta run"; not "see you later"); Chinese "…再说" anywhere.
+_DEFERS = re.compile(
+    r"(?i:^(?:(?:ok(?:ay)?|hmm+|ah|eh|ugh|sorry|yeah|sure)[,.!]?\s+)*(?:maybe\s+)?"
+    r"(?:later\b|not (?:right )?now\b|another time\b|some other time\b|tomorrow\b"
+    r"|(?:i'll|let me) get back to you\b|(?:let's|we'll|we can) (?:come back to|revisit)\b))"
+    r"|(?:晚点|晚些|回头|改天|以后|下次|明天|待会儿?|等会儿?|等下|稍后|过两天|有空)再?说")
 
 
 def asks_reminder(request: str) -> bool:
@@ -862,8 +896,8 @@ def cancels(request: str, request_tokens: frozenset[str], later: str, *, latest:
     (``next_to``: "nvm, they called"). ``latest``: no other request came between; ``sole``:
     no other open task shares as much with ``later``. An older task is called off only by
     name, more than its verb: "never mind, they called" calls off no "call the bank"."""
-    if not CANCEL.search(later):
-        return False
+    if not CANCEL.search(later) or defers(later):
+        return False  # ("今天先算了，明天再说": put off, not called off)
     # The words of calling off are not the thing called off: "never mind" names no "I never
     # watch it".
     common = request_tokens & content_tokens(CANCEL.sub(" ", later))
