@@ -3419,3 +3419,24 @@ def test_a_carried_errand_is_not_closed_by_what_names_nothing_of_it(
                 "week, who does weekend calls?")
     out = ask(later, previous=previous)
     assert any("plumber" in line for line in section(out, "Open tasks")), out
+
+
+@pytest.mark.parametrize(("said", "lang", "keys"), [
+    ("Priyanka's birthday is March 14th, she's been with us 3 years.", "en",
+     ("Priyanka", "March 14")),
+    ("My mom's anniversary is on June 2, forty years this time.", "en", ("June 2",)),
+    ("对了，乐乐的生日是10月8号，今年满六岁", "zh", ("10月8号",)),
+])
+def test_a_date_of_someones_said_once_outlasts_narrated_chatter(
+        said: str, lang: str, keys: tuple[str, ...]) -> None:
+    if lang == "zh":
+        chatter = [user(f"{d}号我们去{p}玩了一天，拍了好多照片，天气也特别好")
+                   for d, p in zip(range(1, 9), ("西湖", "灵隐寺", "千岛湖", "乌镇", "莫干山",
+                                                   "西溪湿地", "宋城", "九溪"), strict=True)]
+    else:
+        chatter = [user(f"On May {i + 1} I went climbing at {p} Gym with my friends and had fun.")
+                   for i, p in enumerate(("Riverside", "Summit", "Granite", "Boulder", "Crux",
+                                          "Vertex", "Apex", "Ridge"))]
+    out = ask([user(said), assistant("好的。" if lang == "zh" else "Noted."), *chatter],
+              language=lang, max_tokens=60)
+    assert all(k in out for k in keys), out

@@ -327,6 +327,13 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # A bare version, three parts: "pinning node to 20.11.1" (not a date: "2023.10.05").
     (_ID, re.compile(r"(?<![\d.])(?:0|[1-9]\d{0,2})\.\d{1,3}\.\d{1,4}(?![\d.]*\d)"), False, None,
      ""),
+    # A date of someone's said once: "Priyanka's birthday is March 14th", "我妈生日是3月5号".
+    (_FACT | _ATTR, re.compile(
+        rf"\b(?:[A-Z][a-z]+|(?:[Mm]y|[Oo]ur) (?:{_KIN}))'s (?:birthday|anniversary|due date)\b"),
+     False, None, ("birthday", "anniversary", "due date")),
+    (_FACT | _ATTR, re.compile(
+        r"(?:生日|纪念日|预产期)(?:是|在|定在)?\s?(?:\d{1,2}月|[一二三四五六七八九十]{1,2}月|\d{1,2}[/.-]\d)"),
+     False, None, ("生日", "纪念日", "预产期")),
     # Someone by name, then whose: "Biscotti (my cat) knocked my coffee over".
     (_NAME | _FACT | _ATTR, re.compile(rf"\b[A-Z][a-z]+ \((?:my|our) (?:{_KIN})\)"), False, None,
      "("),
