@@ -3440,3 +3440,20 @@ def test_a_date_of_someones_said_once_outlasts_narrated_chatter(
     out = ask([user(said), assistant("好的。" if lang == "zh" else "Noted."), *chatter],
               language=lang, max_tokens=60)
     assert all(k in out for k in keys), out
+
+
+def test_someone_glossed_by_what_they_are_to_the_speaker_is_kept() -> None:
+    chatter = [user(f"On May {i + 1} I went climbing at {p} Gym with my friends and had fun.")
+               for i, p in enumerate(("Riverside", "Summit", "Granite", "Boulder", "Crux",
+                                      "Vertex", "Apex", "Ridge"))]
+    out = ask([user("Teodora (our rep at the mill) swears the short delivery was the "
+                    "warehouse's fault."), assistant("Noted."), *chatter], max_tokens=60)
+    assert "Teodora" in out, out
+    # A day glossed so is no one: "Monday (my day off)".
+    assert scoring_of("Monday (my day off) was great") < scoring_of(
+        "Teodora (our rep at the mill) was great")
+
+
+def scoring_of(text: str) -> float:
+    from chatfold.summarizers.extractive.scoring import _score_all
+    return _score_all([text], ["user"])[0].score

@@ -184,6 +184,8 @@ _CN_NUM_RE = re.compile(
 
 # (bit, pattern, match the lowercased text, extra check, skip unless one of these characters,
 # or one of these substrings, is present)
+_CALENDAR_NAMES = ("(?:Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday|January|February"
+                   "|March|April|May|June|July|August|September|October|November|December)")
 _KIN = (
     "wife|husband|partner|fianc[ée]e?|boyfriend|girlfriend|son|daughter|kid|child|mom|mum"
     "|mother|dad|father|brother|sister|grandma|grandmother|grandpa|grandfather|aunt|uncle"
@@ -335,8 +337,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"(?:生日|纪念日|预产期)(?:是|在|定在)?\s?(?:\d{1,2}月|[一二三四五六七八九十]{1,2}月|\d{1,2}[/.-]\d)"),
      False, None, ("生日", "纪念日", "预产期")),
     # Someone by name, then whose: "Biscotti (my cat) knocked my coffee over".
-    (_NAME | _FACT | _ATTR, re.compile(rf"\b[A-Z][a-z]+ \((?:my|our) (?:{_KIN})\)"), False, None,
-     "("),
+    # (Or by what they are to the speaker: "Teodora (our rep over there) swears…".)
+    (_NAME | _FACT | _ATTR, re.compile(
+        rf"\b(?!{_CALENDAR_NAMES}\b)[A-Z][a-z]+ \((?:my|our) [a-z][a-z-]*(?: [a-z-]+){{0,3}}\)"),
+     False, None, "("),
     # The speaker's work said in passing: "being a dental hygienist is fine until…", "As a
     # nurse, I…".
     (_FACT | _ATTR, re.compile(
