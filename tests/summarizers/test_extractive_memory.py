@@ -3457,3 +3457,23 @@ def test_someone_glossed_by_what_they_are_to_the_speaker_is_kept() -> None:
 def scoring_of(text: str) -> float:
     from chatfold.summarizers.extractive.scoring import _score_all
     return _score_all([text], ["user"])[0].score
+
+
+@pytest.mark.parametrize(("said", "lang", "key"), [
+    ("payroll q: Gusto wants the company ID before I can add Leo, it's GC-556120 right?", "en",
+     "GC-556120"),
+    ("我们在物流平台的客户号是KH-88120对吧？", "zh", "KH-88120"),
+])
+def test_a_value_said_to_be_confirmed_is_a_statement(said: str, lang: str, key: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _is_question
+    assert not _is_question(said)
+    assert _is_question("is it Tuesday, right?")  # nothing said to confirm but a day
+    out = ask([user(said), assistant("对，没错。" if lang == "zh" else "Yes, that's the one."),
+               *([user(f"{d}号我们去{p}玩了一天，拍了好多照片")
+                  for d, p in zip(range(1, 7),
+                                  ("西湖", "灵隐寺", "千岛湖", "乌镇", "莫干山", "宋城"),
+                                  strict=True)] if lang == "zh" else
+                 [user(f"On May {i + 1} I went climbing at {p} Gym with my friends.")
+                  for i, p in enumerate(("Riverside", "Summit", "Granite", "Boulder", "Crux"))])],
+              language=lang, max_tokens=60)
+    assert key in out, out

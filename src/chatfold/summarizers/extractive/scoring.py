@@ -869,13 +869,20 @@ _ZH_ASK_MAX_CHARS = 20
 def _is_question(sentence: str) -> bool:
     tail = sentence.rstrip(" \"'”’」』）)")
     if tail[-1:] in ("?", "？") or tail.rstrip("。.!！~～")[-1:] in ("吗", "呢"):
-        return True
+        # "…the company ID, it's GC-556120 right?", "客户号是KH-88120对吧？": a value said, the
+        # question only asks to confirm it.
+        return _CONFIRMING.search(tail) is None or _DIGITS.search(tail) is None
     return (
         len(tail) <= _ZH_ASK_MAX_CHARS
         and tail[-1:] not in ("。", ".", "!", "！")
         and _ZH_ASKS.search(tail) is not None
         and "知道" not in tail
     )
+
+
+_CONFIRMING = re.compile(
+    r"(?i:[,\s](?:right|correct|isn't it|is that right|yeah)[?？]+$)"
+    r"|(?:对吧|是吧|没错吧|对不对)[?？]*$")
 
 
 # Statements of fact that open with the speaker: "my sister's name is", "our flight is"; "I
