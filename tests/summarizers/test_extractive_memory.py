@@ -2999,6 +2999,9 @@ def test_an_acknowledged_errand_fact_or_chatter_is_no_standing_ask(
      "en", "display case"),
     ([user("帮我找几家能做企业团建的农家乐，下周再给我"),
       assistant("好的，我会整理几家适合企业团建的农家乐，下周发给你。")], "zh", "农家乐"),
+    # A promise that says when: "我明天把…给你".
+    ([user("帮我写个退货说明放商品详情页里，手工制品有轻微色差不算质量问题。今天不急，明天给我就行"),
+      assistant("好的，我明天把退货说明的草稿给你，语气会尽量温和一点。")], "zh", "退货说明"),
 ])
 def test_an_errand_the_assistant_promised_stays_open(
         messages: list[dict[str, Any]], lang: str, key: str) -> None:

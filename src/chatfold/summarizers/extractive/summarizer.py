@@ -915,9 +915,10 @@ class ExtractiveSummarizer(BaseSummarizer):
         An errand the assistant promised to do ("Sure, I'll look for food handler renewal
         classes…") is kept so too, under open tasks, until it is reported done; so is what it
         promised to remind the user of ("I'll remind you before then"), marked so. The errand
-        takes with it the user's sentences before it that the promise also restates ("Jonah's
-        food handler card expires on the 30th. I need to get him into a renewal class"): its
-        own words may say "him" or "that". True when rows were emptied (joined to the errand)."""
+        takes with it the other sentences of its message that the promise also restates
+        ("Jonah's food handler card expires on the 30th. I need to get him into a renewal
+        class"): its own words may say "him" or "that". True when rows were emptied (joined to
+        the errand)."""
         ack = acknowledged(reply.text)
         restated = ack[0] if ack is not None else commits(reply.text)
         if restated is None:
