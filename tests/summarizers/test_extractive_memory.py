@@ -3480,3 +3480,28 @@ def test_a_value_said_to_be_confirmed_is_a_statement(said: str, lang: str, key: 
                   for i, p in enumerate(("Riverside", "Summit", "Granite", "Boulder", "Crux"))])],
               language=lang, max_tokens=60)
     assert key in out, out
+
+
+@pytest.mark.parametrize(("messages", "lang", "chosen", "not_chosen"), [
+    ([user("给我爸订个体检套餐，他胃一直不舒服"),
+      assistant("医院有两个套餐：套餐A 1280元，常规血检加B超；套餐B 2380元，多了无痛胃肠镜。"),
+      user("B吧，他胃不好就该好好查查")], "zh", "2380", "1280"),
+    ([user("Which phone plan fits a family of four?"),
+      assistant("Plan 1: 20 GB shared for $60. Plan 2: unlimited for $95. Plan 3: 50 GB for $75."),
+      user("plan 3 please")], "en", "$75", "$95"),
+])
+def test_an_option_picked_by_its_label_is_the_decision(
+        messages: list[dict[str, Any]], lang: str, chosen: str, not_chosen: str) -> None:
+    out = ask(messages, language=lang)
+    decisions = section(out, "决定" if lang == "zh" else "Decisions")
+    assert any(chosen in line for line in decisions), out
+    assert not any(not_chosen in line for line in decisions), out
+
+
+@pytest.mark.parametrize("reply", ["不要B，太贵了", "B超做过了吗？", "都行"])
+def test_no_label_pick_from_a_reply_that_names_none_or_refuses(reply: str) -> None:
+    out = ask([user("给我爸订个体检套餐"),
+               assistant("医院有两个套餐：套餐A 1280元，常规血检加B超；"
+                         "套餐B 2380元，多了无痛胃肠镜。"),
+               user(reply)], language="zh")
+    assert not any("2380" in line for line in section(out, "决定")), out

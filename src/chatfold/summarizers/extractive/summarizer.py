@@ -85,6 +85,7 @@ from .threads import (
     did_for_user,
     fulfils,
     is_acceptance,
+    labelled_pick,
     listed_options,
     listing_intro,
     looks_up,
@@ -619,7 +620,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # that price. Let's do the first one." The last one that picks counts.
                 for k in range(min(len(split), 4) - 1, -1, -1):
                     picked = ordinal_pick(last_assistant, options, split[k]) or described_pick(
-                        options, split[k]) or priced_pick(options, split[k])
+                        options, split[k]) or priced_pick(options, split[k]) or labelled_pick(
+                        options, split[k])
                     if picked is None and k:
                         option = anaphoric_pick(options, split[k - 1], split[k])
                         picked = None if option is None else (option, option, True)

@@ -1339,6 +1339,43 @@ def priced_pick(options: list[str], reply: str) -> tuple[str, str, bool] | None:
     return _as_pick(options[prices.index(best)], reply)
 
 
+def labelled_pick(options: list[str], reply: str) -> tuple[str, str, bool] | None:
+    """(the option, the option, whether the reply said only that) when a short ``reply``
+    names the label of one of ``options``, each labelled once ("套餐A 1280元…", "套餐B 2380元…"
+    then "B吧"; "Plan 2: …" then "plan 2 please"), else None."""
+    latin = reply.isascii()
+    if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
+        reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
+    if not 2 <= len(options) <= 6 or reply.rstrip().endswith(("?", "？")) \
+            or _NEITHER.search(reply) or _REJECTS.search(reply):
+        return None
+    labels = []
+    for option in options:
+        found = [_group(m) for m in _OPTION_LABEL.finditer(option)]
+        if len(found) != 1:
+            return None
+        labels.append(found[0])
+    if len(set(labels)) != len(labels):
+        return None
+    named = {_group(m) for m in _REPLY_LABEL.finditer(reply)} & set(labels)
+    if len(named) != 1:
+        return None
+    return _as_pick(options[labels.index(named.pop())], reply)
+
+
+def _group(m: re.Match[str]) -> str:
+    return next(g for g in m.groups() if g).upper()
+
+
+# An option's label: "套餐A", "Option B", "Plan 2", "Tier 3" (the label, once).
+_OPTION_LABEL = re.compile(
+    r"(?i:\b(?:option|plan|package|tier|choice)\s+([A-Z0-9])\b)"
+    r"|(?:套餐|方案|选项|路线|款式)\s?([A-Za-z0-9])(?![A-Za-z0-9])")
+# The label said alone in a reply: "B吧", "选B", "plan 2 please" (not "B超", "2 nights").
+_REPLY_LABEL = re.compile(
+    r"(?i:\b(?:option|plan|package|tier|choice)\s+([A-Z0-9])\b)"
+    r"|(?:套餐|方案|选项|路线|款式|选|要|就)?\s?(?<![A-Za-z0-9])([A-Za-z])(?![A-Za-z0-9])"
+    r"(?=\s*(?:吧|了|就|好|行|$|[，,。.!！]))")
 # What takes an option described: "so the dim sum place", "Tuesday it is", "就那家吧".
 _DESC_CUE = re.compile(
     r"(?i:^(?:ok(?:ay)?,?\s+|then\s+|and\s+|so,?\s+)?the\s+[\w\s'-]{1,30}?\b(?:one|place|option"
