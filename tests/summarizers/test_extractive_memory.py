@@ -3505,3 +3505,17 @@ def test_no_label_pick_from_a_reply_that_names_none_or_refuses(reply: str) -> No
                          "套餐B 2380元，多了无痛胃肠镜。"),
                user(reply)], language="zh")
     assert not any("2380" in line for line in section(out, "决定")), out
+
+
+@pytest.mark.parametrize("said", ["我们那台电窑是HT-12，0.12立方的，烧一窑要11个小时",
+                                  "我们店的收银机是SP-300，用了五年了"])
+def test_the_speakers_thing_by_a_demonstrative_or_a_place_is_their_fact(said: str) -> None:
+    key = said.split("是")[1].split("，")[0]
+    chatter = [user(f"{d}号我们去{p}玩了一天，拍了好多照片，天气也特别好")
+               for d, p in zip(range(1, 9), ("西湖", "灵隐寺", "千岛湖", "乌镇", "莫干山",
+                                               "西溪湿地", "宋城", "九溪"), strict=True)]
+    out = ask([user(said), assistant("好的。"), *chatter], language="zh", max_tokens=60)
+    assert key in out, out
+    # Held as "我的X是Y" is, above a narrated outing.
+    from chatfold.summarizers.extractive.scoring import _score_all
+    assert _score_all([said], ["user"])[0].standing

@@ -617,6 +617,12 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         # (Not what the speaker did: "我住的是2702房", "我订的是行政房" tell of a stay.)
         r"我(?:的)?(?![就也还只不都真又觉想看猜估感以可要会能在说应没很挺太最比特非])(?:(?!的)[\u4e00-\u9fff]){2,4}?"
         r"是(?![不没])"), False, None, "是"),
+    # The speaker's thing by a demonstrative or a place: "我们那台电窑是HT-12", "我们店的电窑是…"
+    # (not "我们这个就是…").
+    (_FACT | _ATTR, re.compile(
+        r"我(?:们)?(?:家|店|公司|工作室|单位|学校)?(?:的|(?:那|这)[台个辆只条家位套部])"
+        r"(?:(?![就也还只不都真又觉想看猜要会能在说])[\u4e00-\u9fff]){1,6}?是(?![不没])"),
+     False, None, "是"),
     # Where the speaker works or studies: "我在字节上班", "我现在在浙大读研".
     (_FACT | _ATTR, re.compile(
         r"我(?:现在|目前|之前)?在[\u4e00-\u9fffA-Za-z]{2,10}?(?:上班|工作|实习|读书|上学|读研|读博"
