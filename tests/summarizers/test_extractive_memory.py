@@ -3519,3 +3519,13 @@ def test_the_speakers_thing_by_a_demonstrative_or_a_place_is_their_fact(said: st
     # Held as "我的X是Y" is, above a narrated outing.
     from chatfold.summarizers.extractive.scoring import _score_all
     assert _score_all([said], ["user"])[0].standing
+
+
+@pytest.mark.parametrize(("said", "holds"), [
+    ("乐乐班主任刘老师今天在家长群里点名说有三个没交作业的", True),
+    ("我们房东王先生说下个月要涨租", True),
+    ("老板说今天早点下班", False),  # a role without a name names no one
+])
+def test_someone_by_role_and_name_is_kept_as_who_they_are(said: str, holds: bool) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+    assert _score_all([said], ["user"])[0].standing is holds

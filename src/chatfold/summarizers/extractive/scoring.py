@@ -370,6 +370,12 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # "王老师", "张先生": a title after a surname names someone; "你是一个坏老师" does not.
     (_NAME, re.compile(rf"[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|医生|教授|律师|总)"),
      False, None, ""),
+    # Someone by their role to the speaker and their name, as "our accountant Priya" is:
+    # "乐乐班主任刘老师", "我们房东王先生", "对接人是张经理".
+    (_NAME | _FACT | _ATTR, re.compile(
+        rf"(?:班主任|房东|老板|领导|导师|教练|律师|会计|对接人|负责人|主治医生|家庭医生|代理)"
+        rf"(?:是|叫)?[{_SURNAMES}](?:老师|先生|女士|小姐|总|经理|医生|大夫|教授|律师|师傅|姐|哥)"),
+     False, None, ""),
     (_NAME, re.compile(r"(?:I'm|I am|This is|this is) [A-Z][a-z]"), False, None, ""),
     # Someone by title: "Dr. Okonkwo-Reyes takes points off", "Professor Lindqvist".
     (_NAME, re.compile(
