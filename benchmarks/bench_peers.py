@@ -51,6 +51,9 @@ sys.path.insert(0, str(c.BENCH_DIR / "peers"))
 
 TRIGGER = 3000
 KEEP = 4
+DEEP = "chatfold keep=1"
+"""chatfold folding as deep as LangMem lands (its summary and about one message), tuned to
+chatfold's mean context like a peer: what the fold's depth costs, apart from the memory."""
 SCORE_STEP = 4
 """Recall is scored after every this many messages of each conversation's second half."""
 CAP = 400
@@ -279,7 +282,7 @@ class _Worker:
         self.summarize = transcript_summarizer()
         self.runners: dict[str, Any] = {name: cls for name, cls in adapters.PEERS.items()
                                         if errors.get(name) is None}
-        self.runners["chatfold"] = chatfold_runner_class(adapters)
+        self.runners["chatfold"] = self.runners[DEEP] = chatfold_runner_class(adapters)
         self.data = data
         self.quick = quick
         self._samples: list[dict[str, Any]] | None = None
@@ -287,11 +290,11 @@ class _Worker:
     def make(self, name: str, trigger: int, model_turns_only: bool = True) -> Any:
         cls = self.runners[name]
         extra: dict[str, Any] = {}
-        if name == "chatfold":
+        if name in ("chatfold", DEEP):
             extra = {"counter": self.counter}
         elif name == "langmem":
             extra = {"max_summary_tokens": CAP}  # the budget LangMem reserves = the shared cap
-        runner = cls(self.summarize, trigger, KEEP, self.counter.count,
+        runner = cls(self.summarize, trigger, 1 if name == DEEP else KEEP, self.counter.count,
                      model_turns_only=model_turns_only, **extra)
         runner.summarizer.keep_prompts = True
         return runner
@@ -438,7 +441,7 @@ def main() -> None:
     import bench_retention as retention
 
     peers = [n for n in adapters.PEERS if errors.get(n) is None]
-    names = [*peers, "chatfold"]
+    names = [*peers, DEEP, "chatfold"]
     results = {name: PeerResult() for name in names}
     for name, err in errors.items():
         if err:
@@ -486,7 +489,7 @@ def main() -> None:
     for name in names:
         results[name].at_trigger = cache.get((name, TRIGGER))
     cf = results["chatfold"].at_trigger
-    ok = [n for n in peers if results[n].at_trigger is not None]
+    ok = [n for n in (*peers, DEEP) if results[n].at_trigger is not None]
     # 2. tune each peer's trigger to chatfold's mean context, and to its peak
     if cf is not None:
         tuners = {(n, m): Tuner(m, cf.mean if m == "mean" else cf.peak, TRIGGER, steps)
@@ -593,7 +596,7 @@ def write_results(args: Any, results: dict[str, PeerResult], versions: dict[str,
     cf = results["chatfold"].at_trigger
 
     def label(name: str) -> str:
-        return name if name == "chatfold" else f"{name} {_version(name, versions)}"
+        return name if name in ("chatfold", DEEP) else f"{name} {_version(name, versions)}"
 
     def row(name: str, run: Run | None, how: str) -> list[Any]:
         if run is None:
@@ -680,6 +683,8 @@ the adapter's work, not counted).
   trigger (the documented pattern: the application decides when), `target_count` = {KEEP}
   messages after the system prompt.
 * **chatfold** `Folder` with `Policy(trigger_tokens=trigger, keep={KEEP})` and its defaults.
+* **{DEEP}**: the same `Folder` with `keep=1`, tuned like a peer: it lands about where LangMem
+  does (the summary and the newest message), so it shows what the fold's depth alone costs.
 """
     if failed:
         body += "\nErrors (the first error each memory raised):\n\n" + c.table(
@@ -702,6 +707,8 @@ the adapter's work, not counted).
                  "tool_turns": r.tool_turns, "overhead_us": r.overhead_us}
         if name == "chatfold":
             headline["chatfold"] = entry
+        elif name == DEEP:
+            headline["chatfold_keep1"] = entry
         else:
             headline["peers"][name] = entry
     c.write_results("peers", "Peers side by side (issue 13, item 5)", body, headline, args.out,
