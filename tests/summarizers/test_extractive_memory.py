@@ -3020,7 +3020,8 @@ def test_an_errand_the_assistant_promised_stays_open(
     again = ask([user("好" if lang == "zh" else "ok")], previous=previous, language=lang,
                 max_tokens=60)
     assert any(key in line for line in section(again, title)), again
-    if lang == "en":
+    if lang == "en" and not re.search(r"\d+(?!\d|st|nd|rd|th)", messages[0]["content"]):
+        # (A request with values of its own, "3 quotes … 48 inch", holds by them.)
         plain = ask([user("ok")], previous=previous.replace(asked, "User: "), max_tokens=60)
         assert not any(key in line for line in section(plain, title)), plain
 

@@ -107,7 +107,7 @@ _ZH_WORDS: dict[int, str] = {
     " 要交 要提交"
     " 我会 我来 我得 还得 我还没 前要 之前要 前得 得给 得去 得把 得交 得还 得买 得打 得约 得做"
     " 得写 得办 得拿 得取 得续 得在 要在 必须在 别让我忘 得赶紧 得尽快 要赶紧 还没顾上 还没来得及"
-    " 得找",
+    " 得找 让我 叫我 要我 要求我 要把 得抽空 得先 todo",
     _INJECT: "忽略以上 忽略上面 忽略之前 忽略前面 忽略所有 忽略上述 无视以上 无视上面"
     " 无视之前 无视上述 作为摘要 摘要只写 摘要就写 摘要改写 把摘要写成 系统提示",
     _NAME: "我叫 名叫 叫做 名字是 我姓 " + ZH_PLACES,
@@ -161,7 +161,8 @@ _EN_WORDS: dict[int, str] = {
     "|still haven't|haven't yet"
     "|i have to|we have to|i still have to"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
-    "|i will|would like|i'd like",
+    "|i will|would like|i'd like|wants me to|asked me to|told me to|needs me to|gotta"
+    "|should really",
     _INJECT: "ignore the above|ignore all previous|ignore previous|ignore the previous|ignore all"
     " prior|ignore prior|ignore your instructions|ignore all instructions|ignore the instructions"
     "|ignore everything above|ignore all the above|disregard the above|disregard previous"

@@ -805,8 +805,30 @@ _TASK_OWN = re.compile(
     r"|得先?(?:带|去|约|打))"
     r"|[^。！？\n]{1,24}?还没(?:顾上|来得及)"
 )
+# An errand of the speaker's own said after what led to it: "…the pharmacy needs a new script,
+# so I need to call Dr. Okafor's office", "…防水有问题，得找他们家谈谈"; or opening with what must
+# be done, the speaker unsaid: "得赶紧把毕业论文的查重做了". (Not "…, so you need to": advice.)
+_OWN_MID = re.compile(
+    r"(?i:[,;.—–]\s*(?:(?:so|and|but|then|which means|plus)\s+)?(?:(?:i|we)(?:'ll| will)?"
+    r" (?:really |still |also |just |now )?(?:need to|have to|must|should really|gotta"
+    r"|(?:'ve )?got to)|(?:still )?(?:need to|have to|gotta))"
+    r" (?!(?:go|run|leave|head out|sleep|say|admit|agree|ask|wonder|laugh|love|be honest|relax"
+    r"|chill|vent|rest)\b)\w)"
+    # "…is due April 30, I still need the immunization record": what is still missing.
+    r"|(?i:(?:^|[,;.—–]\s*(?:(?:so|and|but)\s+)?)(?:i|we) still need (?:the|a|an|my|our)\b)"
+    # A deadline of the speaker's: "my thesis draft is due to Prof. Adeyemi Nov 4".
+    r"|(?i:\b(?:my|our) (?!baby\b)[\w-]+(?: [\w-]+){0,3} (?:is|are) due\b)"
+    # Handed to the speaker: "my boss wants me to redo the deck", "领导…让我周五前把复盘PPT弄出来".
+    r"|(?i:\b(?:wants|asked|told|needs) me to (?!(?:go|come|stay|relax|calm down)\b)\w)"
+    r"|(?:领导|老板|经理|主管|老师|导师|客户|甲方)[^。！？]{0,14}?(?:让我|叫我|要我|要求我)"
+    r"|(?:回头|改天|过两天|有空)(?:要|得)把"
+    r"|(?:^|[，；]\s*(?:(?:所以|然后|哦对|对了|另外)[，,]?)?)(?:我们?)?"
+    r"(?:这周末?|周末|明天|今天|今晚|回头|下周|过两天)?(?:还|也)?得(?:赶紧|抽空|尽快|先)?"
+    r"(?:去|把|给|找|跟|和|约|交|办|买|续|还|寄|拿|取|打|定|弄|做|联系|带)")
 _REMINDER = re.compile(
-    r"(?i:(?:please |can you |could you )?remind me\b)|(?:你|您)?(?:请|记得|帮我)?提醒我")
+    r"(?i:(?:please |can you |could you )?remind me\b"
+    r"|(?:please |pls )?(?:don't|do not) let me forget\b|make sure i (?:don't forget|remember)\b)"
+    r"|(?:你|您)?(?:请|记得|帮我)?提醒我|别让我忘")
 # What opens a request said in passing: "Oh and remind me to…", "Unrelated, but can you…",
 # "Quick thing — book…", "对了，帮我…".
 _LEAD_IN = re.compile(
@@ -837,6 +859,8 @@ _ERRAND = re.compile(
     r"(?! (?:it|that|this|them|some rest|a break|some sleep|out|over|together|back|more"
     r"|something|anything)\b))"
     r"|[得要](?:去|给|把)?[\u4e00-\u9fff]{0,4}?(?:拿|取|交|办|续|还|买|寄|修|缴|付|签|退|约|订|打)"
+    # "我得把登录重构在那之前合进去", "得抽空去医院给她开": a duty with its thing or its place.
+    r"|(?<![觉记懂晓值变显])得(?:先|赶紧|抽空|尽快)?(?:把|去)[\u4e00-\u9fff]{2}"
     # A thing due by a date: "车子得在11月底之前去做年检".
     r"|(?:得|必须)在[^，。！？\n]{1,12}?(?:之前|以前)"
 )
@@ -848,6 +872,7 @@ _HEDGE = re.compile(
     r"|也许|可能|如果|要是|或许|除非|假如|万一|还没(?:想好|决定|定)|没决定|拿不定|不确定|决定不了"
 )
 USER_FACTOR = 1.3
+_VALUE_WEIGHT = 2.0
 """The user's own words weigh this much more than the same words from anyone else."""
 _QUESTION_FACTOR = 0.6
 _FEEL_FACTOR = 0.6
@@ -1126,7 +1151,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     ) or reminder)
     if request:
         mask |= _TASK
-    own_task = bool(mask & _TASK and not request and _TASK_OWN.match(text, at))
+    own_task = bool(mask & _TASK and not request and (
+        _TASK_OWN.match(text, at) or _OWN_MID.search(text)))
     # A cue word weighs only where it files the sentence: "a reminder of my roots", "I'll do
     # my best" are no tasks, "all the love and support" is no preference.
     weighed = mask if request or own_task else mask & ~_TASK
@@ -1150,6 +1176,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # A reference in the shape people copy from a form ("It's FSE-22817", "conf #
         # 7731-ALB", "1Z9F44A2037"): given to be kept, as "my X is Y" is, however it is said.
         score += _FACT_WEIGHT + _ATTR_WEIGHT
+    if role == "user" and not mask & _FACT and mask & (_ID | _MONEY | _WHEN | _NUM) \
+            and _DIGITS.search(text) and not _is_question(text):
+        score += _VALUE_WEIGHT
     fond = bool(mask & _FOND and _FOND_PREF.search(text))
     if fond:
         score += _FOND_WEIGHT
@@ -1345,6 +1374,28 @@ _ALWAYS_DO_KEYS = ("always", "never", "only", "don't", "do not", "keep", "make",
                    "when you", "whenever you", "回答", "回复", "总结", "答复", "摘要", "用")
 _FOR_GOOD_ZH_KEYS = ("以后", "今后", "从现在", "往后", "每", "一律", "统一", "永远", "始终", "绝对",
                      "千万", "别", "不要", "不用")
+
+
+# An errand the speaker must do themselves, said as a duty ("I need to renew my passport",
+# "得赶紧把毕业论文的查重做了"); not a wish to learn something, which an answer settles ("I need
+# to figure out the tax rules", "我得查一下…").
+_OWN_DUTY = re.compile(
+    r"(?i:(?:i|we) (?:still |really |also )?(?:need to|have to|must|should|'ve got to|gotta"
+    r"|got to)|^(?:still )?(?:need to|have to|gotta|got to)\b)"
+    r"|^我(?:们)?(?:需要|得|必须|还得)|^(?:还)?得(?!到)")
+_LEARN = re.compile(
+    r"(?i:\b(?:need to|have to|got to|gotta|must|should) (?:know|find out|figure out"
+    r"|understand|learn|decide|ask|check|look up|see)\b)"
+    r"|(?:需要|得|必须)(?:知道|了解|搞清楚|弄清楚|查一下|查查|问问|问一下|想想)")
+
+
+def own_errand(text: str) -> bool:
+    """True when ``text`` is an errand of the speaker's own (see _OWN_DUTY): only the speaker's
+    report, a tool or a confirmation closes it, not the assistant's advice about it."""
+    lead = _LEAD_IN.match(text)
+    at = lead.end() if lead is not None else 0
+    return (_OWN_DUTY.match(text, at) is not None or _OWN_MID.search(text) is not None) \
+        and _LEARN.search(text) is None
 
 
 def _is_standing_ask(text: str) -> bool:

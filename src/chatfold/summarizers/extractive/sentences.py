@@ -410,6 +410,9 @@ _SAYS_SOMETHING = re.compile(
     # (Not any place or time word: reviews' clauses are full of them, and kept whole they
     # crowd out other facts: the Chinese sessions at 2,000 tokens lost 0.014.)
     r"|[一二两三四五六七八九十百千万]+[楼层号栋桌份元块]|定在|改到|改成|约在|订了"
+    # What is still to do: "…哦对周末还得去物业那把停车费交了", "…so I need to call the vet".
+    r"|还得|得去|得把|得给|得找|得交|得约|要把|需要|必须|提醒"
+    r"|(?i:\b(?:need to|have to|gotta|got to|must|remind)\b)"
 )
 _NAME_FIRST = re.compile(r"[A-Z][A-Za-z]")
 _HEALTH = re.compile(r"(?i:allerg|intoleran|celiac|coeliac|diabet|asthma|epilep|anaphyla)"
