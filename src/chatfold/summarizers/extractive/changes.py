@@ -36,7 +36,7 @@ from collections.abc import Callable
 from functools import partial
 
 from .items import _Item
-from .lexicon import _DECISIONS, _PREFS, _SURNAMES, ZH_NUMERALS
+from .lexicon import _DECISIONS, _PREFS, _SURNAMES, _TASKS, ZH_NUMERALS
 from .scoring import _is_question, _is_standing_ask
 from .slots import _CLAUSE_SPLIT, _without_clauses
 from .threads import _stem, content_tokens
@@ -572,6 +572,12 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
                     or not _same_thing(new, was, strict=says == 1,
                                        of_anyone=whole is not None and not new.topic)):
                 continue  # no value replaced, or not the same thing
+            elif _put_value(old, was.values - new.values, new.values - was.values, it.body) \
+                    or old.section == _TASKS:
+                # One value for one of its kind: the old statement says the new value in its
+                # own words ("周五团建要订40份盒饭，找楼下那家老乡鸡" + "改成55份" → "…55份盒
+                # 饭…"). What was to be done is still to be done whatever changed of it.
+                pass
             elif whole is not None and amount:
                 _take_out_amount(old, amount)
             else:
@@ -859,6 +865,41 @@ def replace_instructions(items: list[_Item]) -> list[_Item]:
                 it.replaces = True
                 break
     return [it for it in items if id(it) not in emptied] if emptied else items
+
+
+def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: str) -> bool:
+    """Write into ``old`` the one value ``said`` gives instead of its one ``stale`` value of the
+    same kind, as each is written. False, ``old`` unchanged, when they do not pair so."""
+    if len(fresh) != 1:
+        return False
+    kind = _value_kind(next(iter(fresh)))
+    stale = frozenset(v for v in stale if _value_kind(v) == kind)
+    if len(stale) != 1:
+        return False
+    body = old.body if old.body.isascii() else _arabic(old.body)
+    was = _written(next(iter(stale)), body)
+    now = _written(next(iter(fresh)), said if said.isascii() else _arabic(said))
+    if was is None or now is None:
+        return False
+    old.body = body[:was.start()] + now.group() + body[was.end():]
+    return True
+
+
+def _value_kind(value: str) -> str:
+    """date, time, number or word: what a normalised value is, to pair an old one with a new."""
+    if _DAY_VALUE.search(value):
+        return "date"
+    if ":" in value or "点" in value or value.endswith(("am", "pm")):
+        return "time"
+    return "number" if value[:1].isdigit() or value[:1] in "$€£¥" else "word"
+
+
+_DAY_VALUE = re.compile(r"^[a-z]{3,9}\.? \d|\d(?:st|nd|rd|th)$|月|\d[日号]$")
+
+
+def _written(value: str, text: str) -> re.Match[str] | None:
+    """Where a normalised value is written in ``text``, not inside a longer word or number."""
+    return re.search(rf"(?<![0-9A-Za-z]){re.escape(value)}(?![0-9A-Za-z])", text, re.I)
 
 
 def _take_out_amount(old: _Item, units: frozenset[str]) -> None:
