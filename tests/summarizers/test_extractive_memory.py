@@ -3530,3 +3530,138 @@ def test_the_speakers_thing_by_a_demonstrative_or_a_place_is_their_fact(said: st
 def test_someone_by_role_and_name_is_kept_as_who_they_are(said: str, holds: bool) -> None:
     from chatfold.summarizers.extractive.scoring import _score_all
     assert _score_all([said], ["user"])[0].standing is holds
+
+
+def _open(out: str, lang: str) -> str:
+    return "\n".join(section(out, "待办" if lang == "zh" else "Open tasks"))
+
+
+@pytest.mark.parametrize(("lang", "text", "key"), [
+    # An errand said after what led to it.
+    ("en", "her lisinopril refill runs out on the 18th and the pharmacy needs a new script, so "
+           "I need to call Dr. Okafor's office this week", "Okafor"),
+    ("en", "ticket PAY-4471 is assigned to me, need to bump billing-svc to node 20", "PAY-4471"),
+    ("zh", "卫生间吊顶又开始滴水了，肯定是楼上1502的防水有问题，得找他们家谈谈", "1502"),
+    ("zh", "得赶紧把毕业论文的查重做了，学校要求重复率15%以下", "查重"),
+    # Asked to be kept in mind, at the start.
+    ("en", "don't let me forget to renew my passport before Lisbon.", "passport"),
+    # Handed to the speaker by someone else.
+    ("en", "my boss wants me to redo the Q3 deck by Friday", "Q3 deck"),
+    ("zh", "领导刚在群里@我，让我周五前把618活动的复盘PPT弄出来", "复盘"),
+    ("zh", "回头要把线上那个redis从5.0升到7.x，todo先挂着", "redis"),
+    # A deadline of the speaker's, and what is still missing.
+    ("en", "my thesis draft is due to Prof. Adeyemi Nov 4 and I'm maybe 60% done", "thesis"),
+    ("en", "the daycare application is due April 30, I still need the immunization record",
+     "immunization"),
+])
+def test_an_errand_of_the_speakers_own_is_read_wherever_it_is_said(
+        lang: str, text: str, key: str) -> None:
+    out = ask([user(text)], language=lang)
+    assert key in _open(out, lang), out
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("en", "The hike was long, so we need to rest a bit before dinner, honestly."),
+    ("zh", "我老婆让我少喝点酒"),
+])
+def test_no_errand_is_read_into_what_needs_nothing_done(lang: str, text: str) -> None:
+    out = ask([user(text)], language=lang)
+    assert _open(out, lang) == "", out
+
+
+def test_a_long_message_keeps_the_errand_said_in_passing() -> None:
+    text = ("今天累死了，早上带娃去公园喂鸽子，结果他非要玩沙子弄得一身，回来洗了半天，"
+            "中午我妈又打电话说老家的房子要翻修问我出不出钱，下午还被快递小哥放了鸽子，"
+            "哦对周末还得去物业那把停车费交了 不然下个月抬杆不让进。你说小孩玩沙子到底要不要拦着啊")
+    out = ask([user(text)], language="zh")
+    assert "停车费" in _open(out, "zh"), out
+
+
+@pytest.mark.parametrize(("lang", "task", "advice", "report", "key"), [
+    # The user's next turn reports it done, pointing back at it or naming it.
+    ("en", "I need to submit the FAFSA before the state deadline",
+     "Save the confirmation page when you submit.", "submitted it last night!!", "FAFSA"),
+    ("en", "I need to sign Milo's permission slip for the aquarium trip and send $12",
+     "Put it in his backpack tonight.", "signed it and stuck the cash in the envelope",
+     "permission slip"),
+    ("en", "have to get the brakes looked at on the Civic, they squeal every time I stop",
+     "Don't put it off for weeks.", "dropped it at Midas this morning, new front pads, $289",
+     "brakes"),
+    ("en", "need to get Pepper's rabies shot sorted, the county letter says she's overdue",
+     "Bring the county letter.", "update: took Pepper to Dr. Bhatt at lunch, all vaccinated",
+     "rabies"),
+    ("zh", "那笔定期下周三到期，我得去银行转存，想存3年的", "可以问问柜台有没有额度。",
+     "弄好了，存的3年大额存单，利率2.15%", "定期"),
+    # Or calls it off, made unneeded.
+    ("en", "I need to get a Schengen visa appointment for the Berlin conference",
+     "Check the portal daily.", "update: the conference went virtual so no visa needed.",
+     "visa"),
+    ("en", "I need to renew our booth at the Saturday farmers market, the fee's $450",
+     "I'd send it this week.", "we talked it over and we're skipping the market this season",
+     "booth"),
+    ("zh", "周五晚上我加班，得找人帮忙接娃，老公也出差", "可以问问同班家长。",
+     "我妈说她来接，不用找人了", "接娃"),
+    ("zh", "五一那个创意市集的摊位得续报名了，摊位费800", "好位置先到先得。",
+     "想了想今年不摆了，人手不够", "摊位"),
+    ("zh", "老板让我整理一份竞品报价表，说下周一要", "可以按单价、起订量来整理。",
+     "刚又说不用做了，那个项目黄了", "竞品"),
+])
+def test_an_errand_reported_done_or_called_off_in_the_next_turn_closes(
+        lang: str, task: str, advice: str, report: str, key: str) -> None:
+    out = ask([user(task), assistant(advice), user(report)], language=lang)
+    assert key not in _open(out, lang), out
+    # Without the report, it stays open: the assistant's advice does not do it.
+    assert key in _open(ask([user(task), assistant(advice)], language=lang), lang)
+
+
+def test_a_report_that_points_back_closes_nothing_when_several_tasks_were_just_given() -> None:
+    out = ask([user("my list for this week, keep it for me:\n1) renew car registration, plate "
+                    "7KQM224\n2) send the W-9 to the Alvarez kitchen job\n3) birthday gift for "
+                    "Noor, she turns 7 on the 22nd"),
+               assistant("Got it, three items."),
+               user("all good, emailed it from my phone this morning")])
+    open_tasks = _open(out, "en")
+    assert all(k in open_tasks for k in ("7KQM224", "W-9", "Noor")), out
+
+
+@pytest.mark.parametrize(("lang", "text", "keys"), [
+    ("en", "my list for this week, keep it for me:\n1) renew car registration, plate 7KQM224\n"
+           "2) send the W-9 to the Alvarez kitchen job\n3) birthday gift for Noor",
+     ("7KQM224", "W-9", "Noor")),
+    ("zh", "这周要干的事帮我记一下：\n1. 给阿姨结这个月工资\n2. 孩子的疫苗本去社区医院盖章\n"
+           "3. 上个月出差的报销单交给财务", ("阿姨", "疫苗本", "报销单")),
+])
+def test_a_to_do_list_the_user_gives_is_one_task_per_line(
+        lang: str, text: str, keys: tuple[str, ...]) -> None:
+    out = ask([user(text)], language=lang)
+    asked = "用户要求：" if lang == "zh" else "User asked: "
+    for key in keys:
+        assert _open_line(out, lang, key).startswith(asked), out
+
+
+@pytest.mark.parametrize(("lang", "task", "change", "new", "old"), [
+    ("en", "I need to get all my 1099s together before meeting Gloria (accountant) on March 3rd",
+     "Gloria rescheduled to March 10th, so I have an extra week to chase the last two 1099s",
+     "March 10th", "March 3rd"),
+    ("zh", "3月3号约了会计刘姐对个税汇算，我得先把专项附加扣除的材料准备好",
+     "刘姐改到3月10号了，材料还是得准备", "3月10号", "3月3号"),
+])
+def test_a_changed_detail_of_an_errand_changes_the_errand_not_drops_it(
+        lang: str, task: str, change: str, new: str, old: str) -> None:
+    out = ask([user(task), assistant("OK."), user(change)], language=lang)
+    line = _open_line(out, lang, new)
+    assert old not in line, out
+
+
+def test_a_changed_value_is_written_into_the_statement_it_changes() -> None:
+    out = ask([user("周五团建要订40份盒饭，找楼下那家老乡鸡"), assistant("团餐一般要提前一天订。"),
+               user("改成55份 市场部也来 明天上午我去订")], language="zh")
+    assert "55份盒饭" in out and "40份" not in out, out
+
+
+def test_a_stated_value_outranks_narrated_chatter() -> None:
+    chatter = [user(f"We went to {p} with the kids last weekend and had the best time ever.")
+               for p in ("the lake", "the zoo", "the beach", "the farm")]
+    out = ask([*chatter[:2], user("Kitchen reno budget is 38k all in."), *chatter[2:]],
+              max_tokens=40)
+    assert "38k" in out, out

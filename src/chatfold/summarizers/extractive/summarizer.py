@@ -48,7 +48,15 @@ from .lexicon import (
 )
 from .quantities import correct_quantities
 from .render import _as_sentence, _discount_repeats, _fit, _render
-from .scoring import _DIGITS, _ID_TOKEN, _YOUR_FACT, USER_FACTOR, _is_question, _score_all
+from .scoring import (
+    _DIGITS,
+    _ID_TOKEN,
+    _YOUR_FACT,
+    USER_FACTOR,
+    _is_question,
+    _score_all,
+    own_errand,
+)
 from .sentences import (
     _compress,
     _strip_filler,
@@ -92,6 +100,7 @@ from .threads import (
     named_pick,
     names_thing,
     ordinal_pick,
+    points_back,
     priced_pick,
     promises_only,
     promises_reminder,
@@ -287,6 +296,7 @@ def _closed_tasks(
         own = memo[row.body] - _REMINDER_WORDS
         if not own:
             continue
+        theirs = own_errand(row.body)
         # A choice made after the request, or, both carried (their order lost), one that
         # names something of the request. A new choice is near: after a new request, among
         # the statements that may fulfil it; after a carried one, at the fold's start (a pick
@@ -304,6 +314,8 @@ def _closed_tasks(
         for j in near + users[bisect_left(users, max(limit, i + 1)) :]:
             if set_already and rows[j].role == "assistant":
                 continue  # its reminder is set: only the user's report or a tool closes it
+            if theirs and rows[j].role == "assistant" and not confirms(rows[j].body):
+                continue  # advice on the user's own errand ("得赶紧把查重做了") does not do it
             wanted = own.union(*(w for d, w in lent if d < j)) if lent else own
             later = memo[rows[j].body] | attached.get(rows[j].msg, frozenset())
             # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
@@ -322,7 +334,20 @@ def _closed_tasks(
                 # reply, not necessarily in its first sentences.
                 later = later | memo[replies[rows[j].msg]]
             next_to = i >= n_previous and rows[j].msg - row.msg <= 2
-            if not adjacent and not wanted & later \
+            # The user's next turn after the reply, reporting it done in words of its own
+            # ("need to submit the FAFSA…" → "submitted it last night!!", "得去银行转存" →
+            # "弄好了，存的3年大额存单"): the errand just said, unless it names another task.
+            # It must point back ("…it", "弄好了") or name something of it: "I called my mom
+            # last night" reports another call.
+            follow_up = (next_to and rows[j].role == "user" and rows[j].msg > row.msg
+                         and bisect_right(requests, i) == bisect_left(requests, j)
+                         and user_done(rows[j].body)
+                         and (names_thing(own, later) > 0 or (points_back(rows[j].body) and not any(
+                             rows[r].msg == row.msg for r in requests if r != i)))
+                         and (sole_task(j) == i or not any(
+                             names_thing(memo[rows[r].body], later)
+                             for r in requests if r < j and r != i)))
+            if not adjacent and not follow_up and not wanted & later \
                     and not (next_to and rows[j].role == "user" and CALL_OFF.search(rows[j].body)) \
                     and not shared_numbers(row.body, rows[j].body) \
                     and not (rows[j].role == "assistant" and confirms(rows[j].body)
@@ -331,7 +356,8 @@ def _closed_tasks(
                 continue
             sole = rows[j].role == "user" and not adjacent and sole_task(j) == i
             pair = (row.body, rows[j].body, rows[j].role, wanted)
-            done = verdicts.get(pair) if not adjacent and not sole else None
+            done = True if follow_up else (
+                verdicts.get(pair) if not adjacent and not sole else None)
             if done is None:
                 # Calling it off names the task itself, not what was chosen since: "算了，还是
                 # 用Netlify部署" takes back a decision, it calls off no errand.
@@ -347,7 +373,8 @@ def _closed_tasks(
                 if not adjacent and not sole:
                     verdicts[pair] = done
             if done:
-                if parts and not (rows[j].role == "user" and CANCEL.search(rows[j].body)):
+                if parts and not follow_up \
+                        and not (rows[j].role == "user" and CANCEL.search(rows[j].body)):
                     # Each thing asked must be reported: "Flights booked: TP123" leaves "…and
                     # a hotel" to do.
                     reported |= later
@@ -360,6 +387,29 @@ def _closed_tasks(
                     continue
                 break
     return closed
+
+
+# What opens a to-do list: "my list for this week, keep it for me:", "errands today:",
+# "这周要干的事帮我记一下：", "待办：".
+_TODO_INTRO = re.compile(
+    r"(?i:\b(?:to-?dos?|to do|(?:my|the|our|this week's|today's|tomorrow's) list|list for"
+    r"|errands|things (?:i |we )?(?:need |have |got )?to do|checklist|tasks? for"
+    r"|keep (?:it|this|these|track of (?:it|this|these))(?: for me)?|remember (?:these|this)"
+    r"|remind me (?:of|about) (?:these|this))\b[^:]{0,40}:\s*$)"
+    r"|(?:要干的事|要做的事|要办的事|待办|清单|(?i:todo)|几件事|帮我记(?:一下|着|住)?|记一下)"
+    r"[^：:]{0,20}[：:]\s*$")
+
+
+def _todo_list(split: list[str]) -> int:
+    """Where the items of a to-do list the user gives start in ``split`` (the sentence after
+    its introduction), or ``len(split)`` when there is none."""
+    for k, sentence in enumerate(split[:-1]):
+        if len(sentence) <= _MAX_TODO_INTRO and _TODO_INTRO.search(sentence):
+            return k + 1
+    return len(split)
+
+
+_MAX_TODO_INTRO = 80
 
 
 def _done_factor(request: str) -> float:
@@ -734,9 +784,17 @@ class ExtractiveSummarizer(BaseSummarizer):
                     asked_turn = turn if p.msg == last_msg + 1 else []
                 turn = []
             last_msg = p.msg
+            listed = _todo_list(split) if p.role == "user" and not p.name else len(split)
             rows.extend(
-                _Row(tag, s, p.role, None, p.date, p.msg, p.name, score_role) for s in split
+                _Row(tag, s, p.role, None, p.date, p.msg, p.name, score_role)
+                for s in split[:listed]
             )
+            # A to-do list the user gives ("my list for this week, keep it for me: 1) renew
+            # the car registration 2) …", "这周要干的事帮我记一下：1. …"): each line is a task
+            # asked to be kept, however it is worded.
+            asked = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}"
+            rows.extend(_Row("", asked + s, "user", _TASKS, p.date, p.msg, "", "decision")
+                        for s in split[listed:])
         if pieces and pieces[-1].role == "assistant" and not pieces[-1].name \
                 and awaits_choice(last_assistant):
             # The fold ends on an offer or a choice put to the user: its answer is in the

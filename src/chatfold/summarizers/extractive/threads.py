@@ -817,7 +817,7 @@ _USER_DONE = re.compile(
     r" (?!from\b|to\b)(?:her|him|them|for|my|our|[a-z]+)\b)"
     r"|(?:我)?(?:自己|已经)?(?:订|买|发|办|弄|处理|搞定|做)好了|我(?:已经|自己)?(?:订|买|发|交|付)了"
     # "电费今天早上交了", "季度报告终于写完了！": the thing first, done last.
-    r"|(?:[写做办弄改][完好]|交|付|缴|寄|还|拿|取)(?:上去|出去|回去|过去|掉|完)?了(?=[，,。！!~～]|$)"
+    r"|(?:[写做办弄改][完好]|交|付|缴|寄|还|拿|取|转|汇)(?:上去|出去|回去|过去|掉|完)?了(?=[，,。！!~～]|$)"
     # "把药拿了", "打了电话，约了周四上午10点": done, the thing first or the time after.
     r"|把[^，。！？]{1,8}?(?:拿|取|还|交|买|订|寄|办|修|付)了|打了电话|打过电话"
     r"|约(?:了|好了)[^，。！？]{0,8}?[点号]"
@@ -838,7 +838,17 @@ _USER_DONE = re.compile(
     r"(?!(?:excit|bor|confus|stress|worr|interest|relat|tir|scar|amaz|surpris|pleas|disappoint"
     r"|lov|lik|enjoy|hat|want|need|hop|wish|decid|plann|tri|wonder|miss|us|start|talk|ask"
     r"|bless|inspir|motivat|prepar|schedul|determin|obsess|hook|invit|expect|supposed)ed\b)"
-    r"[a-z]{3,}ed\s+(?:the|my|our|all|both|that|those|these)\s)"
+    r"[a-z]{3,}ed\s+(?:the|my|our|all|both|that|those|these|it|them|\d+)\b)"
+    # After what it was: "W-9 is out already, emailed it from my phone this morning".
+    r"|(?i:[,;]\s+(?:(?:just|already|and)\s+)?(?:i\s+)?(?:emailed|mailed|sent|paid|submitted"
+    r"|signed|filed|booked|ordered|returned|renewed|scheduled|called|texted|dropped)"
+    r"\s+(?:it|them|that)\b)"
+    # Said with a verb that does not end in -ed: "took Pepper to Dr. Bhatt at lunch", "sent
+    # them over" (not "got it", "made it": heard, and arrived).
+    r"|(?i:^(?:(?:update|ok|okay|so|just|finally|already)[:,]?\s+)*(?:i\s+|we\s+)?"
+    r"(?:(?:took|sent|brought|gave|put|paid|did|dropped)\s+(?:it|them|that|(?-i:[A-Z])\w+)"
+    r"|(?:got|made)\s+(?:them|(?-i:[A-Z])\w+))\b"
+    r"(?!\s+(?:back|off)\b)(?!\s+(?:to|for)\s+(?:me|us)\b))"
 )
 # "Tax form submitted!", "Slides done.", "Library books returned, no late fee!": a short report
 # with the verb after the thing.
@@ -853,7 +863,8 @@ _USER_DONE_KEYS = (
     "sorted", "myself", "care of", "submitted", "renewed", "cancel", "filed", "delivered",
     "mailed", "returned", "了", "completed", "signed", "scheduled", "repaired", "approved",
     "installed", " back", "的", "picked up", "dropped off", "called", "got", "电话", "ed ",
-    "went out", "off my plate", "crossed", "ticked", "squared",
+    "went out", "off my plate", "crossed", "ticked", "squared", "took", "sent", "brought",
+    "gave", "put", "made", "did", "dropped",
 )
 
 
@@ -861,6 +872,18 @@ def promises_only(reply: str) -> bool:
     """True when ``reply`` promises ("I'll look for a technician who works on the Rofco B40")
     and reports nothing done: it names what was asked without answering it."""
     return _PROMISE.search(reply) is not None and _DONE.search(reply) is None
+
+
+# A report that points back at what was just said rather than naming it: "submitted it last
+# night!!", "dropped them off", "弄好了，存的3年大额存单".
+_REFERS_BACK = re.compile(
+    r"(?i:\b(?:it|them|that|those|this)\b)"
+    r"|^[嗯哦好的啦，,\s]*(?:都|已经|刚)?(?:弄|搞|办|做|交|处理|整|填|寄|发|约)(?:好|完|定|掉)?了")
+
+
+def points_back(text: str) -> bool:
+    """True when a report of something done refers back to it ("signed it", "弄好了")."""
+    return _REFERS_BACK.search(text) is not None
 
 
 def user_done(text: str) -> bool:
@@ -877,8 +900,14 @@ def user_done(text: str) -> bool:
 CANCEL = re.compile(
     r"(?i:\b(?:cancel(?:led|ed|s)?|call(?:ed)?\s+off|never\s*mind|forget\s+(?:about\s+)?(?:it|that"
     r"|the)|no\s+longer\s+need|(?:don't|do\s+not|won't)\s+need|don't\s+(?:book|order|buy|send)"
-    r"|not\s+needed|drop\s+(?:it|that|the))\b)"
-    r"|取消|算了|不用麻烦|不(?:(?:用|要|需要)[订买去发约寄写做办]?|[订买去发约寄写做办])了|别订|别买|别发|作罢"
+    r"|not\s+needed|drop\s+(?:it|that|the))\b"
+    # Made unneeded: "so no visa needed", "didn't even have to call", "we're skipping the
+    # market this season".
+    r"|\bno\s+[\w-]+(?:\s+[\w-]+)?\s+(?:needed|required)\b"
+    r"|\b(?:didn't|did\s+not|don't|won't)\s+(?:even\s+)?(?:have|need)\s+to\b"
+    r"|\b(?:we're|i'm|we\s+are|i\s+am)\s+(?:skipping|not\s+doing|passing\s+on)\b)"
+    r"|取消|算了|不用麻烦|不(?:(?:用|要|需要)[订买去发约寄写做办找]?|[订买去发约寄写做办摆报弄搞修换接找])了"
+    r"|别订|别买|别发|作罢|不用(?=[\u4e00-\u9fff]{1,3}了)"
 )
 
 
@@ -886,7 +915,8 @@ CANCEL = re.compile(
 # gym membership" is a request of its own.
 CALL_OFF = re.compile(
     r"(?i:\b(?:never\s*mind|forget (?:it|that|about it)|scratch that|no need)\b)"
-    r"|算了|不用了|不要了|不需要了|别弄了")
+    r"|算了|不用了|不要了|不需要了|别弄了|不(?:摆|报|弄|搞|去|买|订|做|办|修|换)了"
+    r"|不用(?:再)?[做弄搞找办买订去写交发]了")
 
 
 def cancels(request: str, request_tokens: frozenset[str], later: str, *, latest: bool,
