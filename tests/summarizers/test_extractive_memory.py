@@ -3665,3 +3665,17 @@ def test_a_stated_value_outranks_narrated_chatter() -> None:
     out = ask([*chatter[:2], user("Kitchen reno budget is 38k all in."), *chatter[2:]],
               max_tokens=40)
     assert "38k" in out, out
+
+
+def test_the_next_turn_changing_what_was_just_said_by_a_pronoun_rewrites_it() -> None:
+    out = ask([user("I need to pick up Dad at the airport on sunday, his flight lands 4:15"),
+               assistant("Leave about an hour before landing to allow for traffic."),
+               user("his connection got moved, now he lands at 6:50 instead")])
+    assert "4:15" not in _open_line(out, "en", "Dad", "6:50"), out
+    out = ask([user("要给小林转露营的钱，每人260"), assistant("记下了：给小林转露营费，每人260。"),
+               user("她刚说加上营地费变成每人310了，我还没转")], language="zh")
+    said = [line for line in out.splitlines() if "用户：要给小林" in line]
+    assert said and "每人310" in said[0], out
+    # A count of other things is no change of it: "4 apples" stays beside "6 bananas".
+    out = ask([user("Please buy 4 apples."), assistant("Sure."), user("Make it 6 bananas.")])
+    assert "4 apples" in out and "6 bananas" in out, out

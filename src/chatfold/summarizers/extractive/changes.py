@@ -543,6 +543,7 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
         amount: frozenset[str] = frozenset()
+        rewritten = False
         # "…说续签的话涨到七千三": a rise to a bare number changes the latest number of its size
         # the speaker gave without a unit ("房租每个月6800").
         raised_to = _bare_rise(it.body) if not it.body.isascii() else ""
@@ -552,7 +553,17 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
                 continue
             was = shape(k)
             bare_old = _bare_amount(old.body, raised_to) if raised_to else ""
-            if bare_old:
+            said = whole or new
+            if 0 <= old.msg < it.msg <= old.msg + _NEAR and _BACK_REFERENCE.match(it.body) \
+                    and (rewritten := _put_value(
+                    old, was.values - said.values, said.values - was.values, it.body,
+                    (was.units, said.units))):
+                # The user's next turn after the reply changes what they just said, speaking of
+                # it by a pronoun: "his flight lands 4:15" … "now he lands at 6:50 instead";
+                # "要给小林转露营的钱，每人260" … "她刚说…变成每人310了". ("The party now starts at
+                # 7pm" names another thing; "Now I live in Chicago", another person.)
+                pass
+            elif bare_old:
                 # The rest of the statements need not speak of the same thing: the change
                 # named none, and the old number is the only one of its size.
                 parts = _CLAUSE_SPLIT.split(old.body)
@@ -572,12 +583,14 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
                     or not _same_thing(new, was, strict=says == 1,
                                        of_anyone=whole is not None and not new.topic)):
                 continue  # no value replaced, or not the same thing
-            elif _put_value(old, was.values - new.values, new.values - was.values, it.body) \
-                    or old.section == _TASKS:
+            elif rewritten := _put_value(old, was.values - new.values,
+                                         new.values - was.values, it.body):
                 # One value for one of its kind: the old statement says the new value in its
                 # own words ("周五团建要订40份盒饭，找楼下那家老乡鸡" + "改成55份" → "…55份盒
-                # 饭…"). What was to be done is still to be done whatever changed of it.
+                # 饭…").
                 pass
+            elif old.section == _TASKS:
+                pass  # what was to be done is still to be done, whatever changed of it
             elif whole is not None and amount:
                 _take_out_amount(old, amount)
             else:
@@ -585,6 +598,10 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             if not old.body:
                 emptied.add(id(old))
             it.score = max(it.score, old.score)
+            if rewritten:
+                # It now says all the change said of it: it ranks first, the change after it
+                # (kept when there is room, as a repeat of its value otherwise).
+                old.score = it.score + _REWRITTEN_EDGE
             it.replaces = True
             break
         else:
@@ -867,12 +884,24 @@ def replace_instructions(items: list[_Item]) -> list[_Item]:
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 
-def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: str) -> bool:
+_REWRITTEN_EDGE = 0.01
+_NEAR = 2  # messages: a statement, the reply to it, the user's next turn
+_BACK_REFERENCE = re.compile(
+    r"(?i:(?:[\w']+[,!]?\s+){0,3}?(?:he|she|it|they|his|her|its|their|it's|they're|that's)\b)"
+    r"|[^，。！？]{0,6}?(?:他|她|它|那班|那个|那家)")
+
+
+def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: str,
+               units: tuple[frozenset[str], frozenset[str]] | None = None) -> bool:
     """Write into ``old`` the one value ``said`` gives instead of its one ``stale`` value of the
-    same kind, as each is written. False, ``old`` unchanged, when they do not pair so."""
+    same kind, as each is written. False, ``old`` unchanged, when they do not pair so, or when
+    ``units`` (old and new, where nothing else said they speak of the same thing) show both
+    count things and not the same things ("4 apples", "6 bananas")."""
     if len(fresh) != 1:
         return False
     kind = _value_kind(next(iter(fresh)))
+    if kind == "number" and units is not None and all(units) and not units[0] & units[1]:
+        return False
     stale = frozenset(v for v in stale if _value_kind(v) == kind)
     if len(stale) != 1:
         return False

@@ -75,6 +75,8 @@ class _Item:
     """A carried one-off event: its score without the incumbency bonus (else None)."""
     standing: bool = False
     """A new statement of what stays true until said otherwise."""
+    msg: int = -1
+    """The message it comes from in this fold (-1: carried from the previous summary)."""
 
     @property
     def text(self) -> str:

@@ -963,6 +963,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                               said_by="assistant" if row.score_role == "assistant" else "")
             item.event = events.get(order)
             item.standing = order in standing
+            item.msg = row.msg
             items.append(item)
         return items
 
