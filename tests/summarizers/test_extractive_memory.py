@@ -3679,3 +3679,8 @@ def test_the_next_turn_changing_what_was_just_said_by_a_pronoun_rewrites_it() ->
     # A count of other things is no change of it: "4 apples" stays beside "6 bananas".
     out = ask([user("Please buy 4 apples."), assistant("Sure."), user("Make it 6 bananas.")])
     assert "4 apples" in out and "6 bananas" in out, out
+
+
+def test_what_follows_a_colon_without_list_lines_is_no_to_do_list() -> None:
+    out = ask([user("remember this: my blood type is O negative")])
+    assert "User asked" not in out and _open(out, "en") == "", out

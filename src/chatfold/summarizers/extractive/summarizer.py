@@ -337,16 +337,19 @@ def _closed_tasks(
             # The user's next turn after the reply, reporting it done in words of its own
             # ("need to submit the FAFSA…" → "submitted it last night!!", "得去银行转存" →
             # "弄好了，存的3年大额存单"): the errand just said, unless it names another task.
-            # It must point back ("…it", "弄好了") or name something of it: "I called my mom
-            # last night" reports another call.
-            follow_up = (next_to and rows[j].role == "user" and rows[j].msg > row.msg
-                         and bisect_right(requests, i) == bisect_left(requests, j)
-                         and user_done(rows[j].body)
-                         and (names_thing(own, later) > 0 or (points_back(rows[j].body) and not any(
-                             rows[r].msg == row.msg for r in requests if r != i)))
-                         and (sole_task(j) == i or not any(
-                             names_thing(memo[rows[r].body], later)
-                             for r in requests if r < j and r != i)))
+            # It must name something of it or point back at it ("…it", "弄好了"), and a
+            # pointer points at one errand only when one was given: "I called my mom last
+            # night" reports another call, "emailed it" after a list of three says not which.
+            follow_up = False
+            if next_to and rows[j].role == "user" and rows[j].msg > row.msg \
+                    and bisect_right(requests, i) == bisect_left(requests, j) \
+                    and user_done(rows[j].body):
+                named = names_thing(own, later) > 0
+                alone = not any(rows[r].msg == row.msg for r in requests if r != i)
+                others = any(names_thing(memo[rows[r].body], later)
+                             for r in requests if r < j and r != i)
+                follow_up = (named or (alone and points_back(rows[j].body))) \
+                    and (sole_task(j) == i or not others)
             if not adjacent and not follow_up and not wanted & later \
                     and not (next_to and rows[j].role == "user" and CALL_OFF.search(rows[j].body)) \
                     and not shared_numbers(row.body, rows[j].body) \
@@ -400,16 +403,21 @@ _TODO_INTRO = re.compile(
     r"[^：:]{0,20}[：:]\s*$")
 
 
-def _todo_list(split: list[str]) -> int:
+_MAX_TODO_INTRO = 80
+# Its lines: "1) …", "2. …", "- …", "• …", "3、…" each on a line of its own.
+_LIST_LINE = re.compile(r"\n\s*(?:\d{1,2}[.)、]|[-*•])\s*\S")
+
+
+def _todo_list(split: list[str], text: str) -> int:
     """Where the items of a to-do list the user gives start in ``split`` (the sentence after
-    its introduction), or ``len(split)`` when there is none."""
+    its introduction), or ``len(split)`` when there is none ("Remember this: my blood type is
+    O negative" lists nothing)."""
+    if _LIST_LINE.search(text) is None:
+        return len(split)
     for k, sentence in enumerate(split[:-1]):
         if len(sentence) <= _MAX_TODO_INTRO and _TODO_INTRO.search(sentence):
             return k + 1
     return len(split)
-
-
-_MAX_TODO_INTRO = 80
 
 
 def _done_factor(request: str) -> float:
@@ -784,7 +792,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                     asked_turn = turn if p.msg == last_msg + 1 else []
                 turn = []
             last_msg = p.msg
-            listed = _todo_list(split) if p.role == "user" and not p.name else len(split)
+            listed = _todo_list(split, p.text) if p.role == "user" and not p.name \
+                else len(split)
             rows.extend(
                 _Row(tag, s, p.role, None, p.date, p.msg, p.name, score_role)
                 for s in split[:listed]
