@@ -905,6 +905,8 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
     stale = frozenset(v for v in stale if _value_kind(v) == kind)
     if len(stale) != 1:
         return False
+    # Values are normalised with Chinese numerals as digits ("两万三" → "23000"), so a Chinese
+    # statement is searched, and rewritten, in that form.
     body = old.body if old.body.isascii() else _arabic(old.body)
     was = _written(next(iter(stale)), body)
     now = _written(next(iter(fresh)), said if said.isascii() else _arabic(said))

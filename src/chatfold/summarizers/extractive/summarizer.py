@@ -801,9 +801,10 @@ class ExtractiveSummarizer(BaseSummarizer):
             # A to-do list the user gives ("my list for this week, keep it for me: 1) renew
             # the car registration 2) …", "这周要干的事帮我记一下：1. …"): each line is a task
             # asked to be kept, however it is worded.
-            asked = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}"
-            rows.extend(_Row("", asked + s, "user", _TASKS, p.date, p.msg, "", "decision")
-                        for s in split[listed:])
+            if listed < len(split):
+                asked = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}"
+                rows.extend(_Row("", asked + s, "user", _TASKS, p.date, p.msg, "", "decision")
+                            for s in split[listed:])
         if pieces and pieces[-1].role == "assistant" and not pieces[-1].name \
                 and awaits_choice(last_assistant):
             # The fold ends on an offer or a choice put to the user: its answer is in the
