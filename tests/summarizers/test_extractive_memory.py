@@ -3684,3 +3684,52 @@ def test_the_next_turn_changing_what_was_just_said_by_a_pronoun_rewrites_it() ->
 def test_what_follows_a_colon_without_list_lines_is_no_to_do_list() -> None:
     out = ask([user("remember this: my blood type is O negative")])
     assert "User asked" not in out and _open(out, "en") == "", out
+
+
+@pytest.mark.parametrize(("lang", "said", "settled", "new", "old"), [
+    # Said to be settled, with no word of change: the one value it pairs with is rewritten.
+    ("en", "The warehouse owner is asking 6,800/mo on a 3 yr lease.",
+     "DONE!!! Negotiated. 6,350 a month with rent-free setup time", "6,350", "6,800"),
+    # The other number of the statement is not near it: "$22/hr" pairs, "40 hrs" does not.
+    ("en", "Offering Priya the barista job at $22/hr, 40 hrs a week.",
+     "she pushed back a bit and we landed on 23.50", "23.50", "$22/"),
+    # "48k" and "44 grand" are the same unit.
+    ("en", "Our wedding budget is 48k for everything.",
+     "my parents and I talked it through, we're capping it at 44 grand", "44", "48k"),
+    # A misreading said in one sentence, the value in the next.
+    ("en", "The supplier quoted $61 a crate for the limes.",
+     "argh I misread the invoice. it's 67.40 per crate", "67.40", "$61"),
+    ("en", "Maya's recital is May 9 at 6:30.",
+     "the school just emailed, everything got pushed back a week, so it's May 16, same time",
+     "May 16", "May 9"),
+    ("zh", "房东说续租每个月要5200", "磨了半天最后谈下来4900，押一付三", "4900", "5200"),
+])
+def test_the_next_turn_saying_a_value_was_settled_rewrites_it(
+        lang: str, said: str, settled: str, new: str, old: str) -> None:
+    out = ask([user(said), assistant("OK." if lang == "en" else "好的。"), user(settled)],
+              language=lang)
+    assert new in out and old not in out, out
+
+
+@pytest.mark.parametrize("messages", [
+    # Someone else's value: "my sister" is not the speaker.
+    [user("My rent is 2,400 a month."), assistant("OK."),
+     user("my sister negotiated hers down to 2,300 a month")],
+    # No number near the old one: a settled value of another thing.
+    [user("The caterer wants a $400 deposit."), assistant("OK."),
+     user("we agreed on 35 guests in the end")],
+    # Settled long after: not the user's next turn.
+    [user("The venue is asking 3,000 for the night."), assistant("OK."), user("Thanks."),
+     assistant("Anything else?"), user("Yes."), assistant("Sure."),
+     user("the band negotiated 2,900 for the night")],
+])
+def test_a_settled_value_of_another_thing_or_turn_rewrites_nothing(
+        messages: list[dict[str, Any]]) -> None:
+    first = str(messages[0]["content"])
+    out = ask(messages)
+    assert first.rstrip(".") in out, out
+
+
+def test_keep_going_with_something_decides_nothing() -> None:
+    out = ask([user("Winning makes us keep going with our passions.")])
+    assert section(out, "Decisions") == [], out

@@ -305,11 +305,19 @@ def _units(text: str) -> frozenset[str]:
         unit = m.group("cur") or m.group("zh") or m.group("zhm") \
             or _stem((m.group("en") or "").lower())
         if unit and unit not in _NOT_UNIT:
-            out.add(unit)
+            out.add(_SAME_UNIT.get(unit, unit))
     return frozenset(out)
 
 
-_NOT_UNIT_TEXT = "a an and or of the to in at on for per more other last next this is are was were"
+# Units written several ways: "38k" and "31 grand" count the same thing.
+_SAME_UNIT = {"grand": "k", "thousand": "k", "buck": "$", "dollar": "$", "usd": "$",
+              "hrs": "hour", "hr": "hour", "mo": "month", "mins": "minut", "min": "minut"}
+
+
+_NOT_UNIT_TEXT = (
+    "a an and or of the to in at on for per more other last next this is are was were now then "
+    "instead total today tonight tomorrow yesterday so but with by from all as"
+)
 _NOT_UNIT = frozenset(_NOT_UNIT_TEXT.split())
 
 
@@ -500,9 +508,12 @@ def _assistants(it: _Item) -> bool:
     return it.role == "assistant" or (it.role == "summary" and it.tag.startswith(_ASSISTANT_TAGS))
 
 
-def supersede_changes(items: list[_Item]) -> list[_Item]:
+def supersede_changes(
+    items: list[_Item], settled_in: frozenset[int] = frozenset()
+) -> list[_Item]:
     """Apply each statement of change to the latest older statement it changes (items oldest
-    first); return the items, the emptied ones left out."""
+    first); return the items, the emptied ones left out. ``settled_in``: the messages (by index)
+    that say a value was settled (:func:`says_settled`)."""
     shapes: list[_Shape | None] = [None] * len(items)
 
     def shape(k: int) -> _Shape:
@@ -513,13 +524,14 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
 
     emptied: set[int] = set()
     for n, it in enumerate(items):
-        if it.replaces or not _has(it.body, _CHANGE_KEYS):
+        settled = it.msg in settled_in and not _assistants(it)
+        if it.replaces or not (settled or _has(it.body, _CHANGE_KEYS)):
             continue
         # The assistant changes only what it said itself ("Booked: dentist on Thursday" →
         # "Changed: dentist on Tuesday"); the user's words are the user's to change.
         theirs = _assistants(it)
         says = _says_change(it.body)
-        if not says or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)):
+        if not (says or settled) or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)):
             continue  # "Can you change the booking to 6 people?" asks for the change: it stays
         # "Not Saturday but Sunday", "不是周六，是周日": the value said not to be is the old one.
         new = _Shape(_NEGATED.sub(" ", it.body)) if _NEGATED.search(it.body) else shape(n)
@@ -554,15 +566,21 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             was = shape(k)
             bare_old = _bare_amount(old.body, raised_to) if raised_to else ""
             said = whole or new
-            if 0 <= old.msg < it.msg <= old.msg + _NEAR and _BACK_REFERENCE.match(it.body) \
+            if 0 <= old.msg < it.msg <= old.msg + _NEAR \
+                    and (_BACK_REFERENCE.match(it.body)
+                         or (settled and _settler(it.body, said) <= was.persons)) \
                     and (rewritten := _put_value(
                     old, was.values - said.values, said.values - was.values, it.body,
                     (was.units, said.units))):
                 # The user's next turn after the reply changes what they just said, speaking of
                 # it by a pronoun: "his flight lands 4:15" … "now he lands at 6:50 instead";
-                # "要给小林转露营的钱，每人260" … "她刚说…变成每人310了". ("The party now starts at
-                # 7pm" names another thing; "Now I live in Chicago", another person.)
+                # "要给小林转露营的钱，每人260" … "她刚说…变成每人310了"; or saying it was
+                # settled: "wants 4,200/mo" … "NEGOTIATED!!! 3,950 a month", "offering $17.50/hr"
+                # … "we landed on 18.25". ("The party now starts at 7pm" names another thing;
+                # "Now I live in Chicago", another person.)
                 pass
+            elif not says:
+                continue  # settled, but not what the user just said: nothing else to change
             elif bare_old:
                 # The rest of the statements need not speak of the same thing: the change
                 # named none, and the old number is the only one of its size.
@@ -597,7 +615,9 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
                 _take_out(old, new.topic, was.values - new.values)
             if not old.body:
                 emptied.add(id(old))
-            it.score = max(it.score, old.score)
+            # A value the user took the trouble to revise is asked for again: it is worth what
+            # stating it was worth once more.
+            it.score = max(it.score, old.score) + (0.0 if theirs else _REVISED_WEIGHT)
             if rewritten:
                 # It now says all the change said of it: it ranks first, the change after it
                 # (kept when there is room, as a repeat of its value otherwise).
@@ -605,7 +625,7 @@ def supersede_changes(items: list[_Item]) -> list[_Item]:
             it.replaces = True
             break
         else:
-            if theirs:
+            if theirs or not says:
                 continue
             if says == 2 and _SWITCH.search(it.body) and not new.topic - {
                     w.lower() for w in _CAPITALISED.findall(it.body)} and _replace_the_only(
@@ -884,8 +904,44 @@ def replace_instructions(items: list[_Item]) -> list[_Item]:
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 
+# The user's turn that says how an open value was settled, without a word of change:
+# "NEGOTIATED!!! 3,950 a month", "we landed on 18.25", "we're capping it at 31 grand", "all
+# conferences got pushed back a week, so it's Oct 16", "ugh I misread the email. it's 91.50";
+# "最后谈下来…", "定了…". It changes only what the user said just before (see _NEAR).
+_SETTLED = re.compile(
+    r"(?i:\b(?:negotiated|landed on|settled on|agreed on|we agreed|locked in|finali[sz]ed"
+    r"|capp(?:ing|ed) (?:[\w']+ ){0,4}?at|ended up (?:at|with|paying|getting|going with)"
+    r"|came (?:out |in )?to|talked (?:[\w']+ ){0,3}?down to|knocked (?:[\w']+ ){0,2}?(?:off|down)"
+    r"|pushed back|moved up|misread|misremembered|the real (?:number|price|date|time) is"
+    r"|final (?:[\w']+ ){0,2}?(?:is|was|came to))\b)"
+    r"|最后|最终|敲定|谈妥|谈下来|谈到|定下来|定了|说好了|讲好了|看错了|记岔了"
+)
+_SETTLED_KEYS = (
+    "negotiat", "landed", "settled", "agreed", "locked", "finali", "capp", "ended up", "came",
+    "down to", "knocked", "pushed back", "moved up", "misre", "real", "final",
+    "最后", "最终", "敲定", "谈", "定", "说好", "讲好", "看错", "记岔",
+)
+
+
+def _settler(body: str, said: _Shape) -> frozenset[str]:
+    """Whose value a settled statement gives: the persons its value's clause names ("my parents
+    and I talked it through, we're capping it at 44 grand" gives the speaker's)."""
+    parts = _CLAUSE_SPLIT.split(body)[::2]
+    holding = [p for p in parts
+               if any(_written(v, p if p.isascii() else _arabic(p)) for v in said.values)]
+    return _whose(" ".join(holding)) if holding else said.persons
+
+
+def says_settled(text: str) -> bool:
+    """Whether a user message says a value was settled or misread; every statement of it may
+    give the settled value ("NEGOTIATED!!! 3,950 a month", "ugh wait I misread the email. it's
+    91.50 per case")."""
+    return _has(text, _SETTLED_KEYS) and _SETTLED.search(text) is not None
+
+
 _REWRITTEN_EDGE = 0.01
-_NEAR = 2  # messages: a statement, the reply to it, the user's next turn
+_REVISED_WEIGHT = 2.6  # scoring's value weight times its user factor
+_NEAR = 3  # messages: a statement, the reply to it, the user's next turn or two
 _BACK_REFERENCE = re.compile(
     r"(?i:(?:[\w']+[,!]?\s+){0,3}?(?:he|she|it|they|his|her|its|their|it's|they're|that's)\b)"
     r"|[^，。！？]{0,6}?(?:他|她|它|那班|那个|那家)")
@@ -897,23 +953,55 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
     same kind, as each is written. False, ``old`` unchanged, when they do not pair so, or when
     ``units`` (old and new, where nothing else said they speak of the same thing) show both
     count things and not the same things ("4 apples", "6 bananas")."""
-    if len(fresh) != 1:
+    pair = _pair(stale, fresh, near_only=units is not None)
+    if pair is None:
         return False
-    kind = _value_kind(next(iter(fresh)))
-    if kind == "number" and units is not None and all(units) and not units[0] & units[1]:
-        return False
-    stale = frozenset(v for v in stale if _value_kind(v) == kind)
-    if len(stale) != 1:
+    if _value_kind(pair[1]) == "number" and units is not None and all(units) \
+            and not units[0] & units[1]:
         return False
     # Values are normalised with Chinese numerals as digits ("两万三" → "23000"), so a Chinese
     # statement is searched, and rewritten, in that form.
     body = old.body if old.body.isascii() else _arabic(old.body)
-    was = _written(next(iter(stale)), body)
-    now = _written(next(iter(fresh)), said if said.isascii() else _arabic(said))
+    # "38k" … "capping it at 31 grand": the number is rewritten before its unit, when both
+    # statements measure in the same unit.
+    was = _written(pair[0], body, units is not None and bool(units[0] & units[1]))
+    now = _written(pair[1], said if said.isascii() else _arabic(said))
     if was is None or now is None:
         return False
     old.body = body[:was.start()] + now.group() + body[was.end():]
     return True
+
+
+def _pair(stale: frozenset[str], fresh: frozenset[str],
+          near_only: bool) -> tuple[str, str] | None:
+    """The old value and the new one that replaces it: the one new value and the one old value
+    of its kind, or the one of them near it ("$17.50/hr, 30 hrs a week" … "we landed on
+    18.25"). With ``near_only`` (the next turn, which need not name its thing), several new
+    values may be said, when exactly one pair of numbers is near ("…谈下来4900，押一付三")."""
+    if len(fresh) == 1:
+        new = next(iter(fresh))
+        kind = _value_kind(new)
+        olds = [v for v in stale if _value_kind(v) == kind]
+        if len(olds) > 1 and kind == "number":
+            olds = [v for v in olds if _near_amount(v, new)]
+        return (olds[0], new) if len(olds) == 1 else None
+    if not near_only:
+        return None
+    pairs = [(a, b) for b in fresh for a in stale if _value_kind(a) == _value_kind(b) == "number"
+             and _near_amount(a, b)]
+    return pairs[0] if len(pairs) == 1 else None
+
+
+_AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?")
+
+
+def _near_amount(old: str, new: str) -> bool:
+    """Whether two numbers are within half of each other (4,200 and 3,950; not 30 and 18.25)."""
+    a, b = _AMOUNT.search(old), _AMOUNT.search(new)
+    if a is None or b is None:
+        return False
+    x, y = float(a.group().replace(",", "")), float(b.group().replace(",", ""))
+    return min(x, y) > 0 and max(x, y) <= 1.5 * min(x, y)
 
 
 def _value_kind(value: str) -> str:
@@ -928,9 +1016,13 @@ def _value_kind(value: str) -> str:
 _DAY_VALUE = re.compile(r"^[a-z]{3,9}\.? \d|\d(?:st|nd|rd|th)$|月|\d[日号]$")
 
 
-def _written(value: str, text: str) -> re.Match[str] | None:
-    """Where a normalised value is written in ``text``, not inside a longer word or number."""
-    return re.search(rf"(?<![0-9A-Za-z]){re.escape(value)}(?![0-9A-Za-z])", text, re.I)
+def _written(value: str, text: str, unit: bool = False) -> re.Match[str] | None:
+    """Where a normalised value is written in ``text``, not inside a longer word or number (a
+    rate's slash is not its value's: "4,200/" is written in "4,200/mo"); with ``unit``, a number
+    may run into its unit ("38" in "38k")."""
+    value = value.rstrip("/,")
+    after = r"(?![0-9]|\.\d)" if unit and value[-1:].isdigit() else "(?![0-9A-Za-z])"
+    return re.search(rf"(?<![0-9A-Za-z]){re.escape(value)}{after}", text, re.I)
 
 
 def _take_out_amount(old: _Item, units: frozenset[str]) -> None:

@@ -196,6 +196,8 @@ _EN_NEUTRAL = (
     "|love it|love you|love this|love hearing|like that|like it|like this|like you|enjoy it"
     "|enjoy that|enjoy your|enjoyed it|i'd like to|would like to|agreed to disagree"
     "|agree to disagree|we agreed to disagree|we agree to disagree"
+    "|keep going with|keeps going with|kept going with|go with the flow|going with the flow"
+    "|went with the flow"
 )
 
 

@@ -19,6 +19,7 @@ from .changes import (
     correct_slips,
     end_states,
     replace_instructions,
+    says_settled,
     supersede_changes,
 )
 from .dates import leading_date, message_date, render_date
@@ -560,7 +561,9 @@ class ExtractiveSummarizer(BaseSummarizer):
         items = self._collect(request, lang, max(budget, 0), memo)
         merged = correct_quantities(_merge(items))
         correct_slips(merged)
-        kept = supersede_changes(merged)
+        settled = frozenset(i for i, m in enumerate(request.messages) if m.get("role") == "user"
+                            and says_settled(content_text(m.get("content"))))
+        kept = supersede_changes(merged, settled)
         kept = end_states(replace_instructions(kept))
         # The fold's own counter, when it sends one, makes the cap exact.
         count = request.count if request.count is not None and not self._explicit_count \
