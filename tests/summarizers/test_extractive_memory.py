@@ -3733,3 +3733,24 @@ def test_a_settled_value_of_another_thing_or_turn_rewrites_nothing(
 def test_keep_going_with_something_decides_nothing() -> None:
     out = ask([user("Winning makes us keep going with our passions.")])
     assert section(out, "Decisions") == [], out
+
+
+def test_a_change_reaches_an_ask_the_assistant_took_on_and_its_echo() -> None:
+    out = ask([user("need to pay Omar back $45 for the concert tickets"),
+               assistant("Noted: $45 to Omar for the concert tickets."),
+               user("oh he says it's $52 now with the fees. haven't paid yet")])
+    assert "$52" in _open(out, "en") and "$45" not in out, out
+
+
+def test_a_value_said_not_to_be_is_the_old_one() -> None:
+    out = ask([user("the scholarship essay is due March 14, I still need a recommendation letter"),
+               assistant("Ask your teacher this week; they need time to write it."),
+               user("they moved it, the essay is now due March 28 not March 14")])
+    assert "March 28" in _open(out, "en") and "March 14" not in _open(out, "en"), out
+
+
+def test_a_later_deadline_allowed_rewrites_the_deadline() -> None:
+    out = ask([user("结课论文5月20号要交给王老师，我数据还没跑完"),
+               assistant("先把方法部分写出来，结果可以最后补。"),
+               user("王老师说可以晚点 6月3号前交就行")], language="zh")
+    assert "6月3号" in _open(out, "zh") and "5月20号" not in _open(out, "zh"), out

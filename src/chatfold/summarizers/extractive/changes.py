@@ -36,7 +36,16 @@ from collections.abc import Callable
 from functools import partial
 
 from .items import _Item
-from .lexicon import _DECISIONS, _PREFS, _SURNAMES, _TASKS, ZH_NUMERALS
+from .lexicon import (
+    _ASKED,
+    _COLON,
+    _DECISIONS,
+    _PREFS,
+    _ROLE_TAGS,
+    _SURNAMES,
+    _TASKS,
+    ZH_NUMERALS,
+)
 from .scoring import _is_question, _is_standing_ask
 from .slots import _CLAUSE_SPLIT, _without_clauses
 from .threads import _stem, content_tokens
@@ -503,6 +512,25 @@ _NEGATED = re.compile(
     r"|不是[^，。！？,.!?]{1,8}[，,]")
 
 
+# An ask the assistant took on is the user's words under its own tag ("User asked: need to
+# Venmo Jess $60"): the user changes it as they change what they said.
+_ASKED_TAGS = {f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}":
+               f"{_ROLE_TAGS[lang]['user']}{_COLON[lang]}" for lang in _ASKED}
+_ASKED_OPENINGS = tuple(_ASKED_TAGS)
+
+
+def _speaker_tag(it: _Item) -> str:
+    """``it``'s speaker tag, the user's for an ask the assistant took on."""
+    if it.tag or not it.body.startswith(_ASKED_OPENINGS):
+        return it.tag
+    return next(user for asked, user in _ASKED_TAGS.items() if it.body.startswith(asked))
+
+
+_NOT_VALUE = re.compile(
+    r"(?i:(?:(?<=\d)|(?<=\d[ap]m)|(?<=\d(?:st|nd|rd|th)))\s*,?\s*not (?:on |at )?(?:[a-z]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?\b"
+    r"|[$€£¥]?\d[\d,.:/]*(?:\s?(?:am|pm)\b)?))")
+
+
 def _assistants(it: _Item) -> bool:
     """The assistant's words, said in this fold or carried ("Assistant: …")."""
     return it.role == "assistant" or (it.role == "summary" and it.tag.startswith(_ASSISTANT_TAGS))
@@ -533,8 +561,10 @@ def supersede_changes(
         says = _says_change(it.body)
         if not (says or settled) or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)):
             continue  # "Can you change the booking to 6 people?" asks for the change: it stays
-        # "Not Saturday but Sunday", "不是周六，是周日": the value said not to be is the old one.
-        new = _Shape(_NEGATED.sub(" ", it.body)) if _NEGATED.search(it.body) else shape(n)
+        # "Not Saturday but Sunday", "不是周六，是周日", "now due May 12 not April 30": the value
+        # said not to be is the old one.
+        plain = _NOT_VALUE.sub(" ", _NEGATED.sub(" ", it.body))
+        new = _Shape(plain) if plain != it.body else shape(n)
         if not theirs and not new.values and _FAVOURITE.search(it.body) \
                 and not _FAVOURITE_OF.search(it.body):
             # "我现在最喜欢绿色了" names no attribute: it replaces the speaker's one favourite
@@ -555,13 +585,13 @@ def supersede_changes(
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
         amount: frozenset[str] = frozenset()
-        rewritten = False
+        rewritten: tuple[str, str] | None = None
         # "…说续签的话涨到七千三": a rise to a bare number changes the latest number of its size
         # the speaker gave without a unit ("房租每个月6800").
         raised_to = _bare_rise(it.body) if not it.body.isascii() else ""
         for k in range(n - 1, -1, -1):
             old = items[k]
-            if id(old) in emptied or old.tag != it.tag or _assistants(old) != theirs:
+            if id(old) in emptied or _speaker_tag(old) != it.tag or _assistants(old) != theirs:
                 continue
             was = shape(k)
             bare_old = _bare_amount(old.body, raised_to) if raised_to else ""
@@ -577,8 +607,11 @@ def supersede_changes(
                 # "要给小林转露营的钱，每人260" … "她刚说…变成每人310了"; or saying it was
                 # settled: "wants 4,200/mo" … "NEGOTIATED!!! 3,950 a month", "offering $17.50/hr"
                 # … "we landed on 18.25". ("The party now starts at 7pm" names another thing;
-                # "Now I live in Chicago", another person.)
-                pass
+                # "Now I live in Chicago", another person.) The assistant's echo of the old
+                # value in between ("Noted: $60 to Jess for the cabin.") says the new one too.
+                for echo in items[:n]:
+                    if _assistants(echo) and old.msg <= echo.msg < it.msg:
+                        _rewrite(echo, rewritten, it.body, False)
             elif not says:
                 continue  # settled, but not what the user just said: nothing else to change
             elif bare_old:
@@ -912,14 +945,17 @@ _SETTLED = re.compile(
     r"(?i:\b(?:negotiated|landed on|settled on|agreed on|we agreed|locked in|finali[sz]ed"
     r"|capp(?:ing|ed) (?:[\w']+ ){0,4}?at|ended up (?:at|with|paying|getting|going with)"
     r"|came (?:out |in )?to|talked (?:[\w']+ ){0,3}?down to|knocked (?:[\w']+ ){0,2}?(?:off|down)"
-    r"|pushed back|moved up|misread|misremembered|the real (?:number|price|date|time) is"
+    r"|pushed (?:it |them |everything )?back|moved (?:it |them )?up|(?:have|has) until"
+    r"|misread|misremembered|the real (?:number|price|date|time) is"
     r"|final (?:[\w']+ ){0,2}?(?:is|was|came to))\b)"
     r"|最后|最终|敲定|谈妥|谈下来|谈到|定下来|定了|说好了|讲好了|看错了|记岔了"
+    # A later deadline allowed: "张老师说可以晚点，6月19号前交就行".
+    r"|可以晚点|可以晚几天|宽限|(?:前|之前)(?:交|给|弄完|做完|到)?就(?:行|可以)"
 )
 _SETTLED_KEYS = (
     "negotiat", "landed", "settled", "agreed", "locked", "finali", "capp", "ended up", "came",
-    "down to", "knocked", "pushed back", "moved up", "misre", "real", "final",
-    "最后", "最终", "敲定", "谈", "定", "说好", "讲好", "看错", "记岔",
+    "down to", "knocked", "pushed", "moved", "until", "misre", "real", "final",
+    "最后", "最终", "敲定", "谈", "定", "说好", "讲好", "看错", "记岔", "晚", "宽限", "就",
 )
 
 
@@ -948,23 +984,30 @@ _BACK_REFERENCE = re.compile(
 
 
 def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: str,
-               units: tuple[frozenset[str], frozenset[str]] | None = None) -> bool:
+               units: tuple[frozenset[str], frozenset[str]] | None = None
+               ) -> tuple[str, str] | None:
     """Write into ``old`` the one value ``said`` gives instead of its one ``stale`` value of the
-    same kind, as each is written. False, ``old`` unchanged, when they do not pair so, or when
-    ``units`` (old and new, where nothing else said they speak of the same thing) show both
-    count things and not the same things ("4 apples", "6 bananas")."""
+    same kind, as each is written; return the two. None, ``old`` unchanged, when they do not
+    pair so, or when ``units`` (old and new, where nothing else said they speak of the same
+    thing) show both count things and not the same things ("4 apples", "6 bananas")."""
     pair = _pair(stale, fresh, near_only=units is not None)
     if pair is None:
-        return False
+        return None
     if _value_kind(pair[1]) == "number" and units is not None and all(units) \
             and not units[0] & units[1]:
-        return False
+        return None
+    return pair if _rewrite(old, pair, said, units is not None and bool(units[0] & units[1])) \
+        else None
+
+
+def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
+    """Write ``pair``'s new value, as ``said`` writes it, for its old value in ``old``."""
     # Values are normalised with Chinese numerals as digits ("两万三" → "23000"), so a Chinese
     # statement is searched, and rewritten, in that form.
     body = old.body if old.body.isascii() else _arabic(old.body)
     # "38k" … "capping it at 31 grand": the number is rewritten before its unit, when both
     # statements measure in the same unit.
-    was = _written(pair[0], body, units is not None and bool(units[0] & units[1]))
+    was = _written(pair[0], body, unit)
     now = _written(pair[1], said if said.isascii() else _arabic(said))
     if was is None or now is None:
         return False

@@ -48,6 +48,7 @@ _JACCARD_MIN_TOKENS = 3  # shorter statements are compared by their normalised t
 _JACCARD_DUP = 0.8  # content-word overlap from which a statement repeats a kept one
 
 _COLON = {"en": ": ", "zh": "："}
+_ASKED = {"en": " asked", "zh": "要求"}  # "User asked: …": an ask the assistant took on
 _ROLE_TAGS = {
     "en": {"user": "User", "assistant": "Assistant"},
     "zh": {"user": "用户", "assistant": "助手"},

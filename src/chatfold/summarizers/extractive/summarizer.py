@@ -25,6 +25,7 @@ from .changes import (
 from .dates import leading_date, message_date, render_date
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
+    _ASKED,
     _ATTR_WEIGHT,
     _CARRY_SHARE,
     _COLON,
@@ -117,7 +118,6 @@ from .tools import _is_tool_block, _render_args, _render_result, _result_text, _
 
 _AGREED = {"en": " agreed", "zh": "同意"}
 _CHOSE = {"en": " chose", "zh": "选择"}
-_ASKED = {"en": " asked", "zh": "要求"}
 _LEARNED = "learned"  # the role of a user's question joined with the answer a tool found
 # The user speaking of themselves ("My flight is at 6", "我下周出差"): a fact the assistant
 # noted, not an instruction it took on.
