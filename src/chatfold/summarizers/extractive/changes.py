@@ -526,9 +526,10 @@ def _speaker_tag(it: _Item) -> str:
     return next(user for asked, user in _ASKED_TAGS.items() if it.body.startswith(asked))
 
 
+# A value said not to be, right after the one that is: "due May 12 not April 30", "5pm, not 4pm".
 _NOT_VALUE = re.compile(
-    r"(?i:(?:(?<=\d)|(?<=\d[ap]m)|(?<=\d(?:st|nd|rd|th)))\s*,?\s*not (?:on |at )?(?:[a-z]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?\b"
-    r"|[$€£¥]?\d[\d,.:/]*(?:\s?(?:am|pm)\b)?))")
+    r"(?i:(?:(?<=\d)|(?<=\d[ap]m)|(?<=\d(?:st|nd|rd|th)))\s*,?\s*not (?:on |at )?"
+    r"(?:[a-z]{3,9}\.? \d{1,2}(?:st|nd|rd|th)?\b|[$€£¥]?\d[\d,.:/]*(?:\s?(?:am|pm)\b)?))")
 
 
 def _assistants(it: _Item) -> bool:
