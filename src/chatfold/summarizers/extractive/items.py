@@ -138,7 +138,8 @@ _SUMMARY_PREFIX = re.compile(
 def _previous_items(summary: str) -> list[tuple[str, int | None, str | None]]:
     """(text, section or None to classify, ISO day or None) for each statement of the previous
     summary. A line without a date prefix has the date of the line above it in its section
-    (dates are rendered once per run of lines of the same day)."""
+    (dates are rendered once per run of lines of the same day), and a date without a year the
+    year of the date above it."""
     out: list[tuple[str, int | None, str | None]] = []
     summary = _SUMMARY_PREFIX.sub("", summary)
     section: int | None = None
@@ -153,13 +154,13 @@ def _previous_items(summary: str) -> list[tuple[str, int | None, str | None]]:
             continue  # our own "nothing to keep" note is not a fact to carry forward
         if section is not None and line.strip():
             text = _SPACES.sub(" ", _BULLET.sub("", line)).strip()
-            found, text = leading_date(text)
+            found, text = leading_date(text, int(day[:4]) if day else None)
             day = found or day
             if _HAS_WORD.search(text):
                 out.append((_trim(text, _MAX_ITEM_CHARS * 2), section, day))
         elif line.strip():
             for s in split_sentences(line):
-                found, s = leading_date(s)
+                found, s = leading_date(s, int(day[:4]) if day else None)
                 day = found or day
                 out.append((s, None, day))
     return out

@@ -30,7 +30,8 @@ def _render(items: list[_Item], lang: str, paragraph: bool) -> str:
     """One line per item (``- …``) under its section's heading, or one paragraph.
 
     Within a section, items run by day (undated first) and by importance within a day; a
-    ``[day]`` prefix opens each run of the same day, so a date costs its tokens once.
+    ``[day]`` prefix opens each run of the same day, so a date costs its tokens once, and its
+    year is written where the section's year changes.
     """
     ordered = sorted(items, key=lambda it: (it.section, it.date or "", -it.score, it.order))
     if paragraph:
@@ -40,7 +41,7 @@ def _render(items: list[_Item], lang: str, paragraph: bool) -> str:
         for it in ordered:
             text = _as_sentence(it.text, lang)
             if it.date and it.date != day:
-                text = f"[{render_date(it.date, lang)}] {text}"
+                text = f"[{render_date(it.date, lang, _new_year(it.date, day))}] {text}"
             day = it.date or day
             out.append(text)
         return sep.join(out)
@@ -58,13 +59,19 @@ def _render(items: list[_Item], lang: str, paragraph: bool) -> str:
             lines = [f"{titles[current]}{colon}"]
             day = None
         if it.date and it.date != day:
-            lines.append(f"- [{render_date(it.date, lang)}] {it.text}")
+            lines.append(f"- [{render_date(it.date, lang, _new_year(it.date, day))}] {it.text}")
         else:
             lines.append(f"- {it.text}")
         day = it.date or day
     if lines:
         blocks.append("\n".join(lines))
     return "\n\n".join(blocks)
+
+
+def _new_year(day: str, before: str | None) -> bool:
+    """Whether ``day`` is written with its year: the first of its section, or in another year
+    than the date above it."""
+    return before is None or day[:4] != before[:4]
 
 
 def _as_sentence(text: str, lang: str) -> str:

@@ -1223,12 +1223,15 @@ class ExtractiveSummarizer(BaseSummarizer):
         ranked = sorted(items, key=lambda it: (-it.score, -it.order))
         titles = SECTION_TITLES[lang]
         header_cost = [count(f"{t}{_COLON[lang].strip()}\n") + 1 for t in titles]
-        date_costs: dict[str, int] = {}
+        date_costs: dict[str, tuple[int, int]] = {}
 
-        def date_cost(day: str) -> int:
+        def date_cost(day: str) -> tuple[int, int]:
+            """A day's prefix without its year, and what its year adds."""
             cost = date_costs.get(day)
             if cost is None:
-                cost = date_costs[day] = count(f"[{render_date(day, lang)}] ")
+                short = count(f"[{render_date(day, lang, False)}] ")
+                whole = count(f"[{render_date(day, lang)}] ")
+                cost = date_costs[day] = (short, max(whole - short, 0))
             return cost
 
         def room_for(it: _Item) -> int:
@@ -1241,7 +1244,10 @@ class ExtractiveSummarizer(BaseSummarizer):
                 it.cost = count(f"- {it.text}\n")
                 extra = it.cost + (0 if it.section in opened else header_cost[it.section])
             if it.date and (it.section, it.date) not in dated:
-                extra += date_cost(it.date)
+                short, year = date_cost(it.date)
+                # A section writes each year once (render's _new_year): an estimate the final
+                # fit below makes exact.
+                extra += short + (0 if (it.section, it.date[:4]) in dated else year)
             return extra
 
         def gives_way(v: _Item, score: float) -> bool:
@@ -1296,7 +1302,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                     taken.add(id(it))
                     opened.add(it.section)
                     if it.date:
-                        dated.add((it.section, it.date))
+                        dated.update(((it.section, it.date), (it.section, it.date[:4])))
                     covered |= ids
                     covered_numbers |= numbers
                     if len(words) >= _JACCARD_MIN_TOKENS:
@@ -1338,7 +1344,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             taken.add(id(it))
             opened.add(it.section)
             if it.date:
-                dated.add((it.section, it.date))
+                dated.update(((it.section, it.date), (it.section, it.date[:4])))
             used += extra - freed
             swaps -= 1
         chosen.sort(key=lambda it: (-it.score, -it.order))
