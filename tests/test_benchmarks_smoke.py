@@ -136,7 +136,7 @@ def test_peers_quick(out_dir: Path, started: dict[str, _Run]) -> None:
     text = (out_dir / "peers.md").read_text(encoding="utf-8")
     assert "bench_peers.py --quick" in text
     # every peer compared at equal mean and equal peak context, with unseen drops counted
-    assert text.count("| equal mean |") >= 3 and text.count("| equal peak |") == 3
+    assert text.count("| equal mean |") >= 3 and text.count("| equal peak |") >= 3
     assert "dropped unseen" in text
 
 
