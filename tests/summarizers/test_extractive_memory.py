@@ -3774,3 +3774,14 @@ def test_a_later_deadline_allowed_rewrites_the_deadline() -> None:
                user("王老师说可以晚点 6月3号前交就行")], language="zh")
     assert "6月3号" in _open(out, "zh") and "5月20号" not in _open(out, "zh"), out
 
+
+
+@pytest.mark.parametrize(("lang", "text", "key"), [
+    ("en", "The dishwasher has been leaking under the door for a week. I need to get that fixed "
+           "before my in-laws visit", "dishwasher"),
+    ("zh", "楼下邻居说我家卫生间往下渗水。得把这事跟物业说一下", "渗水"),
+])
+def test_an_errand_that_points_back_names_what_it_points_at(
+        lang: str, text: str, key: str) -> None:
+    out = ask([user(text), assistant("OK." if lang == "en" else "好的。")], language=lang)
+    assert key in _open(out, lang), out

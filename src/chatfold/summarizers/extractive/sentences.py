@@ -268,6 +268,32 @@ def join_bare_reminders(sentences: list[str]) -> list[str]:
     return out
 
 
+# An errand of the speaker's whose thing is the sentence before it: "…we've opened a 529 for
+# Juniper yet and... no. I should really get that set up", "…防水层坏了。得把这事跟物业说".
+_POINTING_ERRAND = re.compile(
+    r"(?i:\b(?:i|we)(?:'ll| will|'ve)? (?:really )?(?:should|need to|have to|gotta|got to|must"
+    r"|still need to|still have to)(?: really| still)? (?:get|do|set|sort|look into|deal with"
+    r"|handle|take care of|finish|book|file|send|fix|schedule|renew|cancel) (?:that|this|it)\b)"
+    r"|(?:得|要|还得|必须)把(?:这事|那事|这件事|那件事|这个|那个|它)")
+_POINTING_ERRAND_CHARS = 240  # the two sentences together, at most
+
+
+def join_pointing_errands(sentences: list[str]) -> list[str]:
+    """``sentences`` with an errand that points back ("I should really get that set up") joined
+    to the sentence it points at, so the open task names its thing."""
+    if len(sentences) < 2:
+        return sentences
+    out = [sentences[0]]
+    for sentence in sentences[1:]:
+        if len(out[-1]) + len(sentence) < _POINTING_ERRAND_CHARS \
+                and _POINTING_ERRAND.search(sentence):
+            sep = "" if _is_cjk(out[-1][-1]) or out[-1][-1] in "。！？；" else " "
+            out[-1] = f"{out[-1]}{sep}{sentence}"
+        else:
+            out.append(sentence)
+    return out
+
+
 # "Oops no, checked the car." + "It's KLM 4892.", "打错了。" + "是陈皓": a slip owned up to,
 # then the value meant. The owning-up names nothing; the next sentence says what is right.
 _OWNED_UP = re.compile(
