@@ -3785,3 +3785,14 @@ def test_an_errand_that_points_back_names_what_it_points_at(
         lang: str, text: str, key: str) -> None:
     out = ask([user(text), assistant("OK." if lang == "en" else "好的。")], language=lang)
     assert key in _open(out, lang), out
+
+
+def test_a_report_closes_the_list_item_it_names_by_its_code() -> None:
+    asked = user("this week, keep it for me:\n1) file the I-9 for the new hire\n"
+                 "2) renew the plate 8KXR319\n3) buy a gift for Omar")
+    ack = assistant("Got it, three items.")
+    out = ask([asked, ack, user("I-9 is done, filed it this morning")])
+    assert "I-9" not in _open(out, "en") and "8KXR319" in _open(out, "en"), out
+    # A code of no item closes nothing.
+    out = ask([asked, ack, user("W-4 is done, filed it this morning")])
+    assert "I-9" in _open(out, "en") and "8KXR319" in _open(out, "en"), out

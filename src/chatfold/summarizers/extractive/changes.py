@@ -46,7 +46,7 @@ from .lexicon import (
     _TASKS,
     ZH_NUMERALS,
 )
-from .scoring import _is_question, _is_standing_ask
+from .scoring import _VALUE_WEIGHT, USER_FACTOR, _is_question, _is_standing_ask
 from .slots import _CLAUSE_SPLIT, _without_clauses
 from .threads import _stem, content_tokens
 
@@ -981,7 +981,8 @@ def says_settled(text: str) -> bool:
 
 
 _REWRITTEN_EDGE = 0.01
-_REVISED_WEIGHT = 2.6  # scoring's value weight times its user factor
+# A revised value is worth what stating a value is worth to the user, once more.
+_REVISED_WEIGHT = _VALUE_WEIGHT * USER_FACTOR
 _NEAR = 3  # messages: a statement, the reply to it, the user's next turn or two
 _BACK_REFERENCE = re.compile(
     r"(?i:(?:[\w']+[,!]?\s+){0,3}?(?:he|she|it|they|his|her|its|their|it's|they're|that's)\b)"

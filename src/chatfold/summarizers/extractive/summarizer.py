@@ -343,15 +343,20 @@ def _closed_tasks(
             # pointer points at one errand only when one was given: "I called my mom last
             # night" reports another call, "emailed it" after a list of three says not which.
             follow_up = False
+            # A task of a list named by its code ("2) send the W-9 to the Alvarez job" … "W-9 is
+            # out already, emailed it"): the report is about it, whichever came last.
+            coded = next_to and rows[j].role == "user" and _coded(row.body, rows[j].body) \
+                and not any(_coded(rows[r].body, rows[j].body) for r in requests
+                            if r < j and r != i)
             if next_to and rows[j].role == "user" and rows[j].msg > row.msg \
-                    and bisect_right(requests, i) == bisect_left(requests, j) \
+                    and (coded or bisect_right(requests, i) == bisect_left(requests, j)) \
                     and user_done(rows[j].body):
-                named = names_thing(own, later) > 0
+                named = coded or names_thing(own, later) > 0
                 alone = not any(rows[r].msg == row.msg for r in requests if r != i)
                 others = any(names_thing(memo[rows[r].body], later)
                              for r in requests if r < j and r != i)
                 follow_up = (named or (alone and points_back(rows[j].body))) \
-                    and (sole_task(j) == i or not others)
+                    and (coded or sole_task(j) == i or not others)
             if not adjacent and not follow_up and not wanted & later \
                     and not (next_to and rows[j].role == "user" and CALL_OFF.search(rows[j].body)) \
                     and not shared_numbers(row.body, rows[j].body) \
@@ -420,6 +425,21 @@ def _todo_list(split: list[str], text: str) -> int:
         if len(sentence) <= _MAX_TODO_INTRO and _TODO_INTRO.search(sentence):
             return k + 1
     return len(split)
+
+
+# A code a task is named by: letters and a number ("W-9", "I-9"), or five or more letters and
+# digits with at least two of each ("7KQM224", "UA828"); not a time ("10am") or a count.
+_CODE_NAME = re.compile(
+    r"(?<![\w-])(?:[A-Za-z]{1,4}-\d[\w-]*"
+    r"|(?=(?:[A-Za-z]*\d){2})(?=(?:\d*[A-Za-z]){2})[A-Za-z0-9]{5,})(?![\w-])")
+
+
+def _coded(task: str, report: str) -> bool:
+    """Whether ``report`` names a code ``task`` holds."""
+    if not _DIGITS.search(report):
+        return False
+    said = {c.upper() for c in _CODE_NAME.findall(report)}
+    return bool(said) and any(c.upper() in said for c in _CODE_NAME.findall(task))
 
 
 def _done_factor(request: str) -> float:
