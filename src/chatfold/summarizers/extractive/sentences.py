@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from .lexicon import _MAX_ITEM_CHARS, CASUAL_SPELLINGS
@@ -252,20 +252,29 @@ _BARE_REMINDER_CHARS = 80
 _REMINDER_KEYS = ("forget", "list", "emind", "radar", "忘", "提醒", "记着")
 
 
-def join_bare_reminders(sentences: list[str]) -> list[str]:
-    """``sentences`` with a bare reminder joined to the sentence before it: "Ticket #88213
-    goes to tier 2 on Monday." + "Don't let me forget." is one request."""
+def _join_to_previous(sentences: list[str], joins: Callable[[str, str], bool]) -> list[str]:
+    """``sentences`` with each one that ``joins(previous, it)`` joined to the one before it."""
     if len(sentences) < 2:
         return sentences
     out = [sentences[0]]
     for sentence in sentences[1:]:
-        if len(sentence) <= _BARE_REMINDER_CHARS and any(k in sentence for k in _REMINDER_KEYS) \
-                and (_BARE_REMINDER.search(sentence) or _KEEP_ON_LIST.search(sentence)):
+        if joins(out[-1], sentence):
             sep = "" if _is_cjk(out[-1][-1]) or out[-1][-1] in "。！？；" else " "
             out[-1] = f"{out[-1]}{sep}{sentence}"
         else:
             out.append(sentence)
     return out
+
+
+def _bare_reminder(_: str, sentence: str) -> bool:
+    return len(sentence) <= _BARE_REMINDER_CHARS and any(k in sentence for k in _REMINDER_KEYS) \
+        and bool(_BARE_REMINDER.search(sentence) or _KEEP_ON_LIST.search(sentence))
+
+
+def join_bare_reminders(sentences: list[str]) -> list[str]:
+    """``sentences`` with a bare reminder joined to the sentence before it: "Ticket #88213
+    goes to tier 2 on Monday." + "Don't let me forget." is one request."""
+    return _join_to_previous(sentences, _bare_reminder)
 
 
 # An errand of the speaker's whose thing is the sentence before it: "…we've opened a 529 for
@@ -278,20 +287,15 @@ _POINTING_ERRAND = re.compile(
 _POINTING_ERRAND_CHARS = 240  # the two sentences together, at most
 
 
+def _pointing_errand(before: str, sentence: str) -> bool:
+    return len(before) + len(sentence) < _POINTING_ERRAND_CHARS \
+        and _POINTING_ERRAND.search(sentence) is not None
+
+
 def join_pointing_errands(sentences: list[str]) -> list[str]:
     """``sentences`` with an errand that points back ("I should really get that set up") joined
     to the sentence it points at, so the open task names its thing."""
-    if len(sentences) < 2:
-        return sentences
-    out = [sentences[0]]
-    for sentence in sentences[1:]:
-        if len(out[-1]) + len(sentence) < _POINTING_ERRAND_CHARS \
-                and _POINTING_ERRAND.search(sentence):
-            sep = "" if _is_cjk(out[-1][-1]) or out[-1][-1] in "。！？；" else " "
-            out[-1] = f"{out[-1]}{sep}{sentence}"
-        else:
-            out.append(sentence)
-    return out
+    return _join_to_previous(sentences, _pointing_errand)
 
 
 # "Oops no, checked the car." + "It's KLM 4892.", "打错了。" + "是陈皓": a slip owned up to,
