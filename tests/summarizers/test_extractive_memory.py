@@ -3787,6 +3787,28 @@ def test_an_errand_that_points_back_names_what_it_points_at(
     assert key in _open(out, lang), out
 
 
+@pytest.mark.parametrize(("lang", "text", "key"), [
+    ("en", "Tried three payroll tools this week. Gusto was the only one that handled tips right. "
+           "the others were clunky. we're going with it from March", "Gusto"),
+    ("en", "The quote from Brightline Roofing came in at 14,200, way under the rest. "
+           "Switching to them for the whole job", "Brightline"),
+    ("zh", "问了三家打印店，A4彩印最便宜的是印象图文，0.8元一张。以后就找他们家了", "印象图文"),
+])
+def test_a_choice_that_points_back_is_a_decision_naming_its_thing(
+        lang: str, text: str, key: str) -> None:
+    out = ask([user(text), assistant("OK." if lang == "en" else "好的。")], language=lang)
+    decisions = section(out, "Decisions" if lang == "en" else "决定")
+    assert any(key in d for d in decisions), out
+
+
+def test_a_choice_pointing_at_nothing_named_is_read_against_the_offer() -> None:
+    out = ask([assistant("Two options: Northwind Movers at $1,150, or Swift Van at $980."),
+               user("reviews matter more to me than the money. I'll go with that first one")])
+    decisions = section(out, "Decisions")
+    assert any("Northwind" in d for d in decisions) and not any(
+        "reviews matter" in d for d in decisions), out
+
+
 def test_a_report_closes_the_list_item_it_names_by_its_code() -> None:
     asked = user("this week, keep it for me:\n1) file the I-9 for the new hire\n"
                  "2) renew the plate 8KXR319\n3) buy a gift for Omar")

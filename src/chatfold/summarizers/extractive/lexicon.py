@@ -100,7 +100,7 @@ _ZH_WORDS: dict[int, str] = {
     " 太棒 真棒 美好 难忘 太好了 好极了 真厉害 太厉害 效率很高 辛苦了 哈哈",
     _DECIDE: "决定 定了 就这样 就这么定 确定 选了 选定 选择 敲定 拍板 最终 就用 就订 就选"
     " 锁定 先锁 固定在 固定用"
-    " 定在 最后定"
+    " 定在 最后定 就找他们 就找这家 就找那家 以后就找"
     " 改成 改为 换成 采用 确认 商量好 说好了 约好 定好了 那就 就定 定这家 接受了 最后还是"
     " 还是不要 还是不换 还是不去 还是不买 还是不订 还是不用 定下来 还是用 还是选 还是订 还是接受"
     " 还是去 还是坐 还是住 还是买",
@@ -151,7 +151,8 @@ _EN_WORDS: dict[int, str] = {
     "|feeling|feelings|belonged|meaningful|memorable|unforgettable|heartwarming|uplifting",
     _DECIDE: "decide|decided|decision|go with|going with|went with|settled on|chose|chosen"
     "|pinning|pinned|standardizing on|standardising on|standardized on|standardised on"
-    "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|change to"
+    "|choose|confirm|confirmed|opt for|opted for|we'll use|switch to|switched to|switching to"
+    "|change to"
     "|changed to|let's not|agreed to|agreed on|we agreed|final decision|voted for|voted to"
     "|let's go with|let's meet at|let's meet on|we'll meet at|we'll meet on|let's do the|let's book"
     "|let's take|i'll take the|we'll take the|accepted the offer|accept the offer|take the offer"
@@ -224,6 +225,16 @@ _CAP_STOP_WORDS = (
     " May June July August September October November December"
 )
 _CAP_STOP = frozenset(_CAP_STOP_WORDS.split())
+# A capital at the start of a sentence is a name when a verb of being follows ("Sarah is a
+# teacher") and the word is not one of these.
+_NAME_VERBS = (" is ", " was ", " has ", " had ", " works ", " worked ", " lives ", " lived ",
+               "'s ", " and I ", " became ")
+_NOT_NAMES_TEXT = (
+    "Everything Everyone Everybody Nothing Nobody Someone Somebody Something Life Today "
+    "Tomorrow Yesterday Tonight Mine Yours One Both All Each Every Some Any Most Many Work "
+    "School Home Dinner Lunch Breakfast Weather Traffic Money Time Love Family"
+)
+_NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
 # Words that make up small talk: a sentence made of nothing else ("ok thanks", "收到，谢谢",
 # "I totally agree", "love it!", "glad to hear that") is dropped. Regex atoms go last.
 _PLEASANTRY_WORDS = (

@@ -30,6 +30,8 @@ from .lexicon import (
     _INJECT,
     _MONEY,
     _NAME,
+    _NAME_VERBS,
+    _NOT_NAMES,
     _NUM,
     _PLEASANTRY_MAX_CHARS,
     _PREF,
@@ -996,14 +998,6 @@ _ATTR_WORDS = frozenset({"i live", "we live", "we're from", "i work", "i'm from"
                          "i grew up", "i was born", "i'm married", "i graduated"})
 
 
-_NAME_VERBS = (" is ", " was ", " has ", " had ", " works ", " worked ", " lives ", " lived ",
-               "'s ", " and I ", " became ")
-_NOT_NAMES_TEXT = (
-    "Everything Everyone Everybody Nothing Nobody Someone Somebody Something Life Today "
-    "Tomorrow Yesterday Tonight Mine Yours One Both All Each Every Some Any Most Many Work "
-    "School Home Dinner Lunch Breakfast Weather Traffic Money Time Love Family"
-)
-_NOT_NAMES = frozenset(_NOT_NAMES_TEXT.split())
 
 
 def _scan(texts: Sequence[str]) -> tuple[list[int], list[int]]:

@@ -7,7 +7,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .lexicon import _MAX_ITEM_CHARS, CASUAL_SPELLINGS
+from .lexicon import _CAP_STOP, _MAX_ITEM_CHARS, _NAME_VERBS, _NOT_NAMES, CASUAL_SPELLINGS
 
 
 def _trie_pattern(words: Iterable[str]) -> str:
@@ -259,11 +259,15 @@ def _join_to_previous(sentences: list[str], joins: Callable[[str, str], bool]) -
     out = [sentences[0]]
     for sentence in sentences[1:]:
         if joins(out[-1], sentence):
-            sep = "" if _is_cjk(out[-1][-1]) or out[-1][-1] in "。！？；" else " "
-            out[-1] = f"{out[-1]}{sep}{sentence}"
+            out[-1] = _glue(out[-1], sentence)
         else:
             out.append(sentence)
     return out
+
+
+def _glue(before: str, sentence: str) -> str:
+    sep = "" if _is_cjk(before[-1]) or before[-1] in "。！？；" else " "
+    return f"{before}{sep}{sentence}"
 
 
 def _bare_reminder(_: str, sentence: str) -> bool:
@@ -284,18 +288,51 @@ _POINTING_ERRAND = re.compile(
     r"|still need to|still have to)(?: really| still)? (?:get|do|set|sort|look into|deal with"
     r"|handle|take care of|finish|book|file|send|fix|schedule|renew|cancel) (?:that|this|it)\b)"
     r"|(?:得|要|还得|必须)把(?:这事|那事|这件事|那件事|这个|那个|它)")
-_POINTING_ERRAND_CHARS = 240  # the two sentences together, at most
+# A choice that names its thing only by pointing back: "Kestrel Coffee Co's medium won by a
+# mile. everybody picked it blind. we're switching to them", "匠心报价最实在。就定他们家了".
+_POINTING_CHOICE = re.compile(
+    r"(?i:\b(?:switch(?:ing)?(?: over)? to|go(?:ing)? with|went with|stick(?:ing)? with"
+    r"|settled on|order(?:ing)? from|chose|choosing) (?:them|it|that|this|those|these)\b)"
+    r"|(?:就|那就|还是|最后)(?:定|选|用|订|找|买)了?(?:它|这家|那家|这个|那个|他们|他家|这款|那款)")
+_POINTING_CHARS = 240  # the sentences joined, at most
+_POINTING_BACK = 2  # how far back the thing pointed at may be
+# What names a thing: a number, a capital inside a sentence ("Kestrel Coffee Co"; not "I"), or
+# one that starts it and is then said to be something ("Gusto was the only one…").
+_NAMES_A_THING = re.compile(r"\d|(?<=\s)(?!I\b)[A-Z]")
+_FIRST_WORD = re.compile(r"[A-Z][A-Za-z]+")
 
 
-def _pointing_errand(before: str, sentence: str) -> bool:
-    return len(before) + len(sentence) < _POINTING_ERRAND_CHARS \
-        and _POINTING_ERRAND.search(sentence) is not None
+def _names_a_thing(sentence: str) -> bool:
+    if _NAMES_A_THING.search(sentence):
+        return True
+    first = _FIRST_WORD.match(sentence)
+    return first is not None and first.group() not in _CAP_STOP \
+        and first.group() not in _NOT_NAMES and sentence.startswith(_NAME_VERBS, first.end())
 
 
-def join_pointing_errands(sentences: list[str]) -> list[str]:
-    """``sentences`` with an errand that points back ("I should really get that set up") joined
-    to the sentence it points at, so the open task names its thing."""
-    return _join_to_previous(sentences, _pointing_errand)
+def join_pointing(sentences: list[str]) -> list[str]:
+    """``sentences`` with an errand or a choice that points back ("I should really get that set
+    up", "we're switching to them") joined to the sentence it points at (the nearest of the
+    last two that names something; for an errand, else the one before), so the item names
+    its thing."""
+    out: list[str] = []
+    for sentence in sentences:
+        errand = out and _POINTING_ERRAND.search(sentence)
+        if errand or (out and _POINTING_CHOICE.search(sentence)):
+            # (A choice with no named thing before it points at the assistant's offer: "I'll go
+            # with that one" is read against the options, not joined.)
+            back = next((k for k in range(1, min(_POINTING_BACK, len(out)) + 1)
+                         if _names_a_thing(out[-k])), 1 if errand else 0)
+            group = [*out[-back:], sentence]
+            if back and sum(map(len, group)) < _POINTING_CHARS:
+                del out[-back:]
+                joined = group[0]
+                for part in group[1:]:
+                    joined = _glue(joined, part)
+                out.append(joined)
+                continue
+        out.append(sentence)
+    return out
 
 
 # "Oops no, checked the car." + "It's KLM 4892.", "打错了。" + "是陈皓": a slip owned up to,

@@ -65,7 +65,7 @@ from .sentences import (
     _strip_vocative,
     join_bare_corrections,
     join_bare_reminders,
-    join_pointing_errands,
+    join_pointing,
     plain_spelling,
     split_sentences,
     split_stated_question,
@@ -673,7 +673,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if p.role == "user":
                     # (Not the assistant's "UA 2417 leaves at 7:05, shall I book it?": its
                     # offer is the whole sentence.)
-                    split = join_pointing_errands(split_stated_question(split))
+                    split = join_pointing(split_stated_question(split))
                 sentences[(p.role == "user", p.text)] = split
             replying = (p.role == "user" and bool(last_assistant) and p.msg == last_msg + 1
                         and bool(split or p.text.strip()))
