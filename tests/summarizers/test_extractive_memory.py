@@ -3809,6 +3809,28 @@ def test_a_choice_pointing_at_nothing_named_is_read_against_the_offer() -> None:
         "reviews matter" in d for d in decisions), out
 
 
+@pytest.mark.parametrize(("lang", "messages", "task", "value"), [
+    ("en", [user("I need to renew my passport before the Lisbon trip, the photo is ready"),
+            assistant("You can renew online if your old passport is undamaged."),
+            user("did it online just now! application number is PX-4471-QR")],
+     "passport", "PX-4471-QR"),
+    ("zh", [user("得去车管所把驾照换了，下个月就到期"),
+            assistant("可以在交管12123上预约，带上体检证明。"),
+            user("今天换好了！新的有效期到2036年，档案号ZJ7731")],
+     "驾照", "ZJ7731"),
+])
+def test_a_report_with_values_of_its_own_goes_on_the_line_of_what_it_closes(
+        lang: str, messages: list[dict[str, Any]], task: str, value: str) -> None:
+    out = ask(messages, language=lang)
+    done = "(done)" if lang == "en" else "（已完成）"
+    lines = [line for line in out.splitlines() if value in line]
+    assert len(lines) == 1 and task in lines[0] and lines[0].endswith(done), out
+    assert task not in _open(out, lang), out
+    # What came of it stays with it when the line is carried into the next fold.
+    again = ask([user("thanks" if lang == "en" else "谢谢")], previous=out, language=lang)
+    assert value in again and task not in _open(again, lang), again
+
+
 def test_a_report_closes_the_list_item_it_names_by_its_code() -> None:
     asked = user("this week, keep it for me:\n1) file the I-9 for the new hire\n"
                  "2) renew the plate 8KXR319\n3) buy a gift for Omar")

@@ -881,8 +881,21 @@ class ExtractiveSummarizer(BaseSummarizer):
                     body = row.body.rstrip()
                     for mark in _REMINDER_MARKS:
                         body = body.removesuffix(mark)
+                    score *= _done_factor(body)
+                    # The user's report of it with values of its own ("submitted it last
+                    # night!! confirmation number is F-77Q31K"): one line says what was asked
+                    # and what came of it, and the two never part.
+                    told = [k for k in range(i + 1, len(rows)) if by.role == "user"
+                            and rows[k].msg == by.msg != row.msg and rows[k].role == "user"
+                            and _ANSWER[lang] not in rows[k].body  # (an offer taken: its own)
+                            and _values(rows[k].body)[0] - _values(body)[0]]
+                    merged = _ANSWER[lang].join(
+                        [body, "; ".join(rows[k].body.rstrip() for k in told)])
+                    if told and len(merged) <= _MAX_ITEM_CHARS:
+                        body = merged
+                        score = max(score, *(scores[k].score for k in told))
+                        absorbed.update(told)
                     row = row._replace(body=body + _DONE_MARK[lang])
-                    score *= _done_factor(row.body)
                     sec = _FACTS
                 # The request, kept, says what was asked; its report adds the order number:
                 # worth keeping, below what the user said.

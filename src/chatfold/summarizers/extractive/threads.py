@@ -878,7 +878,12 @@ def promises_only(reply: str) -> bool:
 # night!!", "dropped them off", "弄好了，存的3年大额存单".
 _REFERS_BACK = re.compile(
     r"(?i:\b(?:it|them|that|those|this)\b)"
-    r"|^[嗯哦好的啦，,\s]*(?:都|已经|刚)?(?:弄|搞|办|做|交|处理|整|填|寄|发|约)(?:好|完|定|掉)?了")
+    r"|^[嗯哦好的啦，,\s]*(?:都|已经|刚)?(?:弄|搞|办|做|交|处理|整|填|寄|发|约)(?:好|完|定|掉)?了"
+    # A Chinese report leaves out what it did, after a time at most: "今天换好了！", "昨天带
+    # 糯米去打完了".
+    r"|^[嗯哦好的啦，,\s]*(?:今天|昨天|刚才|刚刚|上午|下午|早上|晚上|中午)[，,\s]*(?:都|已经|刚|也)?"
+    r"[\u4e00-\u9fff]{0,5}?(?:弄|搞|办|做|交|填|寄|发|约|换|打|修|买|订|续|缴|取|还|退|签|报)"
+    r"(?:好|完)了")
 
 
 def points_back(text: str) -> bool:
