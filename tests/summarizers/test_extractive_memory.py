@@ -2905,6 +2905,25 @@ def test_a_chinese_errand_still_to_do_is_a_task() -> None:
     assert any("裤子" in t for t in section(out, "待办")), out
 
 
+@pytest.mark.parametrize(("said", "key"), [
+    ("下周三部门聚餐要订12个人的包间，找公司对面那家湘菜馆", "包间"),
+    ("要给王阿姨转上个月的保洁费，一共800", "王阿姨"),
+    ("月底之前要续一下宽带，不然会断网", "宽带"),
+])
+def test_a_chinese_errand_said_with_yao_is_a_task(said: str, key: str) -> None:
+    out = ask([user(said), assistant("好的。")], language="zh")
+    assert key in _open(out, "zh"), out
+
+
+@pytest.mark.parametrize("said", [
+    "那个蓝牙音箱我不要买了，太贵", "想要买个新手机，还在看", "我要去睡了，明天聊",
+    "我要给你看个东西",
+])
+def test_a_yao_that_is_no_errand_is_no_task(said: str) -> None:
+    out = ask([user(said), assistant("好的。")], language="zh")
+    assert not section(out, "待办"), out
+
+
 @pytest.mark.parametrize("said", [
     "预算再加三千吧，一共两万五", "房租涨到五千二了 真离谱",
     "下周二晚上八点的演唱会门票 帮我记一下", "后天上午十点约了眼科", "我们组新来的实习生叫Daniel",
@@ -3693,7 +3712,7 @@ def test_the_next_turn_changing_what_was_just_said_by_a_pronoun_rewrites_it() ->
     assert "4:15" not in _open_line(out, "en", "Dad", "6:50"), out
     out = ask([user("要给小林转露营的钱，每人260"), assistant("记下了：给小林转露营费，每人260。"),
                user("她刚说加上营地费变成每人310了，我还没转")], language="zh")
-    said = [line for line in out.splitlines() if "用户：要给小林" in line]
+    said = [line for line in out.splitlines() if "：要给小林" in line]
     assert said and "每人310" in said[0], out
     # A count of other things is no change of it: "4 apples" stays beside "6 bananas".
     out = ask([user("Please buy 4 apples."), assistant("Sure."), user("Make it 6 bananas.")])

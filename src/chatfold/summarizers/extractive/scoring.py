@@ -806,6 +806,9 @@ _TASK_OWN = re.compile(
     # "得先带她去医院测一下听力": what must be done first ("要去" is as often a plan).
     r"|得先?(?:带|去|约|打))"
     r"|[^。！？\n]{1,24}?还没(?:顾上|来得及)"
+    # "要给小林转露营的钱": an errand for someone, said as what is to be done (not "不要给",
+    # "想要给": "要" with money or a thing to send, not "我要去睡了").
+    r"|(?:^|[，,])[^，。！？\n]{0,8}?(?<![不没想别])要给[\u4e00-\u9fff]{1,4}?(?:转|寄|付|还|交)"
 )
 # An errand of the speaker's own said after what led to it: "…the pharmacy needs a new script,
 # so I need to call Dr. Okafor's office", "…防水有问题，得找他们家谈谈"; or opening with what must
