@@ -3850,6 +3850,32 @@ def test_a_report_with_values_of_its_own_goes_on_the_line_of_what_it_closes(
     assert value in again and task not in _open(again, lang), again
 
 
+@pytest.mark.parametrize(("lang", "messages", "key", "report"), [
+    ("en", [user("the vet says Miso needs her rabies booster again in 11 months"),
+            assistant("Noted: rabies booster for Miso in about 11 months. Want a reminder to "
+                      "book it closer to the date?"),
+            user("yes pls")], "booster", "booked Miso's booster for Oct 2, all done"),
+    ("zh", [user("牙医说我半年后要回去复查一下补的那颗牙"),
+            assistant("好的，半年后复查。要不要到时候提醒你预约牙医？"),
+            user("要的")], "牙医", "牙医约好了，10月9号下午"),
+])
+def test_an_offered_reminder_taken_keeps_the_errand_open_until_reported(
+        lang: str, messages: list[dict[str, Any]], key: str, report: str) -> None:
+    out = ask(messages, language=lang)
+    assert key in _open(out, lang), out
+    again = ask([user(report)], previous=out, language=lang)
+    assert key not in _open(again, lang), again
+
+
+def test_an_offer_of_a_thing_taken_is_a_decision_not_an_errand() -> None:
+    out = ask([user("comparing Fidelity and Vanguard for my Roth IRA"),
+               assistant("Both have no-fee index funds. Want a side-by-side table of the "
+                         "Fidelity ZERO and Vanguard Admiral funds?"),
+               user("sure")])
+    assert any("side-by-side" in d for d in section(out, "Decisions")), out
+    assert not section(out, "Open tasks"), out
+
+
 def test_a_report_closes_the_list_item_it_names_by_its_code() -> None:
     asked = user("this week, keep it for me:\n1) file the I-9 for the new hire\n"
                  "2) renew the plate 8KXR319\n3) buy a gift for Omar")

@@ -102,6 +102,7 @@ from .threads import (
     looks_up,
     named_pick,
     names_thing,
+    offers_reminder,
     ordinal_pick,
     points_back,
     priced_pick,
@@ -235,6 +236,8 @@ def _drop_said(rows: list[_Row], msg: int, said: str, *, inside: bool) -> None:
         j -= 1
 
 
+# What points back at the sentence before: "book it", "提醒你办这个".
+_POINTER = re.compile(r"(?i:\b(?:it|that|this|them)\b)|它|这个|那个|这件事|这事")
 _CODE_REPLY = {"en": "Here is the code.", "zh": "这是代码。"}
 _CHOICE_LEAD = re.compile(r"^[^:：]{1,24}[:：]\s*")
 
@@ -732,7 +735,20 @@ class ExtractiveSummarizer(BaseSummarizer):
                     if choice != offer:
                         # The offer now lives in the decision: not a second time as a fact.
                         _drop_said(rows, last_msg, offer, inside=False)
-                    rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
+                    # "Want a reminder to book the retest?" "yes pls": the errand is the
+                    # user's and still to do, with a reminder set.
+                    sec = _TASKS if offers_reminder(choice) else _DECISIONS
+                    at_offer = last_assistant.index(offer) if offer in last_assistant else 0
+                    if sec == _TASKS and at_offer and _POINTER.search(choice):
+                        # "…rabies booster for Miso in 11 months. Want a reminder to book it?":
+                        # the errand names its thing.
+                        before = last_assistant[at_offer - 1]
+                        body += f" ({before.rstrip('.。 ')})" if lang == "en" \
+                            else f"（{before.rstrip('.。 ')}）"
+                        _drop_said(rows, last_msg, before, inside=False)
+                    if sec == _TASKS:
+                        body += _REMINDER_MARK[lang]
+                    rows.append(_Row("", body, "user", sec, p.date, p.msg, p.name,
                                      "decision"))
                     split = split[1:]
                     decided = True

@@ -50,7 +50,9 @@ _ACCEPT = re.compile(
     r"|absolutely|definitely|please\s+do)(?![a-z])"
     r"|好的|好啊|好吧|好(?=[，,。.!！\s]|$)|行(?=[，,。.!！\s]|$)|可以(?=[，,。.!！\s]|$)|没问题|同意"
     r"|就这个|就这家|就它|就订|就选|就按|就用|那就|订吧|成交"
-    r"|听你的|就这么办|就这样)"
+    r"|听你的|就这么办|就这样"
+    # The yes to "要不要…？", "需要…吗？".
+    r"|(?:嗯嗯?[，,]?)?(?:要的|要啊|(?:需)?要(?=[，,。.!！\s]|$)))"
 )
 _MAX_REST_LATIN = 48
 _MAX_REST_HAN = 16
@@ -67,6 +69,7 @@ _PROPOSE = re.compile(
     r"|要不要|怎么样|如何|推荐|建议|可以选|可以订|可以约|不如|需要我|要我|方案|备选|选项|帮你订|帮您订"
     r"|给你订"
     r"|(?:^|[，,])那?(?:要|需要)(?:预订|预约|订|买|约|安排|下单)(?:吗|么)"  # "要订吗？"
+    r"|(?i:^(?:so,?\s+)?(?:do\s+you\s+)?want\s+(?:a|an)\s+\w)"  # "Want a reminder to…?"
 )
 _DONE = re.compile(
     r"(?i:\b(?:done|booked|reserved|ordered|sent|scheduled|completed|finished|fixed|created"
@@ -211,6 +214,7 @@ def proposal(sentences: list[str]) -> str | None:
 _OFFER_HEAD = re.compile(
     r"(?i:(?:so,?\s+|ok(?:ay)?,?\s+)?(?:shall\s+i|should\s+i|do\s+you\s+want\s+me\s+to"
     r"|would\s+you\s+like\s+me\s+to|want\s+me\s+to|i\s+can|let\s+me|how\s+about"
+    r"|(?:do\s+you\s+)?want(?=\s+an?\s)"
     r"|what\s+about|why\s+not|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose))\s+)"
     r"|^(?:那)?(?:要不要|需不需要|要不|不如)(?:我)?(?:帮你|帮您|给你|给您)?"
     r"|^(?:我)?(?:建议|推荐)(?:你|您)?(?:选择?|用|订|去|买)?"
@@ -773,6 +777,15 @@ _DEFERS = re.compile(
     r"(?:later\b|not (?:right )?now\b|another time\b|some other time\b|tomorrow\b"
     r"|(?:i'll|let me) get back to you\b|(?:let's|we'll|we can) (?:come back to|revisit)\b))"
     r"|(?:晚点|晚些|回头|改天|以后|下次|明天|待会儿?|等会儿?|等下|稍后|过两天|有空)再?说")
+
+
+def offers_reminder(offer: str) -> bool:
+    """True when what the assistant offered is to remind the user ("a reminder to book the
+    retest", "remind you to renew it in May", "到时候提醒你"): taken, the errand stays open."""
+    return _REMIND_YOU.search(offer) is not None
+
+
+_REMIND_YOU = re.compile(r"(?i:\bremind(?:er)?\b)|提醒")
 
 
 def asks_reminder(request: str) -> bool:
