@@ -1133,6 +1133,25 @@ def test_previous_items_survive_a_fold_of_new_material() -> None:
     assert kept, "a fold of new material must not evict every previous item at once"
 
 
+def test_a_fold_lets_in_what_outscores_the_least_worth_of_the_summary() -> None:
+    previous = ("Facts:\n- User: my passport number is X4471922.\n- User: my blood type is "
+                "O negative.\n- User: my landlord is Priya Raman, 917-555-0144.\n"
+                "- User: my favorite color is teal.")
+    new = [user(said) for said in (
+        "My dentist is Dr. Okafor at 12 Elm St, next cleaning March 3.",
+        "My car is a 2019 Mazda CX-5, plate 8KXR319.",
+        "My daughter Juniper starts at Hillcrest Daycare on May 6.",
+        "My gym membership number is GX-20931 and it renews June 1.",
+        "My wifi password is TealFox-2291.",
+        "My sister Dana lives in Tacoma, her number is 253-555-0182.",
+    )]
+    out = ask(new, previous=previous, max_tokens=110)
+    old = [key for key in ("X4471922", "O negative", "Priya", "teal.") if key in out]
+    # The least worth of what was carried meets the new material on score and gives way; the
+    # rest (most of the summary) holds its place.
+    assert len(old) == 3 and "Juniper" in out, out
+
+
 _CODES = st.lists(st.integers(min_value=0, max_value=999), min_size=1, max_size=12, unique=True)
 
 

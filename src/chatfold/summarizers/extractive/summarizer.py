@@ -27,6 +27,7 @@ from .items import _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
     _ASKED,
     _ATTR_WEIGHT,
+    _CARRY_HELD,
     _CARRY_SHARE,
     _COLON,
     _DECISIONS,
@@ -1323,7 +1324,13 @@ class ExtractiveSummarizer(BaseSummarizer):
         # (highest value first, then newest), so one fold of new material can evict at most
         # the rest: old facts leave lowest value first and oldest first, never all at once.
         carried = [it for it in ranked if it.role == "summary"]
-        passes = ((carried, int(budget * _CARRY_SHARE)), (ranked, budget), (deferred, budget))
+        # ...and up to _CARRY_HELD of what they take: the rest of them, the least worth, meet
+        # the new material on score alone, so a fold lets in what outscores them.
+        # (The best of them is always held: one fold never evicts them all.)
+        costs = [count(f"- {it.text}\n") for it in carried]
+        held = max(int(_CARRY_HELD * sum(costs)), costs[0] if costs else 0)
+        first = min(int(budget * _CARRY_SHARE), held)
+        passes = ((carried, first), (ranked, budget), (deferred, budget))
         for pass_items, limit in passes:
             misses = 0
             for it in pass_items:
