@@ -2919,6 +2919,13 @@ def test_a_chinese_day_moved_in_a_long_sentence_moves_the_day() -> None:
     assert "11月9号" in out and "11月2号" not in out, out
 
 
+def test_a_chinese_date_written_without_its_hao_still_changes_the_date() -> None:
+    out = ask([user("课程设计报告5月8号要交给张老师，PPT还没开始做"),
+               assistant("还有时间，先列提纲。"),
+               user("张老师说可以宽限到5月15 终于能喘口气")], language="zh")
+    assert "5月15" in out and "5月8号" not in out, out
+
+
 def test_a_chinese_errand_still_to_do_is_a_task() -> None:
     out = ask([user("那条裤子买大了 还得退 七天无理由周五就到期了")], language="zh")
     assert any("裤子" in t for t in section(out, "待办")), out

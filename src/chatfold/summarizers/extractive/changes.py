@@ -138,7 +138,9 @@ _PAY = re.compile(
 )
 _VALUE = re.compile(
     # A Chinese date is one value: "3月3号" → "3月10号" replaces the date, not the month's "3".
-    r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}[日号]|\d{1,4}年\d{1,2}月"
+    # ("4月24" without its 号 too, unless a unit follows: "3月12个", "4月25岁".)
+    r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}(?:[日号]|(?![\d.万千百元块个份人件张岁天次号日]))"
+    r"|\d{1,4}年\d{1,2}月"
     r"|\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"  # a Chinese time: "下午 3 点半"
     r"|\d{1,2}[号日](?![楼线床房门口位车厅院栋])"  # a day of the month: "改25号了"
     r"|(?<![A-Za-z\d])\d+[A-Za-z]+\d[A-Za-z\d-]*"  # codes opening with a digit: 1Z999AA1012
