@@ -2926,6 +2926,26 @@ def test_a_chinese_date_written_without_its_hao_still_changes_the_date() -> None
     assert "5月15" in out and "5月8号" not in out, out
 
 
+@pytest.mark.parametrize(("lang", "first", "change", "key", "now", "then"), [
+    ("en", "booked the vet for Biscuit's shots on June 9, can you remind me what to bring",
+     "ugh the clinic can't do the 9th anymore so we moved it to June 16", "Biscuit",
+     "June 16", "June 9"),
+    ("en", "standup with the Lagos team is at 3:30 on Thursdays",
+     "heads up, not 3:30 anymore, they moved it to 4:15 because of the time change", "Lagos",
+     "4:15", "3:30"),
+    ("zh", "女儿学校的家长会定在11月14号，我得请半天假",
+     "班主任刚发通知，14号礼堂被占了，改到11月21号", "家长会", "11月21号", "11月14号"),
+])
+def test_a_change_that_names_the_old_day_or_time_changes_it(
+        lang: str, first: str, change: str, key: str, now: str, then: str) -> None:
+    ok = "OK." if lang == "en" else "好的。"
+    chatter = [user("what's a good podcast for a long drive?" if lang == "en"
+                    else "有什么适合开长途听的播客？"), assistant(ok)]
+    out = ask([user(first), assistant(ok), *chatter, *chatter, user(change)], language=lang)
+    said = [line for line in out.splitlines() if key in line]
+    assert said and now in said[0] and then not in said[0], out
+
+
 def test_a_chinese_errand_still_to_do_is_a_task() -> None:
     out = ask([user("那条裤子买大了 还得退 七天无理由周五就到期了")], language="zh")
     assert any("裤子" in t for t in section(out, "待办")), out

@@ -617,6 +617,12 @@ def supersede_changes(
                         _rewrite(echo, rewritten, it.body, False)
             elif not says:
                 continue  # settled, but not what the user just said: nothing else to change
+            elif (named := _named_when(new.values, was.values)) is not None \
+                    and (rewritten := _put_value(old, *named, it.body)):
+                # "…can't make the 14th so we moved it to March 22" names the day it moves
+                # ("the surprise party for Dev on March 14"): the same thing, whatever else
+                # either statement says of it.
+                pass
             elif bare_old:
                 # The rest of the statements need not speak of the same thing: the change
                 # named none, and the old number is the only one of its size.
@@ -989,6 +995,34 @@ _NEAR = 3  # messages: a statement, the reply to it, the user's next turn or two
 _BACK_REFERENCE = re.compile(
     r"(?i:(?:[\w']+[,!]?\s+){0,3}?(?:he|she|it|they|his|her|its|their|it's|they're|that's)\b)"
     r"|[^，。！？]{0,6}?(?:他|她|它|那班|那个|那家)")
+
+
+_OWN_DAY = re.compile(r"\d{1,2}(?:st|nd|rd|th|[日号])")
+_LAST_NUMBER = re.compile(r"(\d+)\D*$")
+
+
+def _day(value: str) -> str:
+    m = _LAST_NUMBER.search(value)
+    return m.group(1) if m else ""
+
+
+def _named_when(new: frozenset[str], was: frozenset[str]
+                ) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The old dates and times a change names ("can't make the 14th" of "March 14", "not 3:30
+    anymore" of "3:30") and the values it gives besides them; None when it names none."""
+    named: set[str] = set()
+    stale: set[str] = set()
+    for v in new:
+        if _value_kind(v) not in ("date", "time"):
+            continue
+        for o in was:
+            same_day = _OWN_DAY.fullmatch(v) is not None and _value_kind(o) == "date" \
+                and _day(o) == _day(v)
+            if o == v or same_day:
+                named.add(v)
+                stale.add(o)
+    fresh = new - named - was
+    return (frozenset(stale), fresh) if stale and fresh else None
 
 
 def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: str,
