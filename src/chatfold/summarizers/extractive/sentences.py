@@ -323,8 +323,8 @@ def join_pointing(sentences: list[str]) -> list[str]:
             # with that one" is read against the options, not joined.)
             back = next((k for k in range(1, min(_POINTING_BACK, len(out)) + 1)
                          if _names_a_thing(out[-k])), 1 if errand else 0)
-            group = [*out[-back:], sentence]
-            if back and sum(map(len, group)) < _POINTING_CHARS:
+            group = [*out[-back:], sentence] if back else []
+            if group and sum(map(len, group)) < _POINTING_CHARS:
                 del out[-back:]
                 joined = group[0]
                 for part in group[1:]:
