@@ -1285,6 +1285,15 @@ class ExtractiveSummarizer(BaseSummarizer):
                 cost = date_costs[day] = (short, max(whole - short, 0))
             return cost
 
+        line_costs: dict[int, int] = {}
+
+        def line_cost(it: _Item) -> int:
+            """``it``'s bullet line, counted once however often it is weighed."""
+            cost = line_costs.get(id(it))
+            if cost is None:
+                cost = line_costs[id(it)] = count(f"- {it.text}\n")
+            return cost
+
         def room_for(it: _Item) -> int:
             """What ``it`` adds to the summary: its line (cached on it), its section's heading
             and its date, each the first time they appear."""
@@ -1292,7 +1301,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 it.cost = count(_as_sentence(it.text, lang))
                 extra = it.cost
             else:
-                it.cost = count(f"- {it.text}\n")
+                it.cost = line_cost(it)
                 extra = it.cost + (0 if it.section in opened else header_cost[it.section])
             if it.date and (it.section, it.date) not in dated:
                 short, year = date_cost(it.date)
@@ -1327,7 +1336,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         # ...and up to _CARRY_HELD of what they take: the rest of them, the least worth, meet
         # the new material on score alone, so a fold lets in what outscores them.
         # (The best of them is always held: one fold never evicts them all.)
-        costs = [count(f"- {it.text}\n") for it in carried]
+        costs = [line_cost(it) for it in carried]
         held = max(int(_CARRY_HELD * sum(costs)), costs[0] if costs else 0)
         first = min(int(budget * _CARRY_SHARE), held)
         passes = ((carried, first), (ranked, budget), (deferred, budget))
