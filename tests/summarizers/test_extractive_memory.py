@@ -3931,3 +3931,69 @@ def test_a_report_closes_the_list_item_it_names_by_its_code() -> None:
     # A code of no item closes nothing.
     out = ask([asked, ack, user("W-4 is done, filed it this morning")])
     assert "I-9" in _open(out, "en") and "8KXR319" in _open(out, "en"), out
+
+
+# ---------------------------------------------------------------------------------------------
+# picks by an option's own word, turns that open as an update, sentences about "he" or "she"
+
+@pytest.mark.parametrize(("listing", "reply", "chosen"), [
+    # The option's own word said alone, the reasons after it.
+    ("Choices: 1) vinyl plank, cheap but it dents; 2) quartz counters, tough but pricey; "
+     "3) butcher block, warm but needs oiling.",
+     "the quartz. we cook every night and I never want to oil anything", "quartz"),
+    # A relative clause stays with its option; the pick is the first clause of a long reply.
+    ("For a small office: Slack (about $8 a user), Teams (bundled with Office), or Zulip, "
+     "which is open source and free to self-host.",
+     "let's start with the open source one and see if people actually use it", "Zulip"),
+])
+def test_a_pick_by_an_options_own_word_is_the_option(listing: str, reply: str,
+                                                      chosen: str) -> None:
+    out = ask([user("Which one should we get?"), assistant(listing), user(reply)])
+    assert any(chosen in d for d in section(out, "Decisions")), out
+
+
+@pytest.mark.parametrize("reply", [
+    "the price is what worries me. we cook every night",
+    "the quartz and the butcher block both look nice, can't decide",
+])
+def test_a_sentence_opening_with_an_option_word_is_no_pick(reply: str) -> None:
+    out = ask([assistant("Choices: 1) vinyl plank, cheap but it dents; 2) quartz counters, tough "
+                         "but pricey; 3) butcher block, warm but needs oiling."), user(reply)])
+    assert not any("chose" in d for d in section(out, "Decisions")), out
+
+
+@pytest.mark.parametrize(("said", "update", "new", "old"), [
+    ("Booking the boat tour for the reunion, 18 people, Saturday at 10am.",
+     "update from my cousin: two families dropped out. plan for 12", "12 people", "18 people"),
+    ("The venue deposit is $900, due Friday.", "quick update: they knocked it to $750", "$750",
+     "$900"),
+])
+def test_a_turn_that_opens_as_an_update_rewrites_what_it_updates(
+        said: str, update: str, new: str, old: str) -> None:
+    out = ask([user(said), assistant("Noted."), user(update)])
+    assert new in out and old not in out, out
+    assert not section(out, "Open tasks"), out  # "update from…" asks for nothing
+
+
+def test_an_update_to_something_else_rewrites_nothing() -> None:
+    out = ask([user("Booking the boat tour for the reunion, 18 people, Saturday at 10."),
+               assistant("Noted."), user("Sounds fun."), assistant("It will be!"),
+               user("update: my flight lands at 9 now")])
+    assert "18 people" in out, out
+
+
+@pytest.mark.parametrize(("lang", "text", "name", "fact"), [
+    ("en", "quick one, is garlic bad for cats? Mochi got into the pasta sauce. she's a 4 yr old "
+           "tabby, seems fine", "Mochi", "4 yr old"),
+    ("en", "need a winter coat for Arlo. he's a size 6 now and hates hoods", "Arlo", "size 6"),
+    ("zh", "我家猫叫年糕。它今年3岁了，最近老掉毛", "年糕", "3岁"),
+])
+def test_a_sentence_about_he_or_she_stays_with_who_it_is_about(
+        lang: str, text: str, name: str, fact: str) -> None:
+    out = ask([user(text), assistant("OK." if lang == "en" else "好的。")], language=lang)
+    assert any(name in line and fact in line for line in out.splitlines()), out
+
+
+def test_a_pronoun_sentence_after_no_name_stays_alone() -> None:
+    out = ask([user("the vet called back this morning. she's a 4 yr old tabby, seems fine")])
+    assert not any("called back" in line and "tabby" in line for line in out.splitlines()), out

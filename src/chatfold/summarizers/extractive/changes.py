@@ -949,7 +949,7 @@ def replace_instructions(items: list[_Item]) -> list[_Item]:
 # The user's turn that says how an open value was settled, without a word of change:
 # "NEGOTIATED!!! 3,950 a month", "we landed on 18.25", "we're capping it at 31 grand", "all
 # conferences got pushed back a week, so it's Oct 16", "ugh I misread the email. it's 91.50";
-# "最后谈下来…", "定了…". It changes only what the user said just before (see _NEAR).
+# "最后谈下来…", "定了…", "update: …". It changes only what the user said just before (see _NEAR).
 _SETTLED = re.compile(
     r"(?i:\b(?:negotiated|landed on|settled on|agreed on|we agreed|locked in|finali[sz]ed"
     r"|capp(?:ing|ed) (?:[\w']+ ){0,4}?at|ended up (?:at|with|paying|getting|going with)"
@@ -957,13 +957,17 @@ _SETTLED = re.compile(
     r"|pushed (?:it |them |everything )?back|moved (?:it |them )?up|(?:have|has) until"
     r"|misread|misremembered|the real (?:number|price|date|time) is"
     r"|final (?:[\w']+ ){0,2}?(?:is|was|came to))\b)"
+    # A turn that opens as an update: "update from their office manager: … plan for 40".
+    r"|(?i:^(?:quick |small |one more |an? )?(?:update|change of plans?)(?: from [^:：\n]{1,40})?"
+    r"\s*[:：—-])"
     r"|最后|最终|敲定|谈妥|谈下来|谈到|定下来|定了|说好了|讲好了|看错了|记岔了"
     # A later deadline allowed: "张老师说可以晚点，6月19号前交就行".
     r"|可以晚点|可以晚几天|宽限|(?:前|之前)(?:交|给|弄完|做完|到)?就(?:行|可以)"
 )
 _SETTLED_KEYS = (
     "negotiat", "landed", "settled", "agreed", "locked", "finali", "capp", "ended up", "came",
-    "down to", "knocked", "pushed", "moved", "until", "misre", "real", "final",
+    "down to", "knocked", "pushed", "moved", "until", "misre", "real", "final", "update",
+    "change of plan",
     "最后", "最终", "敲定", "谈", "定", "说好", "讲好", "看错", "记岔", "晚", "宽限", "就",
 )
 

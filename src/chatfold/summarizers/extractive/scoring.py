@@ -749,11 +749,12 @@ _ASK_AT_END = re.compile(
 # Verbs that open small talk as often ("check this out", "take care", "look at this") are not.
 _IMPERATIVE = re.compile(
     r"(?:(?:now |also |then |and )?(?:book|reserve|find|search for|look up|send|email|text"
-    r"|schedule|reschedule|set up|set a|create|draft|write|order|buy|cancel|remind|add|update"
-    r"|compare|translate|summari[sz]e|arrange|pay|file|submit|prepare|renew|call(?! me\b)|list"
+    r"|schedule|reschedule|set up|set a|create|draft|write|order|buy|cancel|remind|add"
+    r"|update(?! from\b)|compare|translate|summari[sz]e|arrange|pay|file|submit|prepare|renew|call(?! me\b)|list"
     r"|check(?! (?:it|this|that|these|those|out)\b)|get me|make me|show me|give me|tell me"
     r"|put))\b"
     # ... followed by what to act on: "Update: my budget is…", "Put simply, …", "List of…",
+    # "update from the school: …",
     # "Order matters" are statements.
     r"(?=\s+[\w$\"'“‘])(?!\s+(?:of|simply|matters?|is|was|are|were|it|that)\b)"
     r"|(?:先|再|然后|你)?(?:查一?下|查查|查个|找一?家|找一?个|找一?下|订一|订个|订张|订[两三四五六七八九十]"

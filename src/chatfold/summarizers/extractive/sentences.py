@@ -294,12 +294,24 @@ _POINTING_CHOICE = re.compile(
     r"(?i:\b(?:switch(?:ing)?(?: over)? to|go(?:ing)? with|went with|stick(?:ing)? with"
     r"|settled on|order(?:ing)? from|chose|choosing) (?:them|it|that|this|those|these)\b)"
     r"|(?:就|那就|还是|最后)(?:定|选|用|订|找|买)了?(?:它|这家|那家|这个|那个|他们|他家|这款|那款)")
+# A sentence about someone only by pronoun ("Biscotti snagged one off the counter. he's a 9 yr
+# old beagle mix", "need cleats for Theo. he's a youth 2.5 now", "我家狗叫豆豆。它今年9岁了"):
+# alone it says of nobody what it says.
+_POINTING_WHO = re.compile(
+    r"(?i:^(?:he|she)(?:'s| is| was| has| just turned| turned| turns)\s)|^(?:他|她|它)(?:今年|是|已经|才|有)")
+# Who the sentence before names: a capital inside it, or a first word that is no sentence opener
+# and does something ("Biscotti snagged…"); in Chinese, a name given ("叫豆豆").
+_NAMED_DOING = re.compile(
+    r"[A-Z][a-z]+ (?:[a-z]+(?:ed|s)|got|ate|ran|took|found|made|came|went|broke|bit|stole|hid"
+    r"|fell|threw|caught|left|lost|won|grew|swallowed|chewed|knocked)\b")
+_ZH_NAMED = re.compile(r"叫|名字")
 _POINTING_CHARS = 240  # the sentences joined, at most
 _POINTING_BACK = 2  # how far back the thing pointed at may be
 # What names a thing: a number, a capital inside a sentence ("Kestrel Coffee Co"; not "I"), or
 # one that starts it and is then said to be something ("Gusto was the only one…").
 _NAMES_A_THING = re.compile(r"\d|(?<=\s)(?!I\b)[A-Z]")
 _FIRST_WORD = re.compile(r"[A-Z][A-Za-z]+")
+_INNER_CAPITAL = re.compile(r"(?<=\s)(?!I\b)[A-Z][a-z]")
 
 
 def _names_a_thing(sentence: str) -> bool:
@@ -310,13 +322,25 @@ def _names_a_thing(sentence: str) -> bool:
         and first.group() not in _NOT_NAMES and sentence.startswith(_NAME_VERBS, first.end())
 
 
+def _names_someone(sentence: str) -> bool:
+    if _ZH_NAMED.search(sentence) or _INNER_CAPITAL.search(sentence):
+        return True
+    first = _FIRST_WORD.match(sentence)
+    return first is not None and first.group() not in _CAP_STOP \
+        and first.group() not in _NOT_NAMES and _NAMED_DOING.match(sentence) is not None
+
+
 def join_pointing(sentences: list[str]) -> list[str]:
     """``sentences`` with an errand or a choice that points back ("I should really get that set
     up", "we're switching to them") joined to the sentence it points at (the nearest of the
     last two that names something; for an errand, else the one before), so the item names
-    its thing."""
+    its thing; and a sentence about "he" or "she" joined to the one before that names them."""
     out: list[str] = []
     for sentence in sentences:
+        if out and _POINTING_WHO.search(sentence) and _names_someone(out[-1]) \
+                and len(out[-1]) + len(sentence) < _POINTING_CHARS:
+            out[-1] = _glue(out[-1], sentence)
+            continue
         errand = out and _POINTING_ERRAND.search(sentence)
         if errand or (out and _POINTING_CHOICE.search(sentence)):
             # (A choice with no named thing before it points at the assistant's offer: "I'll go

@@ -1274,9 +1274,12 @@ _SUGGEST_ZH = re.compile(
     r"(?:可以考虑|可以看看|可以试试|推荐你?|比如|建议你?(?:去|选|看|试试)?)(?=[^，。]{1,20}、)")
 # A series: "A、B、C" (its parentheses kept whole), "A, B, and C" (not "$1,349").
 _SERIES_SPLIT = re.compile(r"、(?![^（(]*[）)])")
-_SERIES_SPLIT_EN = re.compile(r",(?!\d{3})(?![^(]*\))\s*(?:(?:and|or)\s+)?")
+# (Not before a relative clause: "or Homebase, which has a free tier" is one item.)
+_SERIES_SPLIT_EN = re.compile(
+    r",(?!\d{3})(?![^(]*\))(?!\s*(?:which|who|whose|where)\b)\s*(?:(?:and|or)\s+)?")
 # (Not inside brackets: "or soapstone (softer, heat-proof)" ends after its bracket.)
-_SERIES_END = re.compile(r"(?:[，。；;!！?？]|,(?!\d{3})|\.(?:\s|$))(?![^(（]*[)）])")
+_SERIES_END = re.compile(
+    r"(?:[，。；;!！?？]|,(?!\d{3})(?!\s*(?:which|who|whose|where)\b)|\.(?:\s|$))(?![^(（]*[)）])")
 _LAST_OR = re.compile(r"(?i)[,，]?\s+(?:or|and)$|[，,]?(?:或者|或|还是)$")
 _LEAD_OR = re.compile(r"(?i)^\s*(?:or|and|或者|或是|还有)\s*")
 
@@ -1347,6 +1350,11 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
         # The clause that picks, wherever it is: "他坐不住，我想让他静下心来，就下棋那个吧".
         cued = [c for c in clauses if _DESC_CUE.search(c.strip())] if not latin else []
         reply = (cued[-1] if len(cued) == 1 else clauses[0]).strip()
+        if latin:  # "let's start with the free one and see if the crew uses it"
+            head, *rest = _CLAUSE_LINK.split(reply, maxsplit=1)
+            if rest and _UNDECIDED.search(rest[0]):
+                return None  # "the quartz and the butcher block both look nice"
+            reply = head
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN) or _DESC_CUE.search(
             reply) is None or reply.rstrip().endswith(("?", "？")):
         return None
@@ -1424,10 +1432,14 @@ _REPLY_LABEL = re.compile(
     r"(?i:\b(?:option|plan|package|tier|choice)\s+([A-Z0-9])\b)"
     r"|(?:套餐|方案|选项|路线|款式|选|要|就)?\s?(?<![A-Za-z0-9])([A-Za-z])(?![A-Za-z0-9])"
     r"(?=\s*(?:吧|了|就|好|行|$|[，,。.!！]))")
-# What takes an option described: "so the dim sum place", "Tuesday it is", "就那家吧".
+_CLAUSE_LINK = re.compile(r"\s+(?:and|but|so|because|since|then)\s+")
+_UNDECIDED = re.compile(r"(?i:\b(?:both|either|neither|or|can'?t decide|not sure|undecided)\b)")
+# What takes an option described: "so the dim sum place", "Tuesday it is", "就那家吧", and an
+# option's own word said alone ("the tile. dog + 2 kids…": the sentence is nothing else).
 _DESC_CUE = re.compile(
     r"(?i:^(?:ok(?:ay)?,?\s+|then\s+|and\s+|so,?\s+)?the\s+[\w\s'-]{1,30}?\b(?:one|place|option"
     r"|slot|hotel|flight|plan|room|time)(?:,?\s+(?:please|then|for me|thanks|thank you))?[.!]*$"
+    r"|^(?:ok(?:ay)?,?\s+|then\s+|so,?\s+)?the\s+[\w'-]+(?:\s+[\w'-]+)?[.!]*$"
     r"|\bit is[.!]*$|\b(?:let'?s|go with"
     r"|take|book|pick|choose|went with|sounds good|works for)\b)|就|选|订|吧(?:$|[，,。！!])"
 )
