@@ -750,7 +750,8 @@ _ASK_AT_END = re.compile(
 _IMPERATIVE = re.compile(
     r"(?:(?:now |also |then |and )?(?:book|reserve|find|search for|look up|send|email|text"
     r"|schedule|reschedule|set up|set a|create|draft|write|order|buy|cancel|remind|add"
-    r"|update(?! from\b)|compare|translate|summari[sz]e|arrange|pay|file|submit|prepare|renew|call(?! me\b)|list"
+    r"|update(?! from\b)|compare|translate|summari[sz]e|arrange|pay|file|submit|prepare|renew"
+    r"|call(?! me\b)|list"
     r"|check(?! (?:it|this|that|these|those|out)\b)|get me|make me|show me|give me|tell me"
     r"|put))\b"
     # ... followed by what to act on: "Update: my budget is…", "Put simply, …", "List of…",

@@ -298,7 +298,8 @@ _POINTING_CHOICE = re.compile(
 # old beagle mix", "need cleats for Theo. he's a youth 2.5 now", "我家狗叫豆豆。它今年9岁了"):
 # alone it says of nobody what it says.
 _POINTING_WHO = re.compile(
-    r"(?i:^(?:he|she)(?:'s| is| was| has| just turned| turned| turns)\s)|^(?:他|她|它)(?:今年|是|已经|才|有)")
+    r"(?i:^(?:he|she)(?:'s| is| was| has| just turned| turned| turns)\s)"
+    r"|^(?:他|她|它)(?:今年|是|已经|才|有)")
 # Who the sentence before names: a capital inside it, or a first word that is no sentence opener
 # and does something ("Biscotti snagged…"); in Chinese, a name given ("叫豆豆").
 _NAMED_DOING = re.compile(
