@@ -3997,3 +3997,33 @@ def test_a_sentence_about_he_or_she_stays_with_who_it_is_about(
 def test_a_pronoun_sentence_after_no_name_stays_alone() -> None:
     out = ask([user("the vet called back this morning. she's a 4 yr old tabby, seems fine")])
     assert not any("called back" in line and "tabby" in line for line in out.splitlines()), out
+
+
+@pytest.mark.parametrize(("listing", "reply", "chosen"), [
+    ("附近有：星辰美术，每节150元；乐动篮球，每节100元，离家近；还有少年宫的书法班，要坐地铁。",
+     "他精力太旺盛了，得让他跑起来 就打球那个吧", "乐动篮球"),
+    ("三种思路：实木复合木地板，脚感好但怕水怕划；大板瓷砖，耐用好打理；微水泥，无缝很有质感，"
+     "但施工要求高、价格偏贵。", "贵那家吧，一步到位", "微水泥"),
+])
+def test_a_chinese_pick_by_a_character_of_its_option(listing: str, reply: str,
+                                                     chosen: str) -> None:
+    out = ask([assistant(listing), user(reply)], language="zh")
+    assert any(chosen in d for d in section(out, "决定")), out
+
+
+def test_a_chinese_yes_that_describes_nothing_picks_nothing() -> None:
+    out = ask([assistant("三种思路：实木复合木地板，脚感好但怕水怕划；大板瓷砖，耐用好打理；"
+                         "微水泥，无缝很有质感，但施工要求高、价格偏贵。"), user("好吧")],
+              language="zh")
+    assert not section(out, "决定"), out
+
+
+def test_a_chinese_question_without_its_mark_keeps_what_the_lookup_found() -> None:
+    out = ask([user("公司账户里现在还有多少钱，下周要付房租"),
+               {"role": "assistant", "content": None, "tool_calls": [
+                   {"id": "c1", "type": "function",
+                    "function": {"name": "query_balance", "arguments": "{}"}}]},
+               {"role": "tool", "tool_call_id": "c1", "content": "可用余额 ¥52,310.40"},
+               assistant("可用余额52,310.40元，付房租够了。")], language="zh")
+    assert any("还有多少钱→" in line and "52,310.40" in line for line in out.splitlines()), out
+    assert any("下周要付房租" in line and "→" not in line for line in out.splitlines()), out

@@ -382,16 +382,27 @@ def split_stated_question(sentences: list[str]) -> list[str]:
     """``sentences`` with a value stated before a Chinese question split from it: "顺丰月结卡号
     7550128833，寄件的时候直接报这个就行了吧？" states the number, then asks; the number is no
     question's. (In English "My order is 4417, can you check it?" is one request about the
-    order: it stays whole.)"""
+    order: it stays whole.) So is a Chinese question asked without its mark before what it is
+    for: "账户里现在还有多少钱，月底要发工资" asks, then says why."""
     out: list[str] = []
     for sentence in sentences:
         m = _HEAD_CLAUSE.match(sentence) if sentence.rstrip()[-1:] == "？" else None
         if m is None or not _DIGIT.search(m.group(1)) or _ASKS_WORD.search(m.group(1)):
-            out.append(sentence)
+            asked = _UNMARKED_ASK.match(sentence)
+            if asked is not None and not _ASKS_WORD.search(sentence[asked.end():]):
+                out += [asked.group(1), sentence[asked.end():].strip()]
+            else:
+                out.append(sentence)
             continue
         head = m.group(1).strip()
         out += [head + ("。" if any(map(_is_cjk, head)) else "."), m.group(2).strip()]
     return out
+
+
+# A first clause that ends asking, with no question mark: "现在还有多少钱，", "几点到，".
+_UNMARKED_ASK = re.compile(
+    r"^([^，,。？?！!]*?(?:(?:多少|几点|几号|什么时候|哪里|哪儿|有没有)[\u4e00-\u9fff]{0,3}|[吗呢]))"
+    r"\s*[，,]\s*(?=[\u4e00-\u9fff])")
 
 
 def join_bare_corrections(sentences: list[str]) -> list[str]:

@@ -141,6 +141,9 @@ _SHORT_NOUNS_TEXT = (
 )
 _SHORT_NOUNS = frozenset(_SHORT_NOUNS_TEXT.split())
 _SHORT_WORD = re.compile(r"\b[a-z]{3}\b")
+_HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
+# A thing described, then pointed at: "下棋那个", "贵的那家" (not "好吧").
+_DESCRIBED_ZH = re.compile(r"[\u4e00-\u9fff](?:的)?(?:那|这)(?:个|家|款|种|个班|间)")
 _ZH_STOP_CHARS = frozenset("我你您的了是在和吗呢吧啊一个这那也就都要请帮下")
 
 
@@ -1359,7 +1362,7 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
             reply) is None or reply.rstrip().endswith(("?", "？")):
         return None
     # "so the dim sum place" names "dim" and "sum" of one option, "place" of another.
-    option = _named_most(options, reply) if 2 <= len(options) <= 6 else None
+    option = _named_most(options, reply, chars=True) if 2 <= len(options) <= 6 else None
     return None if option is None else _as_pick(option, reply)
 
 
@@ -1486,10 +1489,14 @@ def _option_named(options: list[str], text: str) -> str | None:
     return None if option is None else _short_option(option)
 
 
-def _named_most(options: list[str], text: str) -> str | None:
-    """The option most of whose own words ``text`` says, None on a tie or none."""
+def _named_most(options: list[str], text: str, *, chars: bool = False) -> str | None:
+    """The option most of whose own words ``text`` says, None on a tie or none. ``chars``: when
+    no word tells, a Chinese character of one option's own ("就下棋那个吧": "弈林围棋")."""
     said = _words(text)
     words = [_words(o) for o in options]
+    if chars and not any(said & w for w in words) and _DESCRIBED_ZH.search(text):
+        said = set(_HAN_CHAR.findall(text)) - _ZH_STOP_CHARS
+        words = [set(_HAN_CHAR.findall(o)) for o in options]
     hits = [len(said & (w - set().union(*(x for j, x in enumerate(words) if j != i))))
             for i, w in enumerate(words)]
     best = max(hits)
