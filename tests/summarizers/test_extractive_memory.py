@@ -4027,3 +4027,51 @@ def test_a_chinese_question_without_its_mark_keeps_what_the_lookup_found() -> No
                assistant("可用余额52,310.40元，付房租够了。")], language="zh")
     assert any("还有多少钱→" in line and "52,310.40" in line for line in out.splitlines()), out
     assert any("下周要付房租" in line and "→" not in line for line in out.splitlines()), out
+
+
+def test_a_task_with_the_users_report_of_it_is_carried_as_a_fact() -> None:
+    first = ask([user("那笔存款月底到期，我得去银行转存，想存5年的"), assistant("可以先问问柜台利率。"),
+                 user("弄好了，转存的5年期，利率2.5%")], language="zh")
+    assert "2.5%" in first, first
+    # The next fold: the user's own values come in; the report of the errand, theirs too, is
+    # not discounted as a question answered.
+    facts = [user("我的车牌号是浙A12345。"), user("我家宽带账号是057112345678。"),
+             user("我的工号是HZ20931。"), user("我女儿的学号是20250317。"),
+             user("这台笔记本外表美观、用起来也很好，花了4999元。"), user("内存8G，硬盘512G。")]
+    later = ask(facts, previous=first, language="zh", max_tokens=120)
+    assert "2.5%" in later, later
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ("豆包的狂犬疫苗该打了，去年是3月打的", "狂犬疫苗"),
+    ("车险该续了，下个月10号到期", "车险"),
+])
+def test_a_chinese_thing_said_due_is_an_open_task(text: str, key: str) -> None:
+    out = ask([user(text), assistant("好的。")], language="zh")
+    assert key in _open(out, "zh"), out
+
+
+@pytest.mark.parametrize("text", ["我应该到了", "活该被骂了", "我该睡了"])
+def test_a_chinese_should_that_is_no_errand_is_no_task(text: str) -> None:
+    assert not _open(ask([user(text)], language="zh"), "zh")
+
+
+@pytest.mark.parametrize(("task", "later"), [
+    # "时候" and "开始" are said of anything: they name no errand.
+    ("记得提醒我下周去车管所把驾照换了，下个月就过期了，到时候开车都麻烦",
+     "买的时候价格2999，比较合算。"),
+    ("阳台又开始渗水了，肯定是楼上的防水有问题，得找他们家谈谈",
+     "开始买的那台路由器老掉线，换了一台就好了。"),
+    # About to be done is not done.
+    ("论文初稿5月10号要交给李老师，我数据还没跑完", "数据马上就跑完了，今晚应该能出结果"),
+])
+def test_a_chinese_turn_sharing_only_a_common_word_closes_no_task(task: str, later: str) -> None:
+    out = ask([user(task), assistant("好的。"), user(later)], language="zh")
+    assert task[:6] in _open(out, "zh"), out
+    assert "已完成" not in out, out
+
+
+def test_almost_done_is_not_done() -> None:
+    out = ask([user("I need to finish the grant report by Friday"), assistant("OK."),
+               user("almost finished the grant report, just the budget table left")])
+    assert "grant report by Friday" in _open(out, "en"), out

@@ -808,6 +808,8 @@ _TASK_OWN = re.compile(
     # "得先带她去医院测一下听力": what must be done first ("要去" is as often a plan).
     r"|得先?(?:带|去|约|打))"
     r"|[^。！？\n]{1,24}?还没(?:顾上|来得及)"
+    # Due: "糯米的猫三联该打了", "护照该续了" (not "应该", "活该").
+    r"|[^。！？\n]{1,24}?(?<![应活本])该(?:去|给|把)?(?:拿|取|交|办|续|还|买|约|打|换|缴|付|签)了"
     # "要给小林转露营的钱": an errand for someone, said as what is to be done (not "不要给",
     # "想要给": "要" with money or a thing to send, not "我要去睡了").
     r"|(?:^|[，,])[^，。！？\n]{0,8}?(?<![不没想别])要给[\u4e00-\u9fff]{1,4}?(?:转|寄|付|还|交)"
@@ -866,6 +868,8 @@ _ERRAND = re.compile(
     r"(?! (?:it|that|this|them|some rest|a break|some sleep|out|over|together|back|more"
     r"|something|anything)\b))"
     r"|[得要](?:去|给|把)?[\u4e00-\u9fff]{0,4}?(?:拿|取|交|办|续|还|买|寄|修|缴|付|签|退|约|订|打)"
+    # Due: "糯米的猫三联该打了", "护照该续了", "物业费该交了" (not "应该", "活该").
+    r"|(?<![应活本])该(?:去|给|把)?(?:拿|取|交|办|续|还|买|约|打|换|缴|付|签)了"
     # "我得把登录重构在那之前合进去", "得抽空去医院给她开": a duty with its thing or its place.
     r"|(?<![觉记懂晓值变显])得(?:先|赶紧|抽空|尽快)?(?:把|去)[\u4e00-\u9fff]{2}"
     # A thing due by a date: "车子得在11月底之前去做年检".

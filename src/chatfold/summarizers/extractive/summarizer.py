@@ -979,7 +979,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                     # as "my X is Y" does (a friend's "sounds good" in a group chat need not).
                     score += _ATTR_WEIGHT * USER_FACTOR
             if role == "summary":
-                if row.body.endswith(_DONE_MARK[lang]):
+                if row.body.endswith(_DONE_MARK[lang]) and _ANSWER[lang] not in row.body:
+                    # (A task with the user's report of it, values and all, is a fact of theirs:
+                    # "…转存 → 存的3年大额存单，利率2.15% (done)" is not discounted again.)
                     factor = _done_factor(row.body)  # was discounted when it closed
                     score *= factor
                     history = factor == _ANSWERED_FACTOR

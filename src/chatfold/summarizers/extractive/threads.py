@@ -144,6 +144,14 @@ _SHORT_WORD = re.compile(r"\b[a-z]{3}\b")
 _HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
 # A thing described, then pointed at: "下棋那个", "贵的那家" (not "好吧").
 _DESCRIBED_ZH = re.compile(r"[\u4e00-\u9fff](?:的)?(?:那|这)(?:个|家|款|种|个班|间)")
+# Chinese pairs that say what any sentence may say ("到时候" and "买的时候" share "时候",
+# "又开始滴水" and "开始买的" "开始"): no sign two statements speak of one thing.
+_ZH_STOP_PAIRS_TEXT = (
+    "时候 开始 什么 觉得 现在 已经 因为 所以 但是 可以 没有 知道 东西 时间 一下 怎么 这样 那样"
+    " 还是 就是 不是 如果 虽然 而且 然后 比较 非常 特别 真的 感觉 一直 以后 之后 之前 自己 大家"
+    " 问题 这么 那么 好多 很多 一些 有点 好像 应该 可能 一起 一样 其实 不过 结果 毕竟 反正 终于"
+)
+_ZH_STOP_PAIRS = frozenset(_ZH_STOP_PAIRS_TEXT.split())
 _ZH_STOP_CHARS = frozenset("我你您的了是在和吗呢吧啊一个这那也就都要请帮下")
 
 
@@ -264,7 +272,8 @@ def content_tokens(text: str) -> frozenset[str]:
     out.update(_SHORT_NOUNS.intersection(_SHORT_WORD.findall(low)))
     for run in _HAN.findall(text):
         chars = [ch for ch in run if ch not in _ZH_STOP_CHARS]
-        out.update(a + b for a, b in zip(chars, chars[1:], strict=False))
+        out.update(a + b for a, b in zip(chars, chars[1:], strict=False)
+                   if a + b not in _ZH_STOP_PAIRS)
     if "把" in text:
         # "把药拿了" is "拿药" done: the verb and its object in the usual order too.
         out.update(m.group(2) + m.group(1)[0] for m in _BA.finditer(text))
@@ -907,11 +916,15 @@ def points_back(text: str) -> bool:
     return _REFERS_BACK.search(text) is not None
 
 
+# Not yet done, about to be: "书马上就看完了", "快要弄好了".
+_ABOUT_TO = re.compile(r"马上就|快要|就要|(?i:\b(?:almost|nearly|about to)\b)")
+
+
 def user_done(text: str) -> bool:
     """True when the user says they did it themselves ("the flight is booked, I did it
     myself", "Tax form submitted!", "我自己订好了")."""
     low = text.lower()
-    if not any(k in low for k in _USER_DONE_KEYS):
+    if not any(k in low for k in _USER_DONE_KEYS) or _ABOUT_TO.search(text):
         return False
     return _USER_DONE.search(text) is not None or (
         len(text) <= 60 and _DONE_LAST.fullmatch(text.strip()) is not None)
