@@ -4030,8 +4030,9 @@ def test_a_chinese_question_without_its_mark_keeps_what_the_lookup_found() -> No
 
 
 def test_a_task_with_the_users_report_of_it_is_carried_as_a_fact() -> None:
-    first = ask([user("那笔存款月底到期，我得去银行转存，想存5年的"), assistant("可以先问问柜台利率。"),
-                 user("弄好了，转存的5年期，利率2.5%")], language="zh")
+    first = ask([user("那笔存款月底到期，我得去银行转存，想存5年的"),
+                 assistant("可以先问问柜台利率。"), user("弄好了，转存的5年期，利率2.5%")],
+                language="zh")
     assert "2.5%" in first, first
     # The next fold: the user's own values come in; the report of the errand, theirs too, is
     # not discounted as a question answered.
