@@ -4076,3 +4076,51 @@ def test_almost_done_is_not_done() -> None:
     out = ask([user("I need to finish the grant report by Friday"), assistant("OK."),
                user("almost finished the grant report, just the budget table left")])
     assert "grant report by Friday" in _open(out, "en"), out
+
+
+def test_a_kept_open_errand_outranks_new_statements_of_the_same_worth() -> None:
+    previous = ("Facts:\n- User: My passport number is X1234567, it expires 2031.\n"
+                "- User: My wife Ana is a nurse at St. Mary's, night shifts Mon-Thu.\n"
+                "- User: I'm allergic to penicillin.\n"
+                "Open tasks:\n- User: I should really get the 529 for Juniper set up before her "
+                "first birthday\n")
+    news = [user("I'm allergic to most reptiles and animals with fur."),
+            user("I'm lactose intolerant, so dairy-free for me."),
+            user("My sister Dana lives in Denver with her two kids."),
+            user("I'm vegetarian since 2019."),
+            user("My daughter Mia turns 6 on March 3."),
+            user("My husband Raj works at Boeing as an engineer."),
+            user("Our landlord Mr. Chen raised the rent to $2,450 from June 1."),
+            user("My son Leo's school, Lakeside Elementary, starts at 8:10 on weekdays.")]
+    out = ask(news, previous=previous, max_tokens=100)
+    assert "529" in _open(out, "en"), out
+
+
+@pytest.mark.parametrize("text", [
+    "外观漂亮，键盘也很舒服，主要还是觉得性价比高，5099买的挺划算",
+    "重要还是看售后，只要还能保修就行",
+])
+def test_a_chinese_main_point_is_no_errand(text: str) -> None:
+    assert not _open(ask([user(text)], language="zh"), "zh")
+
+
+def test_an_errand_said_after_a_comma_without_i_is_open() -> None:
+    out = ask([user("my bike registration expires 04/2026, gotta get it renewed before the "
+                    "spring rides"), assistant("Most states send a reminder by mail.")])
+    assert "renewed" in _open(out, "en"), out
+    chance = ask([user("the tour was amazing, got to see the northern lights twice")])
+    assert not _open(chance, "en"), chance
+
+
+def test_a_value_rewritten_takes_no_full_stop_with_it() -> None:
+    out = ask([user("my car inspection sticker expires 06/2025, gotta get it inspected soon"),
+               assistant("Most states give you until the end of that month."),
+               user("wait I misread it, the sticker says 09/2025. still need to do it though")])
+    assert "09/2025," in out and "09/2025.," not in out and "06/2025" not in out, out
+
+
+def test_a_great_idea_adds_no_idea_to_what_was_agreed() -> None:
+    out = ask([assistant("Maybe there are other animals you could consider!"),
+               user("Great idea! I'm already invested in those little guys!")])
+    decisions = section(out, "Decisions")
+    assert decisions and not any("(idea" in d for d in decisions), out

@@ -144,7 +144,7 @@ _VALUE = re.compile(
     r"|\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"  # a Chinese time: "下午 3 点半"
     r"|\d{1,2}[号日](?![楼线床房门口位车厅院栋])"  # a day of the month: "改25号了"
     r"|(?<![A-Za-z\d])\d+[A-Za-z]+\d[A-Za-z\d-]*"  # codes opening with a digit: 1Z999AA1012
-    r"|\d[\d,.:/-]*(?:\s?(?:am|pm))?"  # numbers, times, dates
+    r"|\d(?:[\d,.:/-]*\d)?(?:\s?(?:am|pm))?"  # numbers, times, dates (not the "." after)
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".

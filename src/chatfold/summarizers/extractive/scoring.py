@@ -804,7 +804,7 @@ _TASK_OWN = re.compile(
     r"(?:要|得|必须)(?:交|提交|完成|给|发)"
     r"|[^，。！？\n]{1,8}?(?:得|要|必须)在[^，。！？\n]{1,12}?(?:之前|以前|前)"
     # "…已经超期了，得赶紧还", "喜帖得找地方印，…还没顾上".
-    r"|[^。！？\n]{1,24}?(?<![记懂晓觉])(?:(?:得|要)(?:赶紧|尽快|马上|抓紧)?(?:还|交|办|续|买|寄|取|拿|找|印|订|退)"
+    r"|[^。！？\n]{1,24}?(?<![记懂晓觉主重只想不])(?:(?:得|要)(?:赶紧|尽快|马上|抓紧)?(?:还|交|办|续|买|寄|取|拿|找|印|订|退)"
     # "得先带她去医院测一下听力": what must be done first ("要去" is as often a plan).
     r"|得先?(?:带|去|约|打))"
     r"|[^。！？\n]{1,24}?还没(?:顾上|来得及)"
@@ -820,7 +820,9 @@ _TASK_OWN = re.compile(
 _OWN_MID = re.compile(
     r"(?i:[,;.—–]\s*(?:(?:so|and|but|then|which means|plus)\s+)?(?:(?:i|we)(?:'ll| will)?"
     r" (?:really |still |also |just |now )?(?:need to|have to|must|should really|gotta"
-    r"|(?:'ve )?got to)|(?:still )?(?:need to|have to|gotta))"
+    r"|(?:'ve )?got to)|(?:still )?(?:need to|have to|gotta"
+    # ("gotta" is read as "got to"; not a chance had: "got to see the Perseids".)
+    r"|got to(?! (?:see|meet|watch|hear|know|experience|enjoy|spend|try|hang|visit)\b)))"
     r" (?!(?:go|run|leave|head out|sleep|say|admit|agree|ask|wonder|laugh|love|be honest|relax"
     r"|chill|vent|rest)\b)\w)"
     # "…is due April 30, I still need the immunization record": what is still missing.

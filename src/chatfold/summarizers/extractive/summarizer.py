@@ -129,6 +129,7 @@ _NOTED_OVERLAP = 2  # content words an acknowledgement's restatement shares with
 _ANSWER = {"en": " → ", "zh": "→"}
 _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as a decision
 _DECISION_FLOOR = 5.0  # and worth at least a plain fact, whatever its words
+_OPEN_TASK_BONUS = 2.0  # the user's errand kept open: above a statement of the same worth
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
 _DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
 _CONTEXT = {"en": " — ", "zh": "。"}  # an errand, then what it is about
@@ -730,7 +731,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                     ref = _tool_option(tool_found, choice) if tool_found else None
                     if ref is not None:
                         body += f" [{ref}]"
-                    rest = acceptance_rest(split[0])
+                    # (From the words as said: "Great idea!" stripped of "Great" is no "idea!".)
+                    said_first = split_sentences(p.text)[0]
+                    rest = acceptance_rest(said_first if is_acceptance(said_first) else split[0])
                     if not content_tokens(rest) <= content_tokens(offer):
                         body += f" ({rest})"  # "OK, book it for 3 nights": what it adds
                     if choice != offer:
@@ -1001,6 +1004,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                     sec = _FACTS
             elif score < self.min_score and role != "tool":
                 continue  # small talk; every tool call stays a candidate, however plain
+            if role == "summary" and sec == _TASKS and not row.speaker \
+                    and row.score_role != "assistant":
+                # The user's errand still to do is what an assistant is for: once kept, it
+                # outranks a statement of the same worth until it is done or called off.
+                score += _OPEN_TASK_BONUS
             if history and role == "summary":
                 row = row._replace(role=_HISTORY)  # no first claim on the cap either
             elif role != "summary" and (
