@@ -4124,3 +4124,24 @@ def test_a_great_idea_adds_no_idea_to_what_was_agreed() -> None:
                user("Great idea! I'm already invested in those little guys!")])
     decisions = section(out, "Decisions")
     assert decisions and not any("(idea" in d for d in decisions), out
+
+
+def test_an_allergy_said_without_what_to_is_no_health_fact() -> None:
+    out = ask([user("I'm allergic to shellfish and peanuts."),
+               user("We watched the dolphins from the deck, from a distance, since I'm allergic."),
+               user("My sister Dana lives in Denver with her two kids.")], max_tokens=45)
+    assert "shellfish" in out and "from a distance" not in out, out
+
+
+def test_my_bad_puts_a_value_right() -> None:
+    out = ask([user("point the nightly backups at backup.acme.dev"),
+               assistant("Updated the backup target to backup.acme.dev."),
+               user("ugh my bad, that host was retired last year. it's bk.acme.io")])
+    assert "bk.acme.io" in out and "backup.acme.dev" not in out, out
+
+
+def test_a_change_rewrites_what_was_agreed_of_the_old_value() -> None:
+    out = ask([user("I have to send the audit packet to Moreno & Co by June 6"),
+               assistant("Noted. Want me to set a reminder two days before June 6?"),
+               user("yes. actually they gave us an extension, due June 20 instead")])
+    assert "June 20" in out and "June 6" not in out, out

@@ -62,7 +62,7 @@ _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
     r"|(?:is|are|was|were) now|now (?:is|are)|from now on|postponed|rescheduled|delayed|renewed"
     # A correction: "I meant…", "Correction: …", "not Saturday but Sunday", "should be…".
-    r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said"
+    r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said|my bad|wrong one"
     # Taken back for a new value: "Scratch that, …", "Actually make that 15 people".
     r"|scratch that|never mind|make (?:it|that)(?= [$€£¥]?\d| [a-z]+ \d)"
     # A pay change names no attribute: "Got a raise, I'm at $105k now".
@@ -277,6 +277,7 @@ def _topic(text: str) -> frozenset[str]:
 # statements out before the regex engine tries them at every position.
 _CHANGE_KEYS = (
     "meant", "correct", "typo", "mistyped", "misspoke", "said", " but", "更正", "纠正", "说错",
+    "my bad", "wrong one",
     "打错", "写错", "记错", "应该", "不是", "scratch", "never mind", "make", "算了", "raise",
     "rise", "薪", "工资", "房租",
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
@@ -612,9 +613,7 @@ def supersede_changes(
                 # … "we landed on 18.25". ("The party now starts at 7pm" names another thing;
                 # "Now I live in Chicago", another person.) The assistant's echo of the old
                 # value in between ("Noted: $60 to Jess for the cabin.") says the new one too.
-                for echo in items[:n]:
-                    if _assistants(echo) and old.msg <= echo.msg < it.msg:
-                        _rewrite(echo, rewritten, it.body, False)
+                pass
             elif not says:
                 continue  # settled, but not what the user just said: nothing else to change
             elif (named := _named_when(new.values, was.values)) is not None \
@@ -664,6 +663,13 @@ def supersede_changes(
                 # It now says all the change said of it: it ranks first, the change after it
                 # (kept when there is room, as a repeat of its value otherwise).
                 old.score = it.score + _REWRITTEN_EDGE
+                # What was said of the old value in between says the new one too: the
+                # assistant's echo ("Noted: $60 to Jess for the cabin.") and what the user
+                # agreed to ("set reminders a week before April 30", due May 12 now).
+                for echo in items[:n]:
+                    if echo is not old and old.msg <= echo.msg <= it.msg and (
+                            _assistants(echo) or echo.section in (_DECISIONS, _TASKS)):
+                        _rewrite(echo, rewritten, it.body, False)
             it.replaces = True
             break
         else:

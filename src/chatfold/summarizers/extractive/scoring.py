@@ -555,7 +555,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # A condition of the speaker's body or diet: as standing as "my X is Y".
     (_ATTR | _FACT, re.compile(
         r"\b(?:i'm|i am|i've|i have|i've got|i got)\s+(?:been\s+)?(?:a\s+)?(?:lactose|gluten"
-        r"|celiac|diabetic|diabetes|asthma|asthmatic|epilep|pregnant|allergic|allergies"
+        # ("since I'm allergic" names nothing: what to is the fact.)
+        r"|celiac|diabetic|diabetes|asthma|asthmatic|epilep|pregnant|allergic(?= to\b)|allergies"
         r"|vegetarian|vegan|pescatarian|colou?r-?blind|deaf|hard of hearing|type [12])"),
      True, None, ("lactose", "gluten", "celiac", "diabet", "asthma", "epilep", "pregnan",
                   "allerg", "vegetarian", "vegan", "pescatarian", "blind", "deaf", "type ")),
