@@ -4145,3 +4145,15 @@ def test_a_change_rewrites_what_was_agreed_of_the_old_value() -> None:
                assistant("Noted. Want me to set a reminder two days before June 6?"),
                user("yes. actually they gave us an extension, due June 20 instead")])
     assert "June 20" in out and "June 6" not in out, out
+
+
+@pytest.mark.parametrize(("lang", "text", "kept", "gone"), [
+    # The statement stands, its value put right; the question after it is no part of it.
+    ("zh", "我女儿朵朵5岁 哦不对 上周过完生日6岁了 这个年纪学钢琴合适吗", "朵朵6岁", "5岁"),
+    ("en", "I weigh 82 kg, no wait, sorry, 80 kg since the diet started", "weigh 80 kg", "82"),
+])
+def test_a_value_taken_back_as_said_is_put_right_in_its_statement(
+        lang: str, text: str, kept: str, gone: str) -> None:
+    out = ask([user(text)], language=lang)
+    assert kept in out and gone not in out, out
+

@@ -216,6 +216,8 @@ _RETRACTED = re.compile(
     r"(?:[，,]\s*(?:我)?(?:说错了|搞错了|记错了|记岔了|不对))?[，,]\s*"
 )
 
+# A number and its unit: "7岁", "35 kg", "12%".
+_MEASURE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?([a-z%]+|[\u4e00-\u9fff])")
 _RETRACTED_KEYS = ("wait", "scratch", "correction", "actually", "不对", "错了", "记岔")
 
 
@@ -227,7 +229,14 @@ def _strip_filler(sentence: str) -> str:
             cut = found  # the last one: what follows it is meant
     if cut is not None and len(sentence) - cut.end() >= 8:
         rest = sentence[cut.end():]
-        sentence = rest[:1].upper() + rest[1:] if rest.isascii() else rest
+        head = sentence[:cut.start()]
+        at, meant = _MEASURE.search(head), _MEASURE.findall(rest)
+        if at is not None and len(_MEASURE.findall(head)) == len(meant) == 1 \
+                and at.group(2) == meant[0][1]:
+            # "我儿子乐乐7岁，哦不对，上个月过完生日8岁了": the statement stands, its value right.
+            sentence = f"{head[:at.start(1)]}{meant[0][0]}{head[at.end(1):]}"
+        else:
+            sentence = rest[:1].upper() + rest[1:] if rest.isascii() else rest
     m = _LEAD_FILLER.match(sentence)
     if m and m.end() < len(sentence):
         sentence = sentence[m.end() :]
