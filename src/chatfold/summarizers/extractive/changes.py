@@ -611,8 +611,8 @@ def supersede_changes(
                 # "要给小林转露营的钱，每人260" … "她刚说…变成每人310了"; or saying it was
                 # settled: "wants 4,200/mo" … "NEGOTIATED!!! 3,950 a month", "offering $17.50/hr"
                 # … "we landed on 18.25". ("The party now starts at 7pm" names another thing;
-                # "Now I live in Chicago", another person.) The assistant's echo of the old
-                # value in between ("Noted: $60 to Jess for the cabin.") says the new one too.
+                # "Now I live in Chicago", another person.) What was said of the old value in
+                # between is put right below, as for every value rewritten.
                 pass
             elif not says:
                 continue  # settled, but not what the user just said: nothing else to change
@@ -955,7 +955,8 @@ def replace_instructions(items: list[_Item]) -> list[_Item]:
 # The user's turn that says how an open value was settled, without a word of change:
 # "NEGOTIATED!!! 3,950 a month", "we landed on 18.25", "we're capping it at 31 grand", "all
 # conferences got pushed back a week, so it's Oct 16", "ugh I misread the email. it's 91.50";
-# "最后谈下来…", "定了…", "update: …". It changes only what the user said just before (see _NEAR).
+# "最后谈下来…", "定了…", "update: …". It changes only what the user said just before (see
+# _NEAR).
 _SETTLED = re.compile(
     r"(?i:\b(?:negotiated|landed on|settled on|agreed on|we agreed|locked in|finali[sz]ed"
     r"|capp(?:ing|ed) (?:[\w']+ ){0,4}?at|ended up (?:at|with|paying|getting|going with)"

@@ -45,7 +45,8 @@ from .sentences import _normalise, split_sentences
 # The user's opening words that accept what was just offered.
 _ACCEPT = re.compile(
     r"\s*(?:(?i:ok(?:ay)?|sure|yes|yeah|yep|yup|sounds?\s+(?:good|great|perfect|fine)"
-    r"|(?:great|good|nice|brilliant|cool)\s+idea|great|perfect|deal|agreed|i\s+agree|let'?s\s+(?:do|go\s+with|book|take)|go\s+(?:ahead|with)"
+    r"|(?:great|good|nice|brilliant|cool)\s+idea|great|perfect|deal|agreed|i\s+agree"
+    r"|let'?s\s+(?:do|go\s+with|book|take)|go\s+(?:ahead|with)"
     r"|book\s+it|do\s+it|that\s+works|works\s+for\s+me|i'?ll\s+take|fine|alright|all\s+right"
     r"|absolutely|definitely|please\s+do)(?![a-z])"
     r"|好的|好啊|好吧|好(?=[，,。.!！\s]|$)|行(?=[，,。.!！\s]|$)|可以(?=[，,。.!！\s]|$)|没问题|同意"
