@@ -4157,3 +4157,24 @@ def test_a_value_taken_back_as_said_is_put_right_in_its_statement(
     out = ask([user(text)], language=lang)
     assert kept in out and gone not in out, out
 
+
+
+@pytest.mark.parametrize(("lang", "listing", "reply", "chosen", "other"), [
+    ("zh", "小区门口有两家游泳馆 一个是海豚 次卡45 一个是蓝鲸 年卡要3600 选哪个",
+     "那就便宜的那个吧", "海豚", "蓝鲸"),
+    ("en", "two quotes for the fence: one is Oakline at 4,200, the other is Hart & Sons at 5,100. "
+           "which one should we take?", "the cheaper one, it's just a fence", "Oakline", "Hart"),
+])
+def test_a_pick_among_options_the_user_listed(lang: str, listing: str, reply: str, chosen: str,
+                                              other: str) -> None:
+    out = ask([user(listing), assistant("都可以，看你更在意什么。" if lang == "zh"
+                                        else "Both are fine; it depends on the warranty."),
+               user(reply)], language=lang)
+    decisions = section(out, "决定" if lang == "zh" else "Decisions")
+    assert any(chosen in d and other not in d for d in decisions), out
+
+
+def test_a_bare_number_prices_no_option_the_assistant_listed() -> None:
+    out = ask([assistant("Options: Starter 100 Mbps, Plus 500 Mbps, or Gig 1000 Mbps."),
+               user("the cheaper one")])
+    assert not any("chose" in d for d in section(out, "Decisions")), out

@@ -84,6 +84,7 @@ from .threads import (
     as_choice,
     asks_for_information,
     asks_reminder,
+    asks_which,
     awaits_choice,
     cancels,
     changes_world,
@@ -105,6 +106,7 @@ from .threads import (
     names_thing,
     offers_reminder,
     ordinal_pick,
+    own_options,
     points_back,
     priced_pick,
     promises_only,
@@ -655,6 +657,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         looked_up = False  # a tool was called since that question
         joined = False  # a question was moved to its answer (its row left empty)
         tool_found = ""  # what the last tool call returned, until the user's next message
+        own_listing = ""  # the user's latest message when it listed options and asked which
         for p in pieces:
             if p.role == "tool":
                 if said_last and not looked_up:
@@ -702,13 +705,19 @@ class ExtractiveSummarizer(BaseSummarizer):
             at = 0  # the sentence of the reply that picks
             options = listed_options(last_assistant) if replying and picked is None and split \
                 else []
+            own = False
+            if replying and picked is None and split and len(options) < 2 and own_listing:
+                # "一个是乐刻 月卡199 一个是威尔士 年卡要4800 选哪个" … "那就便宜的那个": the
+                # options the user listed themselves, asking which.
+                options = own_options(own_listing)
+                own = bool(options)
             if 2 <= len(options) <= 6:
                 # A pick by place may come after the reasons: "Pool would be nice but not at
                 # that price. Let's do the first one." The last one that picks counts.
                 for k in range(min(len(split), 4) - 1, -1, -1):
                     picked = ordinal_pick(last_assistant, options, split[k]) or described_pick(
-                        options, split[k]) or priced_pick(options, split[k]) or labelled_pick(
-                        options, split[k])
+                        options, split[k]) or priced_pick(options, split[k], bare=own) \
+                        or labelled_pick(options, split[k])
                     if picked is None and k:
                         option = anaphoric_pick(options, split[k - 1], split[k])
                         picked = None if option is None else (option, option, True)
@@ -825,6 +834,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             elif p.role == "user":
                 last_assistant = []
                 tool_found = ""
+                own_listing = p.text if not p.name and asks_which(p.text) else ""
             if p.role == "user" and not p.name:
                 if p.msg != last_msg + 1:
                     turn = []

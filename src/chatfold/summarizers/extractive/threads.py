@@ -1380,18 +1380,48 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
     return None if option is None else _as_pick(option, reply)
 
 
+# The user asking which of what they listed: "…选哪个", "which one should I take?".
+_ASKS_WHICH = re.compile(
+    r"(?i:\bwhich (?:one|of (?:them|the two|these))\b|\bwhich (?:should|would|do) (?:i|we|you)\b)"
+    r"|选哪(?:个|家|款)|哪(?:个|家|款)好|怎么选")
+# Each option as the user lists it: "一个是乐刻…，一个是威尔士…", "one is Acme at $40/mo, the
+# other is Beta at $55".
+_OWN_OPTION = re.compile(
+    r"(?:另)?一(?:个|家|款|种|位)(?:是)?(?=[\u4e00-\u9fffA-Za-z])"
+    r"|(?i:\b(?:one is|the other(?: one)? is|another is)\s+)")
+
+
+def asks_which(text: str) -> bool:
+    """True when the user's ``text`` asks which of several things to take."""
+    return _ASKS_WHICH.search(text) is not None
+
+
+def own_options(text: str) -> list[str]:
+    """The options the user listed in ``text`` ("一个是乐刻，月卡199 一个是威尔士，年卡要4800 选
+    哪个" gives "乐刻，月卡199" and "威尔士，年卡要4800"), without the question; [] when not
+    two to six."""
+    parts = _OWN_OPTION.split(text)[1:]
+    options = [_ASKS_WHICH.split(o)[0].strip(" ，,。.;；?？") for o in parts]
+    options = [o for o in options if o]
+    return options if 2 <= len(options) <= 6 else []
+
+
 # "cheaper one def.", "the cheapest", "便宜的那个", "贵点的那个吧": a pick by price.
 _CHEAPER = re.compile(r"(?i:\b(?:the\s+)?(?:cheaper|cheapest|less expensive|least expensive)\b)"
                       r"|便宜(?:点|一点|些)?的|最便宜")
 _DEARER = re.compile(r"(?i:\b(?:the\s+)?(?:pricier|priciest|more expensive|most expensive)\b)"
                      r"|贵(?:点|一点|些)?的|最贵")
+_BARE_PRICE = re.compile(
+    r"(?<![\d.:/,])(?:\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d+)?(?!\.?\d)(?![:/%])")
 _PRICE = re.compile(r"[$¥￥€£]\s?(\d[\d,]*(?:\.\d+)?)|(\d+(?:\.\d+)?)\s?(?:元|块|刀|一晚|每晚)"
                     r"|(?:一晚|每晚)(\d+(?:\.\d+)?)")
 
 
-def priced_pick(options: list[str], reply: str) -> tuple[str, str, bool] | None:
+def priced_pick(options: list[str], reply: str, *, bare: bool = False
+                ) -> tuple[str, str, bool] | None:
     """(the option, the option, whether the reply said only that) when a short ``reply``
-    takes the cheapest or the dearest of ``options``, each priced once, else None."""
+    takes the cheapest or the dearest of ``options``, each priced once, else None. ``bare``:
+    the user listed the options, so a number without its currency is their price."""
     latin = reply.isascii()
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
@@ -1403,6 +1433,9 @@ def priced_pick(options: list[str], reply: str) -> tuple[str, str, bool] | None:
     for option in options:
         found = [float(next(g for g in m.groups() if g).replace(",", ""))
                  for m in _PRICE.finditer(option)]
+        if not found and bare:
+            # A price said bare, as people list their own: "月卡199", "Acme at 40 a month".
+            found = [float(n.replace(",", "")) for n in _BARE_PRICE.findall(option)]
         if len(found) != 1:
             return None
         prices.append(found[0])
