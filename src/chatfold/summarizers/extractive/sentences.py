@@ -324,20 +324,25 @@ _FIRST_WORD = re.compile(r"[A-Z][A-Za-z]+")
 _INNER_CAPITAL = re.compile(r"(?<=\s)(?!I\b)[A-Z][a-z]")
 
 
+def _opening_name(sentence: str) -> re.Match[str] | None:
+    """The capitalised word opening ``sentence`` when it may be a name (no "The", "Today")."""
+    first = _FIRST_WORD.match(sentence)
+    if first is None or first.group() in _CAP_STOP or first.group() in _NOT_NAMES:
+        return None
+    return first
+
+
 def _names_a_thing(sentence: str) -> bool:
     if _NAMES_A_THING.search(sentence):
         return True
-    first = _FIRST_WORD.match(sentence)
-    return first is not None and first.group() not in _CAP_STOP \
-        and first.group() not in _NOT_NAMES and sentence.startswith(_NAME_VERBS, first.end())
+    first = _opening_name(sentence)
+    return first is not None and sentence.startswith(_NAME_VERBS, first.end())
 
 
 def _names_someone(sentence: str) -> bool:
     if _ZH_NAMED.search(sentence) or _INNER_CAPITAL.search(sentence):
         return True
-    first = _FIRST_WORD.match(sentence)
-    return first is not None and first.group() not in _CAP_STOP \
-        and first.group() not in _NOT_NAMES and _NAMED_DOING.match(sentence) is not None
+    return _opening_name(sentence) is not None and _NAMED_DOING.match(sentence) is not None
 
 
 def join_pointing(sentences: list[str]) -> list[str]:
@@ -397,7 +402,8 @@ def split_stated_question(sentences: list[str]) -> list[str]:
     for sentence in sentences:
         m = _HEAD_CLAUSE.match(sentence) if sentence.rstrip()[-1:] == "？" else None
         if m is None or not _DIGIT.search(m.group(1)) or _ASKS_WORD.search(m.group(1)):
-            asked = _UNMARKED_ASK.match(sentence)
+            # (Only Chinese asks without its mark: an English sentence is not scanned.)
+            asked = None if sentence.isascii() else _UNMARKED_ASK.match(sentence)
             if asked is not None and not _ASKS_WORD.search(sentence[asked.end():]):
                 out += [asked.group(1), sentence[asked.end():].strip()]
             else:
