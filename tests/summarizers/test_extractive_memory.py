@@ -4072,6 +4072,38 @@ def test_a_chinese_turn_sharing_only_a_common_word_closes_no_task(task: str, lat
     assert "已完成" not in out, out
 
 
+@pytest.mark.parametrize(("lang", "task", "later"), [
+    # A season in common is a time, like a weekday: nothing of the errand is named.
+    ("en", "still need to book the night train to Vienna for the 12th, it sells out in summer",
+     "I took that photo on a hike last summer near the lake."),
+    ("zh", "暑假前得把护照续了，七月要出国", "暑假的时候我带孩子去了海边，住的民宿订了三晚"),
+    # Characters either side of "这个" make no word: "比这个价钱" names no "比价".
+    ("zh", "车险月底到期，得续了，今年想换一家比比价", "我看好多人都是比这个价钱低不少买的"),
+    # An adverb any sentence may say: "只能", "差点".
+    ("zh", "阳台那扇窗一下雨就漏水，看来只能得找人来修", "电池只能用6个小时，还是自己加了根内存"),
+    # Whom an errand is for names no errand: "孩子".
+    ("zh", "孩子的疫苗本得去社区医院盖章，入园要用", "带着老人和小孩子，就因为离得近才订的"),
+    ("en", "need to pick up the kids' passports from the post office",
+     "the kids bought their own snacks at the fair."),
+])
+def test_a_turn_sharing_no_word_of_the_errand_closes_no_task(lang: str, task: str,
+                                                           later: str) -> None:
+    ok, chat = ("好的。", "今天好冷啊") if lang == "zh" else ("OK.", "So cold today!")
+    out = ask([user(task), assistant(ok), user(chat), assistant(ok), user(later)], language=lang)
+    assert task[:6] in _open(out, lang), out
+
+
+@pytest.mark.parametrize("text", ["屏幕再大一点就好了", "如果是八核的就好了", "太好了！"])
+def test_a_chinese_wish_or_cheer_is_nothing_done(text: str) -> None:
+    assert not user_done(text)
+
+
+def test_one_word_naming_the_errand_still_closes_it() -> None:
+    out = ask([user("我得去出入境把护照续签了"), assistant("好的。"), user("今天天气真好"),
+               assistant("是啊。"), user("新护照今天寄到了")], language="zh")
+    assert "护照续签" not in _open(out, "zh"), out
+
+
 def test_almost_done_is_not_done() -> None:
     out = ask([user("I need to finish the grant report by Friday"), assistant("OK."),
                user("almost finished the grant report, just the budget table left")])

@@ -151,6 +151,7 @@ _ZH_STOP_PAIRS_TEXT = (
     "时候 开始 什么 觉得 现在 已经 因为 所以 但是 可以 没有 知道 东西 时间 一下 怎么 这样 那样"
     " 还是 就是 不是 如果 虽然 而且 然后 比较 非常 特别 真的 感觉 一直 以后 之后 之前 自己 大家"
     " 问题 这么 那么 好多 很多 一些 有点 好像 应该 可能 一起 一样 其实 不过 结果 毕竟 反正 终于"
+    " 只能 只是 差点 一点 还有 有些 几乎 稍微 居然 竟然 简直 本来 原来 当时 后来"
 )
 _ZH_STOP_PAIRS = frozenset(_ZH_STOP_PAIRS_TEXT.split())
 _ZH_STOP_CHARS = frozenset("我你您的了是在和吗呢吧啊一个这那也就都要请帮下")
@@ -272,9 +273,11 @@ def content_tokens(text: str) -> frozenset[str]:
             out.add(_stem(w))
     out.update(_SHORT_NOUNS.intersection(_SHORT_WORD.findall(low)))
     for run in _HAN.findall(text):
-        chars = [ch for ch in run if ch not in _ZH_STOP_CHARS]
-        out.update(a + b for a, b in zip(chars, chars[1:], strict=False)
-                   if a + b not in _ZH_STOP_PAIRS)
+        # Pairs of neighbours only: "比这个价钱" holds "价钱", not "比价" across "这个".
+        for a, b in zip(run, run[1:], strict=False):
+            if a not in _ZH_STOP_CHARS and b not in _ZH_STOP_CHARS \
+                    and a + b not in _ZH_STOP_PAIRS:
+                out.add(a + b)
     if "把" in text:
         # "把药拿了" is "拿药" done: the verb and its object in the usual order too.
         out.update(m.group(2) + m.group(1)[0] for m in _BA.finditer(text))
@@ -359,7 +362,7 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
                                and _REMIND_SET.search(later)):
             return False
     elif not common or (shared < min(1 if sole and later_role == "user" and _names_more_than_verb(
-            request, common) else 2,
+            request, common) and not common <= _PEOPLE else 2,
                                      len(request_tokens)) and not (
             # "Remind me to call the bank on Monday" → "I'll remind you on Monday at 9am": a
             # reminder promised names when, often nothing else.
@@ -419,6 +422,15 @@ def _names_more_than_verb(request: str, common: frozenset[str]) -> bool:
     """True when the words ``common`` to a request and a report are more than its verb."""
     verb = _ERRAND_VERB.search(request)
     return verb is None or not common <= content_tokens(verb.group(1))
+
+
+# Whom an errand is for or with is no sign of it done: "孩子的疫苗本去盖章" and "带着小孩子…
+# 才订的" share only "孩子", "pick up the kids" and "the kids got home" only "kid".
+_PEOPLE_TEXT = (
+    "kid son daughter wife husband mom dad parent friend sister brother family baby boss "
+    "孩子 小孩 儿子 女儿 老公 老婆 妈妈 爸爸 老人 父母 朋友 同事 老板 老师 家人 宝宝 闺女"
+)
+_PEOPLE = frozenset(_PEOPLE_TEXT.split())
 
 
 def _did_what_was_asked(request: str, later: str) -> bool:
@@ -756,8 +768,9 @@ def shared_numbers(request: str, later: str) -> int:
 _TIME_WORDS_TEXT = (
     "today tomorrow tonight yesterday morning afternoon evening night week weekend month year "
     "monday tuesday wednesday thursday friday saturday sunday january february march april june "
-    "july august september october november december 今天 明天 后天 昨天 晚上 上午 下午 早上 中午 "
-    "周末 周一 周二 周三 周四 周五 周六 周日 星期 下周 这周 本周 月份"
+    "july august september october november december spring summer fall autumn winter season "
+    "今天 明天 后天 昨天 晚上 上午 下午 早上 中午 周末 周一 周二 周三 周四 周五 "
+    "周六 周日 星期 下周 这周 本周 月份 春天 夏天 秋天 冬天 暑假 寒假"
 )
 _TIME_WORDS = frozenset(_TIME_WORDS_TEXT.split())
 _ZH_DONE_VERB = re.compile(
@@ -848,7 +861,8 @@ _USER_DONE = re.compile(
     r"|把[^，。！？]{1,8}?(?:拿|取|还|交|买|订|寄|办|修|付)了|打了电话|打过电话"
     r"|约(?:了|好了)[^，。！？]{0,8}?[点号]"
     # "个税申报完了", "水管工把水槽修好了", "新护照寄到了": done, said by its result.
-    r"|[\u4e00-\u9fff][完好]了|(?:寄|送|收)到了"
+    # ("再大一点就好了", "太好了" wish and cheer: nothing done.)
+    r"|(?![就太真最更还挺多])[\u4e00-\u9fff][完好]了|(?:寄|送|收)到了"
     # "给我妈买的围巾她很喜欢": what was bought is spoken of, so it was bought; not what one
     # wants, plans or has yet to buy ("想买的", "打算订的", "还没买的").
     r"|(?<![要想得该没备算])(?:买|订)的"
