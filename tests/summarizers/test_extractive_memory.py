@@ -16,6 +16,7 @@ from chatfold.summarizers.extractive.changes import _arabic
 from chatfold.summarizers.extractive.items import _previous_items
 from chatfold.summarizers.extractive.threads import (
     answers_about_user,
+    asks_for_information,
     changes_world,
     looks_up,
     user_done,
@@ -4027,6 +4028,39 @@ def test_a_chinese_question_without_its_mark_keeps_what_the_lookup_found() -> No
                assistant("可用余额52,310.40元，付房租够了。")], language="zh")
     assert any("还有多少钱→" in line and "52,310.40" in line for line in out.splitlines()), out
     assert any("下周要付房租" in line and "→" not in line for line in out.splitlines()), out
+
+
+def _looked_up(asked: str, found: str, told: str, lang: str = "zh") -> str:
+    return ask([user(asked),
+                {"role": "assistant", "content": None, "tool_calls": [
+                    {"id": "c1", "type": "function",
+                     "function": {"name": "lookup", "arguments": "{}"}}]},
+                {"role": "tool", "tool_call_id": "c1", "content": found},
+                assistant(told)], language=lang)
+
+
+@pytest.mark.parametrize(("asked", "found", "told", "key"), [
+    # "帮我看看" asks to know; what it is about ("退款申请") is asked of no one.
+    ("店里后台有个退款申请，帮我看看是哪单", "订单88412，买家“小橘子”，申请退款¥268",
+     "是买家“小橘子”的订单，退款268元。", "小橘子"),
+    # "出来没": asked without a mark.
+    ("我妈上周的体检报告出来没，帮我看看", "空腹血糖 6.1 mmol/L，其余正常",
+     "出来了。空腹血糖6.1，略高，其余都正常。", "6.1"),
+])
+def test_a_chinese_lookup_asked_as_a_request_keeps_what_was_found(
+        asked: str, found: str, told: str, key: str) -> None:
+    out = _looked_up(asked, found, told)
+    assert any(asked[:6] in line and "→" in line and key in line for line in out.splitlines()), out
+
+
+@pytest.mark.parametrize(("text", "asks"), [
+    ("帮我查一下订单到哪了", True),  # "订单" is an order to look up, not one to place
+    ("帮我订单人间，周五入住", False),
+    ("后台有个退款申请，帮我看看是哪单", True),
+    ("有个退款申请，帮我退掉", False),
+])
+def test_what_a_chinese_request_asks_starts_at_the_asking(text: str, asks: bool) -> None:
+    assert asks_for_information(text) is asks
 
 
 def test_a_task_with_the_users_report_of_it_is_carried_as_a_fact() -> None:

@@ -120,7 +120,9 @@ _TEXT_TASK = re.compile(
 _QUESTIONISH = re.compile(
     r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|show\s+me|give\s+me|list|find"
     r"|look\s+up|check|search|pull\s+up|any\s+(?:news|word|updates?)|status\s+of)\b)"
-    r"|什么|哪|多少|几|查|告诉|怎么|调出|进度|进展"
+    r"|什么|哪|多少|几|查|告诉|怎么|调出|进度|进展|看看|看一下|看下"
+    # "报告出来没", "到了没有": asked without a mark.
+    r"|[了来到好完]没有?(?![\u4e00-\u9fff])"
 )
 _LATIN_WORD = re.compile(r"[a-z][a-z0-9'-]{3,}")
 _HAN = re.compile(r"[\u4e00-\u9fff]{2,}")
@@ -463,7 +465,7 @@ _EFFECT = re.compile(
     r"|change|add|remove|delete|move|register|sign\s+(?:up|me\s+up)|subscribe|unsubscribe"
     r"|install|deploy|refund|ship|deliver|invite|print|upload|save|archive|create|confirm"
     r"|apply|enroll|rent|hire|replace|fix)\b)"
-    r"|订|买|购|下单|发给|发送|发个|发一|寄|付款|支付|缴|转账|取消|安排|提醒|预约|约一下|约个|改|更新|删"
+    r"|订(?!单(?![人间]))|买|购|下单|发给|发送|发个|发一|寄|付款|支付|缴|转账|取消|安排|提醒|预约|约一下|约个|改|更新|删"
     r"|添加|加到|加入|提交|交费|续|办理|报名|注册|打电话|退款|退货|退票|换成|换到|安装|部署|开通|修好"
 )
 
@@ -501,8 +503,16 @@ _CONTEXT_TAIL = re.compile(
 
 def asks_for_information(request: str) -> bool:
     """True when ``request`` asks for an answer, not for something done ("Can you explain
-    decorators?", "What time does the pharmacy open?", "查一下明天的天气")."""
+    decorators?", "What time does the pharmacy open?", "查一下明天的天气"). What is
+    asked starts at the asking: "后台有个退款申请，帮我看看是哪单" asks which order, it refunds
+    nothing."""
+    cue = _ASKED_FROM.search(request)
+    if cue is not None and cue.start() > 0:
+        request = request[cue.start():]
     return _QUESTIONISH.search(request) is not None and not changes_world(request)
+
+
+_ASKED_FROM = re.compile(r"[，,;；]\s*(?:帮我|帮忙|麻烦|请|(?i:(?:can|could|would) you|please)\b)")
 
 
 def changes_world(request: str) -> bool:
