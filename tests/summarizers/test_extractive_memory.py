@@ -4030,7 +4030,7 @@ def test_a_chinese_question_without_its_mark_keeps_what_the_lookup_found() -> No
     assert any("下周要付房租" in line and "→" not in line for line in out.splitlines()), out
 
 
-def _looked_up(asked: str, found: str, told: str, lang: str = "zh") -> str:
+def _asked_and_found(asked: str, found: str, told: str, lang: str = "zh") -> str:
     return ask([user(asked),
                 {"role": "assistant", "content": None, "tool_calls": [
                     {"id": "c1", "type": "function",
@@ -4049,7 +4049,7 @@ def _looked_up(asked: str, found: str, told: str, lang: str = "zh") -> str:
 ])
 def test_a_chinese_lookup_asked_as_a_request_keeps_what_was_found(
         asked: str, found: str, told: str, key: str) -> None:
-    out = _looked_up(asked, found, told)
+    out = _asked_and_found(asked, found, told)
     assert any(asked[:6] in line and "→" in line and key in line for line in out.splitlines()), out
 
 
@@ -4136,6 +4136,33 @@ def test_one_word_naming_the_errand_still_closes_it() -> None:
     out = ask([user("我得去出入境把护照续签了"), assistant("好的。"), user("今天天气真好"),
                assistant("是啊。"), user("新护照今天寄到了")], language="zh")
     assert "护照续签" not in _open(out, "zh"), out
+
+
+@pytest.mark.parametrize(("lang", "said", "name"), [
+    ("en", "Honestly, just call me Dana, nobody uses my full name.", "Dana"),
+    ("en", "I go by Sam at work.", "Sam"),
+    ("zh", "别叫我王总了，听着别扭，叫我老王就行", "老王"),
+    ("zh", "以后叫我小林就好", "小林"),
+])
+def test_how_the_user_wants_to_be_called_outlasts_chatter(lang: str, said: str,
+                                                          name: str) -> None:
+    chatter = [user(t) for t in (
+        ["I went hiking with my friends at Mount Tam last Saturday and it was great.",
+         "My sister Priya and I baked 40 cookies for the bake sale on Friday.",
+         "We watched three movies in a row last night, the last one was Dune.",
+         "I ran 10 km this morning in 52 minutes, a new personal best."]
+        if lang == "en" else
+        ["上周六和朋友去爬了莫干山，风景特别好。", "我和姐姐周五给义卖烤了40块饼干。",
+         "昨晚连看了三部电影，最后一部是沙丘。", "今天早上跑了10公里，用了52分钟，个人最好成绩。"])]
+    out = ask([user(said), *chatter], language=lang, max_tokens=40)
+    assert name in out, out
+
+
+@pytest.mark.parametrize("said", ["Call me back tomorrow after 5.", "叫我去吧，我顺路"])
+def test_call_me_back_names_nobody(said: str) -> None:
+    lang = "en" if said.isascii() else "zh"
+    out = ask([user(said)], language=lang)
+    assert not section(out, "Preferences" if lang == "en" else "偏好"), out
 
 
 def test_almost_done_is_not_done() -> None:

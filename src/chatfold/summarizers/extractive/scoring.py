@@ -270,6 +270,13 @@ _RULE_NO_VERB = re.compile(
     r"|after|under|over|more|less)\b|^[a-z][\w' -]{1,30}? only(?:,? always)?(?:[,.!;—–]|$)", re.M)
 
 
+# How the speaker wants to be called: a name after "call me" (not "call me back"), or after
+# "叫我" when it ends the ask ("叫我老陈就行"; "叫我去吧" asks something else).
+_ZH_CALLED = rf"(?:[小老阿][\u4e00-\u9fff]|[{_SURNAMES}][\u4e00-\u9fff]{{0,2}}|[A-Z][a-z]+)"
+_CALL_ME = re.compile(
+    r"\b(?:[Cc]all me|[Ii] go by|(?:[Ee]veryone|[Pp]eople|[Ff]riends) calls? me) [A-Z][a-z]"
+    rf"|叫我{_ZH_CALLED}(?:就行|就好|就可以|就成|吧|[。！!，,]|$)|别叫我{_ZH_CALLED}"
+    r"|叫[小老阿][\u4e00-\u9fff](?:就行|就好|就可以|就成)")
 _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str, ...]]] = [
     (_ID, re.compile(r"(?:https?://|www\.)[^\s<>\"'，。！？；）)\]」]+"), True, None, ""),
     (_ID, re.compile(r"@[a-z0-9.-]+\.[a-z][a-z]+"), True, _after_name, "@"),
@@ -392,6 +399,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号)(?:是|为|：|:)\s*[A-Za-z0-9]"),
      False, None, "码号名"),
     (_NAME, re.compile(r"\bnamed [A-Z][a-z]"), False, None, ("named ",)),
+    # How the speaker wants to be called: "Just call me Chen", "I go by Sam", "叫我老陈就行".
+    (_NAME | _FACT | _ATTR, _CALL_ME, False, None, ("call", "Call", "go by", "叫")),
     # What a thing is called: "The repo is called billing-core", "我们的项目名叫星火".
     (_NAME | _FACT | _ATTR, re.compile(
         r"\b(?:is|are|'s) (?:called|named) (?!after\b|for\b|by\b|out\b|off\b|in\b|on\b"
@@ -1407,6 +1416,8 @@ def own_errand(text: str) -> bool:
 
 
 def _is_standing_ask(text: str) -> bool:
+    if ("call" in text or "叫" in text or "go by" in text) and _CALL_ME.search(text):
+        return True  # "Please call me Bob": how to address the speaker, for good
     low = text.lower()
     padded = f" {low}"  # " use " at the start too
     if any(k in padded for k in _ALWAYS_DO_KEYS) and _ALWAYS_DO.search(text):
