@@ -4271,3 +4271,27 @@ def test_a_bare_number_prices_no_option_the_assistant_listed() -> None:
     out = ask([assistant("Options: Starter 100 Mbps, Plus 500 Mbps, or Gig 1000 Mbps."),
                user("the cheaper one")])
     assert not any("chose" in d for d in section(out, "Decisions")), out
+
+
+@pytest.mark.parametrize(("lang", "listed", "reply", "chosen", "other"), [
+    # Listed without asking which, priced in Chinese numerals.
+    ("zh", "看了两套房，一套在滨江，总价三百二十万；一套在余杭，总价两百六十万", "还是便宜的吧",
+     "余杭", "滨江"),
+    ("zh", "面了两个设计师，一个小周，五年经验，要一万二；一个小吴，刚毕业，要七千",
+     "我还是选便宜的，带一带就行", "小吴", "小周"),
+    ("en", "I interviewed two people: one is Marco, 5 years at Stripe, asking 9500; the other "
+           "is Lena, fresh grad, asking 6000", "the cheaper one, we can train her", "Lena",
+     "Marco"),
+])
+def test_a_pick_among_options_the_user_listed_without_asking(
+        lang: str, listed: str, reply: str, chosen: str, other: str) -> None:
+    ok = "看你更看重什么。" if lang == "zh" else "Depends on your runway."
+    out = ask([user(listed), assistant(ok), user(reply)], language=lang)
+    decisions = section(out, "决定" if lang == "zh" else "Decisions")
+    assert any(chosen in d and other not in d for d in decisions), out
+
+
+def test_a_list_of_questions_is_no_choice() -> None:
+    out = ask([user("我有两个问题，一个是发票怎么开，一个是运费谁出"),
+               assistant("发票可以在后台开。"), user("好的，便宜的那个快递就行")], language="zh")
+    assert not any("发票" in d or "运费" in d for d in section(out, "决定")), out

@@ -14,6 +14,7 @@ from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
 from ..prompts import SECTION_TITLES
 from .changes import (
+    _arabic,
     _says_change,
     _values,
     correct_slips,
@@ -709,7 +710,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             if replying and picked is None and split and len(options) < 2 and own_listing:
                 # "一个是乐刻 月卡199 一个是威尔士 年卡要4800 选哪个" … "那就便宜的那个": the
                 # options the user listed themselves, asking which.
-                options = own_options(own_listing)
+                # (Their prices in digits: "要六千五" is 6500 to compare.)
+                options = own_options(_arabic(own_listing))
                 own = bool(options)
             if 2 <= len(options) <= 6:
                 # A pick by place may come after the reasons: "Pool would be nice but not at
@@ -834,7 +836,10 @@ class ExtractiveSummarizer(BaseSummarizer):
             elif p.role == "user":
                 last_assistant = []
                 tool_found = ""
-                own_listing = p.text if not p.name and asks_which(p.text) else ""
+                # (Listed without asking: "面了两个人，一个小林…要六千五；一个小许…要四千五"
+                # is a choice to make too.)
+                own_listing = p.text if not p.name and (
+                    asks_which(p.text) or own_options(p.text)) else ""
             if p.role == "user" and not p.name:
                 if p.msg != last_msg + 1:
                     turn = []

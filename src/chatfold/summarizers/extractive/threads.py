@@ -1411,7 +1411,7 @@ _ASKS_WHICH = re.compile(
 # Each option as the user lists it: "一个是乐刻…，一个是威尔士…", "one is Acme at $40/mo, the
 # other is Beta at $55".
 _OWN_OPTION = re.compile(
-    r"(?:另)?一(?:个|家|款|种|位)(?:是)?(?=[\u4e00-\u9fffA-Za-z])"
+    r"(?:另)?一(?:个|家|款|种|位|套|辆|台|间|所)(?:是)?(?=[\u4e00-\u9fffA-Za-z])"
     r"|(?i:\b(?:one is|the other(?: one)? is|another is)\s+)")
 
 
@@ -1436,9 +1436,19 @@ _CHEAPER = re.compile(r"(?i:\b(?:the\s+)?(?:cheaper|cheapest|less expensive|leas
 _DEARER = re.compile(r"(?i:\b(?:the\s+)?(?:pricier|priciest|more expensive|most expensive)\b)"
                      r"|贵(?:点|一点|些)?的|最贵")
 _BARE_PRICE = re.compile(
-    r"(?<![\d.:/,])(?:\d{1,3}(?:,\d{3})+|\d{2,})(?:\.\d+)?(?!\.?\d)(?![:/%])")
-_PRICE = re.compile(r"[$¥￥€£]\s?(\d[\d,]*(?:\.\d+)?)|(\d+(?:\.\d+)?)\s?(?:元|块|刀|一晚|每晚)"
+    r"(?<![\d.:/,])(?:\d{1,3}(?:,\d{3})+|\d{2,}|\d(?:\.\d+)?(?=\s?(?:万|[kK]\b)))(?:\.\d+)?"
+    r"(?!\.?\d)(?![:/%])(?:\s?(?:万|[kK]\b))?")
+_PRICE = re.compile(r"[$¥￥€£]\s?(\d[\d,]*(?:\.\d+)?)(?:\s?[kK]\b)?"
+                    r"|(\d+(?:\.\d+)?)\s?万?(?:元|块|刀|一晚|每晚)"
                     r"|(?:一晚|每晚)(\d+(?:\.\d+)?)")
+_THOUSANDS = re.compile(r"(\d)\s?([kK]|万)")
+
+
+def _amount(said: str, digits: str) -> float:
+    """The amount ``said`` (a price as matched) is: "9.5k" is 9,500, "1.2万" 12,000."""
+    value = float(digits.replace(",", ""))
+    unit = _THOUSANDS.search(said)
+    return value * (10000 if unit.group(2) == "万" else 1000) if unit is not None else value
 
 
 def priced_pick(options: list[str], reply: str, *, bare: bool = False
@@ -1455,11 +1465,12 @@ def priced_pick(options: list[str], reply: str, *, bare: bool = False
         return None
     prices = []
     for option in options:
-        found = [float(next(g for g in m.groups() if g).replace(",", ""))
+        found = [_amount(m.group(), next(g for g in m.groups() if g))
                  for m in _PRICE.finditer(option)]
         if not found and bare:
             # A price said bare, as people list their own: "月卡199", "Acme at 40 a month".
-            found = [float(n.replace(",", "")) for n in _BARE_PRICE.findall(option)]
+            found = [_amount(m.group(), m.group().rstrip("万kK "))
+                     for m in _BARE_PRICE.finditer(option)]
         if len(found) != 1:
             return None
         prices.append(found[0])
