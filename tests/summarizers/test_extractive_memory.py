@@ -4295,3 +4295,50 @@ def test_a_list_of_questions_is_no_choice() -> None:
     out = ask([user("我有两个问题，一个是发票怎么开，一个是运费谁出"),
                assistant("发票可以在后台开。"), user("好的，便宜的那个快递就行")], language="zh")
     assert not any("发票" in d or "运费" in d for d in section(out, "决定")), out
+
+
+def test_a_request_about_a_value_stays_one_request() -> None:
+    out = ask([user("My order is 4417, can you check where it is?")])
+    assert any("4417" in line and "check" in line for line in out.splitlines()), out
+
+
+@pytest.mark.parametrize(("first", "then", "new", "old"), [
+    ("we need 60 chairs for the recital", "actually make that 75, more families RSVP'd", "75",
+     "60"),
+    ("the cake should serve 30", "hmm make it 40, just in case", "40", "30"),
+])
+def test_make_that_changes_the_number_just_said(first: str, then: str, new: str,
+                                                old: str) -> None:
+    out = ask([user(first), assistant("OK."), user(then)])
+    assert new in out and old not in out, out
+
+
+def test_a_chinese_clause_naming_someone_by_title_is_kept() -> None:
+    said = ("今天累坏了，早上送孩子上学，中午开会，下午医院终于来电话了，约了3月2号上午复查，"
+            "挂的是周建国主任的号。复查前要空腹吗？")
+    out = ask([user(said), assistant("一般不用空腹。")], language="zh")
+    assert "周建国" in out, out
+
+
+@pytest.mark.parametrize("report", ["房租已经转给王阿姨了", "钱打给他了"])
+def test_a_chinese_report_of_what_went_to_whom_is_done(report: str) -> None:
+    assert user_done(report)
+
+
+@pytest.mark.parametrize("reply", ["no need, my brother-in-law fixed it last night",
+                                   "no need anymore, the landlord replaced it"])
+def test_no_need_because_someone_did_it_closes_the_task(reply: str) -> None:
+    out = ask([user("I need to find a plumber for the leaky shower"),
+               assistant("Want me to list a few nearby?"), user(reply)])
+    assert "plumber" not in _open(out, "en"), out
+
+
+@pytest.mark.parametrize(("lang", "said", "key"), [
+    ("en", "two things today: renew the domain for the bakery site and order more pastry boxes",
+     "domain"),
+    ("en", "a few things this week: book the vet for Milo and return the library books",
+     "vet"),
+])
+def test_a_short_list_of_errands_is_open(lang: str, said: str, key: str) -> None:
+    out = ask([user(said), assistant("Want a reminder this afternoon?")], language=lang)
+    assert key in _open(out, lang), out

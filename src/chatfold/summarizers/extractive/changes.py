@@ -1004,7 +1004,9 @@ _REWRITTEN_EDGE = 0.01
 _REVISED_WEIGHT = _VALUE_WEIGHT * USER_FACTOR
 _NEAR = 3  # messages: a statement, the reply to it, the user's next turn or two
 _BACK_REFERENCE = re.compile(
-    r"(?i:(?:[\w']+[,!]?\s+){0,3}?(?:he|she|it|they|his|her|its|their|it's|they're|that's)\b)"
+    r"(?i:(?:[\w']+[,!]?\s+){0,3}?(?:he|she|it|they|his|her|its|their|it's|they're|that's"
+    # "actually make that 75": the number just said, changed.
+    r"|make (?:it|that))\b)"
     r"|[^，。！？]{0,6}?(?:他|她|它|那班|那个|那家)")
 
 

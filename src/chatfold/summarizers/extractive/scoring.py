@@ -377,7 +377,9 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_NAME, re.compile(rf"我是[{_SURNAMES}]"), False, None, "我是"),
     (_NAME, re.compile(rf"叫[{_SURNAMES}][\u4e00-\u9fff]"), False, None, "叫"),
     # "王老师", "张先生": a title after a surname names someone; "你是一个坏老师" does not.
-    (_NAME, re.compile(rf"[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|医生|教授|律师|总)"),
+    # (A given name may come between: "李淑芬主任"; "周末的老师" names nobody.)
+    (_NAME, re.compile(rf"[{_SURNAMES}][^\W\d_a-zA-Z的了是在和有我你他她们]{{0,2}}?"
+                       r"(?:先生|女士|小姐|老师|经理|总监|医生|教授|律师|主任|院长|大夫|总)"),
      False, None, ""),
     # Someone by their role to the speaker and their name, as "our accountant Priya" is:
     # "乐乐班主任刘老师", "我们房东王先生", "对接人是张经理".
@@ -858,10 +860,13 @@ _LEAD_IN = re.compile(
     r"(?i:(?:(?:oh|ah|ugh|ok(?:ay)?|so|and|also|but|then|now|btw|by the way|unrelated|separately"
     r"|one more thing|quick (?:one|thing|favou?r)|p\.?s\.?|anyway|while i remember|before i forget"
     r"|last thing|side note|at some point|sometime|when you get a chance|eventually"
+    # A short list asked for: "two things today: renew the domain and order boxes".
+    r"|(?:two|three|four|a few|a couple of|couple of) things(?: (?:today|to do|for today"
+    r"|this week))?"
     r")[,:;.!]?(?:\s+[—–-])?\s+)+)"
     # "回头帮我写个请假条", "有空的时候帮我查下": when, then the request.
     r"|(?:(?:唉|哎|嗯|对了|另外|还有|顺便说一下|顺便|哦|噢|啊|然后|回头|等会儿?|晚点|改天|到时候?"
-    r"|有空(?:的时候)?)[，,、]?)+"
+    r"|有空(?:的时候)?)[，,、]?|(?:今天|明天|这周|周末)?(?:两|三|四|几)件事[：:])+"
 )
 # A reminder asked for mid-sentence: "her uniform's too small, remind me to buy a new one",
 # "…Monday — don't let me forget", "校服又小了，提醒我抽空买套新的".

@@ -7,7 +7,14 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .lexicon import _CAP_STOP, _MAX_ITEM_CHARS, _NAME_VERBS, _NOT_NAMES, CASUAL_SPELLINGS
+from .lexicon import (
+    _CAP_STOP,
+    _MAX_ITEM_CHARS,
+    _NAME_VERBS,
+    _NOT_NAMES,
+    _SURNAMES,
+    CASUAL_SPELLINGS,
+)
 
 
 def _trie_pattern(words: Iterable[str]) -> str:
@@ -528,6 +535,8 @@ _SAYS_SOMETHING = re.compile(
     # (Not any place or time word: reviews' clauses are full of them, and kept whole they
     # crowd out other facts: the Chinese sessions at 2,000 tokens lost 0.014.)
     r"|[一二两三四五六七八九十百千万]+[楼层号栋桌份元块]|定在|改到|改成|约在|订了"
+    # Someone by surname, given name and title: "挂的是李淑芬主任的号" (not "前台经理").
+    rf"|[{_SURNAMES}][\u4e00-\u9fff]{{1,2}}(?:主任|医生|律师|大夫|教授|院长)"
     # What is still to do: "…哦对周末还得去物业那把停车费交了", "…so I need to call the vet".
     r"|还得|得去|得把|得给|得找|得交|得约|要把|需要|必须|提醒"
     r"|(?i:\b(?:need to|have to|gotta|got to|must|remind)\b)"

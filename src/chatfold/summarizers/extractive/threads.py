@@ -848,6 +848,8 @@ _USER_DONE = re.compile(
     r"|reserved|ordered|sent|paid|done|sorted|handled|finished|submitted|fixed|filed|renewed"
     r"|completed|delivered|mailed|returned|signed|scheduled|repaired|approved|installed)"
     r"|did it myself|took care of it"
+    # Someone did it: "my brother-in-law fixed it last night".
+    r"|(?:fixed|repaired|replaced|unclogged|sorted)\s+(?:it|that|them)\b"
     # Someone else did it, or it came: "The plumber came and fixed the sink", "Got my renewed
     # passport back".
     r"|(?:came|stopped by|showed up)\b[^.!?]{0,30}\band (?:fixed|repaired|replaced|installed"
@@ -880,6 +882,8 @@ _USER_DONE = re.compile(
     r"|已经[\u4e00-\u9fff]{1,3}了(?=[，,。！!~～]|$)"
     # "…已经转过去了", "The invoice went out this morning, so that's off my plate".
     r"|(?:转|打|汇|付|结)(?:过去|清)了"
+    # "房租已经转给王阿姨了", "钱打给他了": done, to whom it went.
+    r"|(?:转|打|汇|付|交|寄|还|发)给[^，。！？,\s]{1,6}了"
     r"|(?i:\b(?:went out|got sent|off my plate|crossed (?:it |that )?off|ticked (?:it |that )?off"
     r"|squared away)\b)"
     # "Rotated the AWS keys this morning", "I migrated the database": any verb, reported done
@@ -912,6 +916,7 @@ _USER_DONE_KEYS = (
     "book", "reserv", "order", "sent", "paid", "bought", "done", "finish", "fixed", "handled",
     "sorted", "myself", "care of", "submitted", "renewed", "cancel", "filed", "delivered",
     "mailed", "returned", "了", "completed", "signed", "scheduled", "repaired", "approved",
+    "replaced", "unclogged",
     "installed", " back", "的", "picked up", "dropped off", "called", "got", "电话", "ed ",
     "went out", "off my plate", "crossed", "ticked", "squared", "took", "sent", "brought",
     "gave", "put", "made", "did", "dropped",
@@ -962,7 +967,7 @@ CANCEL = re.compile(
     r"|not\s+needed|drop\s+(?:it|that|the))\b"
     # Made unneeded: "so no visa needed", "didn't even have to call", "we're skipping the
     # market this season".
-    r"|\bno\s+[\w-]+(?:\s+[\w-]+)?\s+(?:needed|required)\b"
+    r"|\bno\s+[\w-]+(?:\s+[\w-]+)?\s+(?:needed|required)\b|^no\s+need\b"
     r"|\b(?:didn't|did\s+not|don't|won't)\s+(?:even\s+)?(?:have|need)\s+to\b"
     r"|\b(?:we're|i'm|we\s+are|i\s+am)\s+(?:skipping|not\s+doing|passing\s+on)\b)"
     r"|取消|算了|不用麻烦|不(?:(?:用|要|需要)[订买去发约寄写做办找]?|[订买去发约寄写做办摆报弄搞修换接找])了"
