@@ -4342,3 +4342,9 @@ def test_no_need_because_someone_did_it_closes_the_task(reply: str) -> None:
 def test_a_short_list_of_errands_is_open(lang: str, said: str, key: str) -> None:
     out = ask([user(said), assistant("Want a reminder this afternoon?")], language=lang)
     assert key in _open(out, lang), out
+
+
+def test_an_option_listed_with_commas_in_brackets_is_one_option() -> None:
+    out = ask([assistant("For the venue: The Foundry ($4,500, 120 guests) or Rosewood Barn "
+                         "($3,200, 90 guests)."), user("the barn works")])
+    assert any("Rosewood Barn ($3,200, 90 guests)" in d for d in section(out, "Decisions")), out

@@ -1163,7 +1163,7 @@ def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     if latin and not (content_tokens(core) or any(c.isupper() or c.isdigit() for c in core)):
         return None  # "the first", "that one": no name to find in what was listed
     for sentence in asked:
-        for clause in _OPTION_SPLIT.split(sentence):
+        for clause in _split_outside_brackets(_OPTION_SPLIT, sentence):
             at = clause.lower().find(core.lower()) if latin else clause.find(core)
             if at >= 0 and (not latin or at == 0 or not clause[at - 1].isalnum()):
                 # The listed option as the assistant gave it, without what introduced the
@@ -1180,7 +1180,7 @@ def _listed_pick(listing: str, reply: str) -> tuple[str, str, bool] | None:
     if _PICK_SAID.search(reply) is None:
         return None  # "Pine Ridge is in Oregon, right": named, not taken
     options = []
-    for clause in _OPTION_SPLIT.split(listing):
+    for clause in _split_outside_brackets(_OPTION_SPLIT, listing):
         intro = _LIST_INTRO.search(clause)
         option = (clause[intro.end():] if intro else clause).strip(" ?？。.!！")
         if option:
@@ -1210,6 +1210,22 @@ _LABEL_REPLY = re.compile(r"(?i)^(?:option|plan|choice|方案|选项)\s*(?=[A-Za
 # Where one listed option ends and the next begins: "A (Sat 10am) and B (Sun 9am)", "A；B".
 _OPTION_SPLIT = re.compile(r"[；;。，]|,(?!\d{3})|\s+(?:and|or)\s+|(?<=[）)])\s*(?:和|或|、)")
 _LIST_INTRO = re.compile(r"[:：](?!\d)|^\s*(?:and|or)\s|^(?:和|或者|或是|或)")
+
+
+def _split_outside_brackets(rx: re.Pattern[str], text: str) -> list[str]:
+    """``text`` split where ``rx`` matches outside brackets: "The Foundry ($4,500, 120 guests)
+    or Rosewood Barn ($3,200, 90 guests)" is two options, not four."""
+    parts: list[str] = []
+    depth, last, at = 0, 0, 0
+    for m in rx.finditer(text):
+        for ch in text[at:m.start()]:
+            depth += 1 if ch in "(（" else -1 if ch in ")）" and depth else 0
+        at = m.start()
+        if depth == 0:
+            parts.append(text[last:m.start()])
+            last = m.end()
+    parts.append(text[last:])
+    return parts
 
 
 
@@ -1304,7 +1320,7 @@ def listed_options(asked: list[str]) -> list[str]:
         return series
     if asked and _OR_OFFER.search(asked[-1]):
         options = []
-        for clause in _OPTION_SPLIT.split(asked[-1]):
+        for clause in _split_outside_brackets(_OPTION_SPLIT, asked[-1]):
             intro = _LIST_INTRO.search(clause)
             option = (clause[intro.end():] if intro else clause).strip(" ?？。.!！")
             if option:
