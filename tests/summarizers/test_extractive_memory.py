@@ -4348,3 +4348,31 @@ def test_an_option_listed_with_commas_in_brackets_is_one_option() -> None:
     out = ask([assistant("For the venue: The Foundry ($4,500, 120 guests) or Rosewood Barn "
                          "($3,200, 90 guests)."), user("the barn works")])
     assert any("Rosewood Barn ($3,200, 90 guests)" in d for d in section(out, "Decisions")), out
+
+
+@pytest.mark.parametrize(("said", "open_"), [
+    ("我妈让我这周末回去帮她把空调滤网洗了", True),
+    ("老婆让我下班顺路买瓶酱油", True),
+    ("我妈让我别熬夜", False),  # advice, no errand
+])
+def test_a_chinese_errand_handed_over_by_family_is_open(said: str, open_: bool) -> None:
+    out = ask([user(said), assistant("好的。")], language="zh")
+    assert bool(_open(out, "zh")) is open_, out
+
+
+def test_a_chinese_short_list_of_errands_is_open() -> None:
+    out = ask([user("明天三件事：给网站域名续费，订一批糕点盒，去银行取对账单"),
+               assistant("要我提醒你吗？")], language="zh")
+    assert "域名" in _open(out, "zh"), out
+
+
+@pytest.mark.parametrize(("lang", "task", "report", "key"), [
+    ("zh", "今天得给网站域名续费，再订一批糕点盒", "糕点盒已经订好了，500个，域名还没弄", "域名"),
+    ("en", "I need to renew the domain for the bakery site and order more pastry boxes",
+     "ordered the boxes already, 500 of them, the domain is still to do", "domain"),
+])
+def test_a_report_of_part_done_leaves_the_rest_open(lang: str, task: str, report: str,
+                                                    key: str) -> None:
+    ok = "好的。" if lang == "zh" else "OK."
+    out = ask([user(task), assistant(ok), user(report)], language=lang)
+    assert key in _open(out, lang), out

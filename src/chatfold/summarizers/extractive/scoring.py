@@ -805,6 +805,8 @@ _TASK_OWN = re.compile(
     r"(?! (?:say|admit|agree|ask|wonder|laugh|love|be honest)\b)"
     r"|i'd like you to|(?:remember|don't forget) to)"
     r"|我(?:们)?(?:需要|得|必须|还得|还要|还没)"
+    # A short list of errands: "今天两件事：给网站域名续费，再订一批糕点盒".
+    r"|(?:今天|明天|这周末?|周末|下周)?(?:要做|要办|得做|得办|有)?(?:两|三|四|几)件事[：:]"
     # "这周末得给奶奶打个电话": when, then what must be done, the speaker unsaid.
     r"|(?:^|[，,])(?:我们?)?(?:这周末|这周|周末|明天|后天|今天|今晚|下周|周[一二三四五六日天])"
     r"(?:之前|前)?(?:还)?得"
@@ -845,7 +847,8 @@ _OWN_MID = re.compile(
     r"|(?i:\b(?:my|our) (?!baby\b)[\w-]+(?: [\w-]+){0,3} (?:is|are) due\b)"
     # Handed to the speaker: "my boss wants me to redo the deck", "领导…让我周五前把复盘PPT弄出来".
     r"|(?i:\b(?:wants|asked|told|needs) me to (?!(?:go|come|stay|relax|calm down)\b)\w)"
-    r"|(?:领导|老板|经理|主管|老师|导师|客户|甲方)[^。！？]{0,14}?(?:让我|叫我|要我|要求我)"
+    r"|(?:领导|老板|经理|主管|老师|导师|客户|甲方|妈|爸|父母|老婆|老公|媳妇|女朋友|男朋友"
+    r"|奶奶|爷爷|姥姥|外婆|婆婆|岳母)[^。！？]{0,14}?(?:让我|叫我|要我|要求我)(?!别|不要|少)"
     r"|(?:回头|改天|过两天|有空)(?:要|得)把"
     r"|(?:^|[，；。！]\s*(?:(?:所以|然后|哦对|对了|另外)[，,]?)?)(?:我们?)?"
     r"(?:这周末?|周末|明天|今天|今晚|回头|下周|过两天)?(?:还|也)?得(?:赶紧|抽空|尽快|先)?"
@@ -866,7 +869,7 @@ _LEAD_IN = re.compile(
     r")[,:;.!]?(?:\s+[—–-])?\s+)+)"
     # "回头帮我写个请假条", "有空的时候帮我查下": when, then the request.
     r"|(?:(?:唉|哎|嗯|对了|另外|还有|顺便说一下|顺便|哦|噢|啊|然后|回头|等会儿?|晚点|改天|到时候?"
-    r"|有空(?:的时候)?)[，,、]?|(?:今天|明天|这周|周末)?(?:两|三|四|几)件事[：:])+"
+    r"|有空(?:的时候)?)[，,、]?)+"
 )
 # A reminder asked for mid-sentence: "her uniform's too small, remind me to buy a new one",
 # "…Monday — don't let me forget", "校服又小了，提醒我抽空买套新的".

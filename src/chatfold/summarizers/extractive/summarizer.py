@@ -247,6 +247,19 @@ _CODE_REPLY = {"en": "Here is the code.", "zh": "这是代码。"}
 _CHOICE_LEAD = re.compile(r"^[^:：]{1,24}[:：]\s*")
 
 
+# A clause saying what is not done yet: "域名还没弄", "the domain is still to do".
+_NOT_YET_CLAUSE = re.compile(
+    r"[^，,。.;；!！?？]*(?:还没|还未|尚未|(?i:\bstill (?:to do|need|have to|open|pending)\b"
+    r"|\bnot (?:yet|done)\b|\bhaven't\b))[^，,。.;；!！?？]*")
+
+
+def _still_to_do(report: str, wanted: frozenset[str], memo: TokenMemo) -> bool:
+    """True when ``report`` says part of what was asked is not done yet."""
+    if not any(k in report for k in ("还", "尚", "still", "not", "haven't")):
+        return False
+    return any(memo[m.group()] & wanted for m in _NOT_YET_CLAUSE.finditer(report))
+
+
 def _closed_tasks(
     rows: Sequence[_Row], scores: Sequence[Any], n_previous: int, memo: TokenMemo,
     attached: Mapping[int, frozenset[str]], replies: Mapping[int, str],
@@ -324,6 +337,8 @@ def _closed_tasks(
         for j in near + users[bisect_left(users, max(limit, i + 1)) :]:
             if set_already and rows[j].role == "assistant":
                 continue  # its reminder is set: only the user's report or a tool closes it
+            if rows[j].role == "user" and _still_to_do(rows[j].body, own, memo):
+                continue  # "糕点盒已经订好了，域名还没弄": the domain is still to do
             if theirs and rows[j].role == "assistant" and not confirms(rows[j].body):
                 continue  # advice on the user's own errand ("得赶紧把查重做了") does not do it
             wanted = own.union(*(w for d, w in lent if d < j)) if lent else own
