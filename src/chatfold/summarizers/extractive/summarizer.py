@@ -253,11 +253,14 @@ _NOT_YET_CLAUSE = re.compile(
     r"|\bnot (?:yet|done)\b|\bhaven't\b))[^，,。.;；!！?？]*")
 
 
-def _still_to_do(report: str, wanted: frozenset[str], memo: TokenMemo) -> bool:
-    """True when ``report`` says part of what was asked is not done yet."""
-    if not any(k in report for k in ("还", "尚", "still", "not", "haven't")):
-        return False
-    return any(memo[m.group()] & wanted for m in _NOT_YET_CLAUSE.finditer(report))
+_NOT_YET_KEYS = ("还", "尚", "still", "not ", "haven't")
+
+
+def _not_yet_words(report: str, memo: TokenMemo) -> frozenset[str]:
+    """The words of what ``report`` says is not done yet ("域名还没弄": "域名")."""
+    if not any(k in report for k in _NOT_YET_KEYS):
+        return frozenset()
+    return frozenset().union(*(memo[m.group()] for m in _NOT_YET_CLAUSE.finditer(report)))
 
 
 def _closed_tasks(
@@ -299,6 +302,13 @@ def _closed_tasks(
     # What was chosen, without who chose it ("User chose: ", "用户选择：").
     choice_words = {d: memo[_CHOICE_LEAD.sub("", rows[d].body)] for d in decisions}
     sole_of: dict[int, int | None] = {}
+    not_yet_of: dict[int, frozenset[str]] = {}
+
+    def not_yet(j: int) -> frozenset[str]:
+        """What the user's row ``j`` says is not done yet (once per row)."""
+        if j not in not_yet_of:
+            not_yet_of[j] = _not_yet_words(rows[j].body, memo)
+        return not_yet_of[j]
 
     def sole_task(j: int) -> int | None:
         """The one request the user's report ``j`` names most words of, None on a tie: a
@@ -337,7 +347,7 @@ def _closed_tasks(
         for j in near + users[bisect_left(users, max(limit, i + 1)) :]:
             if set_already and rows[j].role == "assistant":
                 continue  # its reminder is set: only the user's report or a tool closes it
-            if rows[j].role == "user" and _still_to_do(rows[j].body, own, memo):
+            if rows[j].role == "user" and not_yet(j) & own:
                 continue  # "糕点盒已经订好了，域名还没弄": the domain is still to do
             if theirs and rows[j].role == "assistant" and not confirms(rows[j].body):
                 continue  # advice on the user's own errand ("得赶紧把查重做了") does not do it
