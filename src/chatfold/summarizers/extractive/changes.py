@@ -122,7 +122,8 @@ _EN_ADDRESS = re.compile(
 # An English date is one value: "March 18" → "March 21", "the 21st", "May 12th".
 _EN_DATE = re.compile(
     # ("May" only with its capital: "I may 3 times" is no date.)
-    r"\b(?:[Jj]an|[Ff]eb|[Mm]ar|[Aa]pr|May|[Jj]un|[Jj]ul|[Aa]ug|[Ss]ep|[Oo]ct|[Nn]ov|[Dd]ec)[a-z]*\.?"
+    r"\b(?:[Jj]an|[Ff]eb|[Mm]ar|[Aa]pr|May|[Jj]un|[Jj]ul|[Aa]ug|[Ss]ep|[Oo]ct|[Nn]ov|[Dd]ec)"
+    r"[a-z]*\.?"
     r" \d{1,2}(?:st|nd|rd|th)?\b(?![:\d])|\b\d{1,2}(?:st|nd|rd|th)\b")
 # Where a service lives: "db-prod-07.internal", "stg.bluefin.io", "10.0.3.17:5432".
 _HOST = re.compile(

@@ -354,7 +354,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # nurse, I…".
     (_FACT | _ATTR, re.compile(
         r"(?:(?<![^\n])|[.,;] )(?:being|as) an? (?:[a-z]+ )?(?:[a-z]+ist|[a-z]+ian|nurse|teacher"
-        r"|engineer|developer|designer|doctor|lawyer|accountant|writer|chef|pilot|firefighter|paramedic"
+        r"|engineer|developer|designer|doctor|lawyer|accountant|writer|chef|pilot|firefighter"
+        r"|paramedic"
         r"|programmer|barista|bartender|carpenter|plumber|electrician|mechanic|realtor|agent)\b"),
      True, None, ("being ", "as a")),
     # A flight said with a space: "UA 2417", "CA 1587".

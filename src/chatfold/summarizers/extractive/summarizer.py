@@ -247,12 +247,11 @@ _CODE_REPLY = {"en": "Here is the code.", "zh": "这是代码。"}
 _CHOICE_LEAD = re.compile(r"^[^:：]{1,24}[:：]\s*")
 
 
-# A clause saying what is not done yet: "域名还没弄", "the domain is still to do".
+# A clause saying what is not done yet: "域名还没弄", "the domain is still to do"; every match
+# holds one of the keys (a substring test in C rules most reports out).
 _NOT_YET_CLAUSE = re.compile(
     r"[^，,。.;；!！?？]*(?:还没|还未|尚未|(?i:\bstill (?:to do|need|have to|open|pending)\b"
     r"|\bnot (?:yet|done)\b|\bhaven't\b))[^，,。.;；!！?？]*")
-
-
 _NOT_YET_KEYS = ("还", "尚", "still", "not ", "haven't")
 
 

@@ -1219,7 +1219,10 @@ def _split_outside_brackets(rx: re.Pattern[str], text: str) -> list[str]:
     depth, last, at = 0, 0, 0
     for m in rx.finditer(text):
         for ch in text[at:m.start()]:
-            depth += 1 if ch in "(（" else -1 if ch in ")）" and depth else 0
+            if ch in "(（":
+                depth += 1
+            elif ch in ")）" and depth:
+                depth -= 1
         at = m.start()
         if depth == 0:
             parts.append(text[last:m.start()])
