@@ -4376,3 +4376,35 @@ def test_a_report_of_part_done_leaves_the_rest_open(lang: str, task: str, report
     ok = "好的。" if lang == "zh" else "OK."
     out = ask([user(task), assistant(ok), user(report)], language=lang)
     assert key in _open(out, lang), out
+
+
+@pytest.mark.parametrize("said", [
+    "I have a root canal next Tuesday at 10, need someone to drive me home",
+    "we still need somebody to feed the cats while we're in Oaxaca",
+])
+def test_what_the_user_needs_someone_to_do_is_open(said: str) -> None:
+    out = ask([user(said), assistant("Maybe ask a neighbour.")])
+    assert said[:12] in _open(out, "en"), out
+
+
+@pytest.mark.parametrize(("lang", "read_back", "yes", "key"), [
+    ("zh", "跟您确认一下，您回程是18号的MU5137，晚上9点40落地，对吗？", "对的", "MU5137"),
+    ("en", "Just to confirm, your flight home is AA 2291 on the 18th, landing at 9:40pm?",
+     "yep that's right", "2291"),
+])
+def test_a_read_back_the_user_confirms_is_kept(lang: str, read_back: str, yes: str,
+                                               key: str) -> None:
+    chatter = [user(t) for t in (
+        ["上周六和朋友去爬了莫干山，风景特别好。", "昨晚连看了三部电影，最后一部是沙丘。",
+         "今天早上跑了10公里，用了52分钟，个人最好成绩。"] if lang == "zh" else
+        ["I went hiking with my friends at Mount Tam last Saturday and it was great.",
+         "We watched three movies in a row last night, the last one was Dune.",
+         "I ran 10 km this morning in 52 minutes, a new personal best."])]
+    out = ask([assistant(read_back), user(yes), *chatter], language=lang, max_tokens=60)
+    assert key in out, out
+
+
+def test_a_read_back_the_user_corrects_is_not_agreed() -> None:
+    out = ask([assistant("Just to confirm, your flight home is AA 2291 on the 18th?"),
+               user("no, the 19th")])
+    assert not section(out, "Decisions"), out

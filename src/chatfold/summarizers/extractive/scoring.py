@@ -804,7 +804,9 @@ _TASK_OWN = re.compile(
     # say, …" is an aside.
     r"(?! (?:go|run|leave|head out|sleep)(?: now)?\s*(?:[,.!;]|$))"
     r"(?! (?:say|admit|agree|ask|wonder|laugh|love|be honest)\b)"
-    r"|i'd like you to|(?:remember|don't forget) to)"
+    r"|i'd like you to|(?:remember|don't forget) to"
+    # What the speaker needs done for them: "need someone to drive me home".
+    r"|(?:(?:i|we) )?(?:still )?need (?:someone|somebody) to)"
     r"|我(?:们)?(?:需要|得|必须|还得|还要|还没)"
     # A short list of errands: "今天两件事：给网站域名续费，再订一批糕点盒".
     r"|(?:今天|明天|这周末?|周末|下周)?(?:要做|要办|得做|得办|有)?(?:两|三|四|几)件事[：:]"
@@ -842,6 +844,9 @@ _OWN_MID = re.compile(
     r"|got to(?! (?:see|meet|watch|hear|know|experience|enjoy|spend|try|hang|visit)\b)))"
     r" (?!(?:go|run|leave|head out|sleep|say|admit|agree|ask|wonder|laugh|love|be honest|relax"
     r"|chill|vent|rest)\b)\w)"
+    # "…, need someone to drive me home": what the speaker needs done for them.
+    r"|(?i:[,;.—–]\s*(?:(?:so|and|but)\s+)?(?:(?:i|we) )?(?:still )?need (?:someone|somebody)"
+    r" to \w)"
     # "…is due April 30, I still need the immunization record": what is still missing.
     r"|(?i:(?:^|[,;.—–]\s*(?:(?:so|and|but)\s+)?)(?:i|we) still need (?:the|a|an|my|our)\b)"
     # A deadline of the speaker's: "my thesis draft is due to Prof. Adeyemi Nov 4".
@@ -1447,6 +1452,8 @@ _YOUR_FACT = re.compile(
     r"|arrived|departs?|lands?|leaves?|costs?|will be|has been|have been)\b)"
     # "您的会员等级是金卡", "您的订单A-7781已发货": an order or a code may sit in the middle.
     r"|(?:您|你)的[\u4e00-\u9fff]{1,8}?(?:[A-Za-z0-9][A-Za-z0-9-]{2,15})?(?:是|为|在|于|将于|已于|已)"
+    # Read back to be confirmed: "跟您确认一下，您回程是18号的MU5137，对吗？".
+    r"|确认一下[，,：:]?\s*(?:您|你)的?[\u4e00-\u9fff]{1,8}?(?:是|为|在)"
 )
 
 

@@ -51,6 +51,8 @@ _ACCEPT = re.compile(
     r"|absolutely|definitely|please\s+do)(?![a-z])"
     r"|好的|好啊|好吧|好(?=[，,。.!！\s]|$)|行(?=[，,。.!！\s]|$)|可以(?=[，,。.!！\s]|$)|没问题|同意"
     r"|就这个|就这家|就它|就订|就选|就按|就用|那就|订吧|成交"
+    # The yes to a read-back ("…确认一下…对吗？"): "对的", "是的", "没错".
+    r"|对的|是的|没错|对(?=[，,。.!！\s]|$)"
     r"|听你的|就这么办|就这样"
     # The yes to "要不要…？", "需要…吗？".
     r"|(?:嗯嗯?[，,]?)?(?:要的|要啊|(?:需)?要(?=[，,。.!！\s]|$)))"
@@ -66,7 +68,10 @@ _PROPOSE = re.compile(
     r"|shall\s+i|should\s+i|would\s+you\s+like|do\s+you\s+want|want\s+me\s+to|you\s+could"
     r"|we\s+could|my\s+(?:pick|suggestion|recommendation)|option|why\s+not|i\s+can\s+(?:book|"
     r"reserve|order|set|schedule)|let\s+me\s+(?:book|reserve|order)|best\s+(?:choice|bet)"
-    r"|i(?:\s+would|'d)\s+(?:go\s+with|pick|choose|take))"
+    r"|i(?:\s+would|'d)\s+(?:go\s+with|pick|choose|take)"
+    # Read back for the user to confirm: "Just to confirm, your flight is AA 2291 on the 18th?"
+    r"|(?:just\s+)?to\s+confirm|can\s+you\s+confirm|confirming)"
+    r"|确认一下|核对一下"
     r"|要不要|怎么样|如何|推荐|建议|可以选|可以订|可以约|不如|需要我|要我|方案|备选|选项|帮你订|帮您订"
     r"|给你订"
     r"|(?:^|[，,])那?(?:要|需要)(?:预订|预约|订|买|约|安排|下单)(?:吗|么)"  # "要订吗？"
@@ -230,8 +235,10 @@ _OFFER_HEAD = re.compile(
     r"(?i:(?:so,?\s+|ok(?:ay)?,?\s+)?(?:shall\s+i|should\s+i|do\s+you\s+want\s+me\s+to"
     r"|would\s+you\s+like\s+me\s+to|want\s+me\s+to|i\s+can|let\s+me|how\s+about"
     r"|(?:do\s+you\s+)?want(?=\s+an?\s)"
-    r"|what\s+about|why\s+not|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose))\s+)"
+    r"|what\s+about|why\s+not|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose)"
+    r"|(?:just\s+)?to\s+confirm,?|confirming,?)\s+)"
     r"|^(?:那)?(?:要不要|需不需要|要不|不如)(?:我)?(?:帮你|帮您|给你|给您)?"
+    r"|^(?:跟|和|向)?(?:您|你)?(?:确认|核对)一下[，,：:]?\s*"
     r"|^(?:我)?(?:建议|推荐)(?:你|您)?(?:选择?|用|订|去|买)?"
 )
 _ZH_ASKED = re.compile(
@@ -242,6 +249,7 @@ _ZH_ASKED = re.compile(
 _OFFER_TAIL = re.compile(
     r"(?i:\s+for\s+you|,?\s+(?:then|instead))?\s*[?？.!。！]*$"
     r"|(?:怎么样|如何|好吗|好不好|可以吗|行吗|吗|呢)?[?？.!。！]*$"
+    r"|(?i:,?\s+(?:right|correct|is\s+that\s+right))?\s*[?？]$|[，,]?(?:对吗|对吧|是吗)[?？]$"
 )
 
 
