@@ -85,7 +85,6 @@ from .threads import (
     as_choice,
     asks_for_information,
     asks_reminder,
-    asks_which,
     awaits_choice,
     cancels,
     changes_world,
@@ -682,7 +681,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         looked_up = False  # a tool was called since that question
         joined = False  # a question was moved to its answer (its row left empty)
         tool_found = ""  # what the last tool call returned, until the user's next message
-        own_listing = ""  # the user's latest message when it listed options and asked which
+        own_listed: list[str] = []  # the options the user's latest message listed
         for p in pieces:
             if p.role == "tool":
                 if said_last and not looked_up:
@@ -731,12 +730,11 @@ class ExtractiveSummarizer(BaseSummarizer):
             options = listed_options(last_assistant) if replying and picked is None and split \
                 else []
             own = False
-            if replying and picked is None and split and len(options) < 2 and own_listing:
+            if replying and picked is None and split and len(options) < 2 and own_listed:
                 # "一个是乐刻 月卡199 一个是威尔士 年卡要4800 选哪个" … "那就便宜的那个": the
-                # options the user listed themselves, asking which.
-                # (Their prices in digits: "要六千五" is 6500 to compare.)
-                options = own_options(_arabic(own_listing))
-                own = bool(options)
+                # options the user listed themselves.
+                options = own_listed
+                own = True
             if 2 <= len(options) <= 6:
                 # A pick by place may come after the reasons: "Pool would be nice but not at
                 # that price. Let's do the first one." The last one that picks counts.
@@ -860,10 +858,10 @@ class ExtractiveSummarizer(BaseSummarizer):
             elif p.role == "user":
                 last_assistant = []
                 tool_found = ""
-                # (Listed without asking: "面了两个人，一个小林…要六千五；一个小许…要四千五"
-                # is a choice to make too.)
-                own_listing = p.text if not p.name and (
-                    asks_which(p.text) or own_options(p.text)) else ""
+                # Asked which or not ("面了两个人，一个小林…要六千五；一个小许…要四千五"), a
+                # choice to make; priced in digits ("要六千五" is 6500 to compare).
+                own_listed = own_options(_arabic(p.text)) \
+                    if not p.name and own_options(p.text) else []
             if p.role == "user" and not p.name:
                 if p.msg != last_msg + 1:
                     turn = []

@@ -1447,11 +1447,6 @@ _OWN_OPTION = re.compile(
     r"|(?i:\b(?:one is|the other(?: one)? is|another is)\s+)")
 
 
-def asks_which(text: str) -> bool:
-    """True when the user's ``text`` asks which of several things to take."""
-    return _ASKS_WHICH.search(text) is not None
-
-
 def own_options(text: str) -> list[str]:
     """The options the user listed in ``text`` ("一个是乐刻，月卡199 一个是威尔士，年卡要4800 选
     哪个" gives "乐刻，月卡199" and "威尔士，年卡要4800"), without the question; [] when not
