@@ -405,8 +405,10 @@ def test_the_assistants_relays_yield_to_facts_its_reports_stay() -> None:
 def test_show_me_is_a_request_and_closes_when_answered() -> None:
     out = ask([user("Show me hotels in Prague for May 3."),
                assistant("Options in Prague for May 3: Hotel Sol €120; Hotel Luna €140.")])
-    # The listing says what was asked: the request is done and need not stay.
-    assert section(out, "Open tasks") == [] and "Show me" not in out
+    # The listing says what was asked: the request is done and need not stay; what is left is
+    # the choice between what it found.
+    assert "Show me" not in out
+    assert section(out, "Open tasks") == ["User to choose from: Hotel Sol €120 | Hotel Luna €140"]
 
 
 def test_a_chinese_budget_is_a_standing_fact() -> None:
@@ -4408,3 +4410,122 @@ def test_a_read_back_the_user_corrects_is_not_agreed() -> None:
     out = ask([assistant("Just to confirm, your flight home is AA 2291 on the 18th?"),
                user("no, the 19th")])
     assert not section(out, "Decisions"), out
+
+
+# ---------------------------------------------------------------------------------------------
+# changes an agent makes: a tool's fields by the object they belong to, and requests to change
+
+
+def _called(name: str, args: str, result: str, n: int) -> list[dict[str, Any]]:
+    call = {"id": f"c{n}", "type": "function", "function": {"name": name, "arguments": args}}
+    return [{"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": f"c{n}", "content": result}]
+
+
+def test_a_newer_tool_line_about_the_same_object_replaces_its_changed_fields() -> None:
+    first = ask([user("Put the quarterly review with Dana on my calendar, Tuesday 3:30pm."),
+                 *_called("create_event", '{"title": "Quarterly review", "start": "15:30"}',
+                          '{"event_id": "evt_8812", "status": "created", '
+                          '"start": "2024-11-19T15:30", "location": "Birch"}', 1)])
+    out = ask(_called("update_event", '{"event_id": "evt_8812", "start": "11:15"}',
+                      '{"event_id": "evt_8812", "start": "2024-11-20T11:15", '
+                      '"status": "updated"}', 2), previous=first)
+    tools = [line for line in out.splitlines() if line.startswith("- Tool create_event")]
+    assert tools and "15:30" not in tools[0] and "Birch" in tools[0], out
+    assert "title=Quarterly review" in tools[0] and "2024-11-20T11:15" in out
+
+
+def test_tool_lines_about_other_objects_keep_their_fields() -> None:
+    out = ask([user("Where are my two orders?"),
+               *_called("get_order", '{"user_id": "u42", "order_id": "A1001"}',
+                        '{"order_id": "A1001", "status": "shipped"}', 1),
+               *_called("get_order", '{"user_id": "u42", "order_id": "A2002"}',
+                        '{"order_id": "A2002", "status": "processing"}', 2)])
+    assert "status=shipped" in out and "status=processing" in out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept", "lang"), [
+    # one code for another of its shape, said to change ("rebooked", "改签…现在是")
+    ("My flight to Denver is UA 1187 on the 22nd, leaves at 6:05am.",
+     "United cancelled my Denver flight and rebooked me on Delta, DL 2046, leaves 9:50am.",
+     "UA 1187", "DL 2046", "en"),
+    ("帮我记一下，周五回杭州的高铁是 G1372，下午两点十分上海虹桥发车",
+     "车票改签了，会拖到下午才开完，现在是 G1398，晚上六点四十五的", "G1372", "G1398", "zh"),
+    # a slot named in one clause, its value in the next: the change still finds the value
+    ("跟你说个好消息！年底团建预算批下来了，总共 23600 块，28 个人。",
+     "唉，财务又砍了一刀，团建总预算现在只剩 19800 了，人数不变。", "23600", "19800", "zh"),
+    # a clause of change naming nothing, of what its sentence names
+    (".nvmrc 和 package.json 的 engines 都锁到 node 18.19.1，CI 镜像也对齐一下",
+     "Node 18 快 EOL 了，统一升到 20.11.1 吧，.nvmrc、engines、Dockerfile 都改掉",
+     "18.19.1", "20.11.1", "zh"),
+    # asked for, as agents are; the clause that changes, not what else the sentence asks
+    ("pin pydantic to 2.5.3 in requirements.txt, the 2.6 release breaks our custom validators",
+     "found the validator issue. bump the pydantic pin to 2.7.4 and rerun the schema tests",
+     "2.5.3", "2.7.4", "en"),
+    ("Finance signed off on the offsite! We have $18,500 total for the whole thing.",
+     "Ugh. Finance clawed some back and we're now working with $14,200 total.",
+     "18,500", "14,200", "en"),
+    ("bump the worker memory limit on staging-api to 768Mi, it's getting OOMKilled",
+     "still OOMing. make the worker limit 1536Mi", "768Mi", "1536Mi", "en"),
+])
+def test_a_change_said_folds_later_replaces_the_value(old: str, new: str, gone: str, kept: str,
+                                                      lang: str) -> None:
+    first = ask([user(old)], language=lang)
+    assert gone in first
+    out = ask([user(new)], previous=first, language=lang)
+    assert gone not in out and kept in out, out
+
+
+def test_a_carried_echo_of_a_changed_value_says_the_new_one() -> None:
+    first = ask([user(".nvmrc 和 package.json 的 engines 都锁到 node 18.19.1"),
+                 assistant("三处都锁到 18.19.1 了：.nvmrc、engines.node、CI 的 Dockerfile。")],
+                language="zh")
+    out = ask([user("Node 18 快 EOL 了，统一升到 20.11.1 吧，.nvmrc、engines 都改掉")],
+              previous=first, language="zh")
+    assert "18.19.1" not in out and "三处都锁到 20.11.1" in out, out
+
+
+# ---------------------------------------------------------------------------------------------
+# a choice left open: options the user asked for, picked from folds later
+
+
+@pytest.mark.parametrize(("asked", "listing", "later", "chosen", "lang"), [
+    ("Need a spot for the team dinner on the 12th, 9 people. ideas?",
+     "A few that handle groups well: Bavel in the Arts District (Middle Eastern, great for "
+     "sharing plates), Osteria Mozza on Melrose (Italian, pricier), and Kismet in Los Feliz "
+     "(Mediterranean-Californian, relaxed).",
+     "team voted for the Middle Eastern place.", "Bavel", "en"),
+    ("we need a background job queue for the PDF exports. options?",
+     "Three reasonable choices: Celery with Redis as broker (most features, heaviest to "
+     "operate), RQ (very simple, but retries and scheduling are basic), or Dramatiq (lighter "
+     "than Celery, good retry middleware, works with Redis). All three fit your stack.",
+     "Celery feels like overkill, so going with the lighter one, good retry middleware.",
+     "Dramatiq", "en"),
+    ("Which laptop would you pick for coding?",
+     "Three solid options:\n1) ThinkPad X1 Carbon: great keyboard.\n2) Dell XPS 13 Plus: "
+     "gorgeous screen.\n3) Framework Laptop 13: modular and repairable.",
+     "We'll go with the third one.", "Framework", "en"),
+    ("下周三去成都出差两晚，帮我找下春熙路附近 500 以内的酒店",
+     "春熙路附近 500 以内有三家：全季春熙路店 389/晚，评分 4.6；亚朵太古里店 468/晚，离太古里 150 "
+     "米，评分 4.8；桔子水晶 IFS 店 495/晚，评分 4.7。",
+     "成都那个酒店就订离太古里最近的那家吧", "亚朵", "zh"),
+])
+def test_options_left_open_are_kept_and_picked_from_folds_later(
+        asked: str, listing: str, later: str, chosen: str, lang: str) -> None:
+    first = ask([user(asked), assistant(listing)], language=lang)
+    assert chosen in section(first, "Open tasks" if lang == "en" else "待办")[0], first
+    filler = "I watched a film with my sister yesterday evening." if lang == "en" \
+        else "昨天晚上和我姐姐一起看了一部电影。"
+    middle = ask([user(filler)], previous=first, language=lang)
+    out = ask([user(later)], previous=middle, language=lang)
+    decisions = section(out, "Decisions" if lang == "en" else "决定")
+    assert any(chosen in d for d in decisions), out
+    assert not any("choose" in t or "待选" in t
+                   for t in section(out, "Open tasks" if lang == "en" else "待办")), out
+
+
+def test_a_listing_that_explains_is_no_choice() -> None:
+    out = ask([user("Why does my build keep failing?"),
+               assistant("Three likely causes: a stale lockfile, a missing env var, or the "
+                         "cache volume being full.")])
+    assert "choose" not in out

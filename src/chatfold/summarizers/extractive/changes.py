@@ -35,7 +35,7 @@ import re
 from collections.abc import Callable
 from functools import partial
 
-from .items import _Item
+from .items import _is_tool_line, _Item
 from .lexicon import (
     _ASKED,
     _COLON,
@@ -55,16 +55,20 @@ _ZH_CHANGED = (
     "|宽限到|延后到|推到|挪到|砍到|压到|改(?=\\d)"
     "|涨薪|加薪|降薪|涨工资|涨房租"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个|加到|减到|调整到"
+    # "车票改签了", "堆直接给到 3584m", "预算现在只剩 19800 了"
+    f"|改签|给到(?=\\s*[\\d{ZH_NUMERALS}])|只剩下?(?=\\s*[\\d{ZH_NUMERALS}])"
 )
 # A correction: "更正一下", "我说错了", "打错了", "应该是…".
 _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|写错了|写错|记错了|记错|应该是"
 _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
-    r"|(?:is|are|was|were) now|now (?:is|are)|from now on|postponed|rescheduled|delayed|renewed"
+    r"|(?:is|are|was|were|'re|'s|'m) now|now (?:is|are)|from now on|postponed|rescheduled"
+    r"|delayed|renewed|re-?book(?:ed)?|put (?:me|him|her|us|them) on"
     # A correction: "I meant…", "Correction: …", "not Saturday but Sunday", "should be…".
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said|my bad|wrong one"
     # Taken back for a new value: "Scratch that, …", "Actually make that 15 people".
-    r"|scratch that|never mind|make (?:it|that)(?= [$€£¥]?\d| [a-z]+ \d)"
+    r"|scratch that|never mind"
+    r"|make (?:it|that|(?:the|my|our) [\w' -]{1,30}?)(?= [$€£¥]?\d| [a-z]+ \d)"
     # A pay change names no attribute: "Got a raise, I'm at $105k now".
     r"|(?:got|getting|had) a (?:raise|pay rise|pay raise|pay cut)"
     r"|not [\w']+(?: [\w']+)? but"
@@ -73,7 +77,10 @@ _CHANGE = re.compile(
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
     r"|bumped|upsized|downsized|upgraded|downgraded"
-    r"|switch|set|stretch|stretched|boost|boosted|upped|go up|go down)(?: [\w']+){0,4}? to"
+    r"|switch|set|stretch|stretched|boost|boosted|upped|go up|go down"
+    # asked for, as agents are: "bump the pydantic pin to 2.7.4", "raise the limit to 2Gi"
+    r"|bump|raise|lower|increase|reduce|decrease|extend|shorten|upgrade|downgrade|resize"
+    r"|scale)(?: [\w']+){0,4}? to"
     r"|since (?:we|i) (?:moved|switched|changed)"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
@@ -99,7 +106,8 @@ _ZH_TO_VALUE = re.compile(rf"[\u4e00-\u9fff]到了?(?=\d|[{ZH_NUMERALS}])")
 # ("航班改成" is "航班"). English ones leave as tokens (_CUE_TOKENS), never with the words they
 # frame: "raised our rent to" still speaks of the rent, "new manager is" of the manager.
 _ZH_CUE = re.compile(
-    rf"{_ZH_CHANGED}|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}|不是|而是"
+    rf"{_ZH_CHANGED}|只剩下?|给到|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}"
+    r"|不是|而是"
     r"|算了|(?:今天|昨天|今早|今晚)?(?:早上|上午|中午|下午|晚上)|今天|昨天|今早|今晚"
     rf"|[\u4e00-\u9fff]到了?(?=[\s\d{ZH_NUMERALS}])"  # _ZH_TO_VALUE, once values are blanked
 )
@@ -285,7 +293,8 @@ _CHANGE_KEYS = (
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
     "stretch", "boost", "upped", "go up",
-    "nowadays", "currently", "start", "since", " up to",
+    "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
+    "给到", "只剩",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
     "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子", "了",
 )
@@ -461,7 +470,32 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
         return True
     if not topic and not old.topic and len(new.values) == len(old.values) == 1:
         return True  # "I turned 35" / "I'm 34": a bare number said to change
+    if _same_code(new.values, old.values):
+        return True  # "现在是 G1398" / "高铁是 G1372", "DL 2046" / "UA 1187": one code for another
     return bool(units) and (shared > 0 or not topic)
+
+
+def _with_topic(shape: _Shape, topic: frozenset[str]) -> _Shape:
+    """``shape`` speaking of ``topic``: a clause's values, what its sentence names."""
+    out = _Shape("")
+    for name in _Shape.__slots__:
+        setattr(out, name, getattr(shape, name))
+    out.topic = topic
+    return out
+
+
+# A code of letters then digits: a train, a flight, a booking ("G1372", "UA 1187", "MU5137").
+_CODE = re.compile(r"[a-z]{1,3} ?\d{3,5}")
+
+
+def _same_code(new: frozenset[str], old: frozenset[str]) -> bool:
+    """Whether each statement gives one code and both codes have the same shape (as many
+    letters, as many digits): a statement of change giving one says it replaces the other."""
+    codes = [[v for v in values if _CODE.fullmatch(v)] for values in (new, old)]
+    if len(codes[0]) != 1 or len(codes[1]) != 1 or codes[0] == codes[1]:
+        return False
+    shape = [re.sub("[a-z]", "a", re.sub(r"\d", "9", c[0])) for c in codes]
+    return shape[0] == shape[1]
 
 
 _DAY = re.compile(
@@ -538,7 +572,8 @@ _NOT_VALUE = re.compile(
 
 def _assistants(it: _Item) -> bool:
     """The assistant's words, said in this fold or carried ("Assistant: …")."""
-    return it.role == "assistant" or (it.role == "summary" and it.tag.startswith(_ASSISTANT_TAGS))
+    return it.role == "assistant" or (it.role in ("summary", "history")
+                                      and it.tag.startswith(_ASSISTANT_TAGS))
 
 
 def supersede_changes(
@@ -558,8 +593,9 @@ def supersede_changes(
     emptied: set[int] = set()
     for n, it in enumerate(items):
         settled = it.msg in settled_in and not _assistants(it)
-        if it.replaces or not (settled or _has(it.body, _CHANGE_KEYS)):
-            continue
+        if it.replaces or not (settled or _has(it.body, _CHANGE_KEYS)) \
+                or _is_tool_line(it.body):
+            continue  # (a tool's state changes by its fields: supersede_tool_state)
         # The assistant changes only what it said itself ("Booked: dentist on Thursday" →
         # "Changed: dentist on Tuesday"); the user's words are the user's to change.
         theirs = _assistants(it)
@@ -596,7 +632,8 @@ def supersede_changes(
         raised_to = _bare_rise(it.body) if not it.body.isascii() else ""
         for k in range(n - 1, -1, -1):
             old = items[k]
-            if id(old) in emptied or _speaker_tag(old) != it.tag or _assistants(old) != theirs:
+            if id(old) in emptied or _speaker_tag(old) != it.tag or _assistants(old) != theirs \
+                    or _is_tool_line(old.body):
                 continue
             was = shape(k)
             bare_old = _bare_amount(old.body, raised_to) if raised_to else ""
@@ -629,7 +666,8 @@ def supersede_changes(
                 parts = _CLAUSE_SPLIT.split(old.body)
                 _drop_clauses(old, parts, {i // 2 for i in range(0, len(parts), 2)
                                            if bare_old in _arabic(parts[i])})
-            elif whole is not None and not any(_in(w, was.topic) for w in whole.topic) and not (
+            elif whole is not None and not any(_in(w, was.topic) for w in whole.topic) \
+                    and not _same_code(new.values, was.values) and not (
                     # "…那天被订了，改到10月6号了，…": a day moved, naming nothing else, moves
                     # the latest day the speaker gave ("婚礼定在10月3号").
                     not new.topic and new.values and _when(new.values) == new.values
@@ -640,8 +678,17 @@ def supersede_changes(
                                else frozenset())):
                 continue
             elif (not was.values - new.values or not new.values - was.values
-                    or not _same_thing(new, was, strict=says == 1,
-                                       of_anyone=whole is not None and not new.topic)):
+                    or not (_same_thing(new, was, strict=says == 1,
+                                        of_anyone=whole is not None and not new.topic)
+                            # "Node 18 快 EOL 了，统一升到 20.11.1 吧，.nvmrc、engines…": a clause
+                            # of change naming nothing, of what its sentence names.
+                            or (whole is not None and not new.topic
+                                and _same_thing(_with_topic(new, whole.topic), was,
+                                                strict=says == 1))
+                            # "bump the pydantic pin to 2.7.4 and rerun the schema tests":
+                            # the clause that changes, not what else the sentence asks.
+                            or ((clause := _change_clause_en(it.body)) is not None
+                                and _same_thing(_Shape(clause), was, strict=says == 1)))):
                 continue  # no value replaced, or not the same thing
             elif rewritten := _put_value(old, was.values - new.values,
                                          new.values - was.values, it.body):
@@ -668,7 +715,8 @@ def supersede_changes(
                 # assistant's echo ("Noted: $60 to Jess for the cabin.") and what the user
                 # agreed to ("set reminders a week before April 30", due May 12 now).
                 for echo in items[:n]:
-                    if echo is not old and old.msg <= echo.msg <= it.msg and (
+                    # (one carried in the summary has no place in time: its value is enough)
+                    if echo is not old and (old.msg <= echo.msg <= it.msg or echo.msg < 0) and (
                             _assistants(echo) or echo.section in (_DECISIONS, _TASKS)):
                         _rewrite(echo, rewritten, it.body, False)
             it.replaces = True
@@ -787,6 +835,17 @@ def _change_clause(body: str) -> str | None:
 
 
 _ZH_CLAUSE = re.compile(r"[，,；;。！？!?]")
+_EN_CLAUSE = re.compile(r"[;!?]|,(?!\d{3})|\.(?:\s|$)|\s(?:and|but|so|then)\s")
+
+
+def _change_clause_en(body: str) -> str | None:
+    """The one clause of an English ``body`` that says a change and gives a number, when the
+    sentence has more than one clause, else None."""
+    if not body.isascii():
+        return None
+    clauses = _EN_CLAUSE.split(body)
+    found = [c for c in clauses if _DIGITS.search(c) and _CHANGE.search(c)]
+    return found[0] if len(clauses) > 1 and len(found) == 1 else None
 # An amount raised or cut to a number said without its unit: "涨到七千三", "降到5200".
 _RISE_OR_CUT = re.compile(
     r"(?:涨到|升到|加到|降到|减到|砍到|压到|调到|调整到)(\d{3,}(?:\.\d+)?)(?![\d.:/%-])")
@@ -1154,3 +1213,79 @@ def _drop_clauses(old: _Item, parts: list[str], removed: set[int]) -> None:
     elif removed:
         old.body = _without_clauses(parts, removed, {})
 
+
+
+# ---------------------------------------------------------------------------------------------
+# tool state: a newer call or result about the same object says its current fields
+
+# Where a ``key=value`` of a tool line starts: after "(", ", " or "→ " (values may hold commas:
+# "ship_to=42 Larkspur Lane, Apt 5B, Columbus"; only ", key=" starts a new one).
+_TOOL_KEY = re.compile(r"(?:(?<=\()|(?<=, )|(?<=→ ))([A-Za-z_][\w.-]{0,40})=")
+_TOOL_VALUE_END = re.compile(r"…?\) → |…?\)$| → ")
+_ID_KEY = re.compile(r"(?i)(?:^|[_.-])(?:id|ids|uuid|ref|no|number|num|code|sku|path|file"
+                     r"|filename|url|host|hostname|key)$")
+_ID_VALUE = re.compile(r"(?=[^ ]*\d)(?=[^ ]*[A-Za-z])[\w./:#@+-]{3,}")
+_DATETIME = re.compile(r"\d{4}-\d\d-\d\d|\d\d?:\d\d")
+
+
+def _tool_pairs(body: str) -> list[tuple[str, str, int, int]]:
+    """The ``key=value`` pairs of a tool line: (key, value, start of the key, end of value)."""
+    starts = list(_TOOL_KEY.finditer(body))
+    out = []
+    for i, m in enumerate(starts):
+        stop = starts[i + 1].start() if i + 1 < len(starts) else len(body)
+        end = _TOOL_VALUE_END.search(body, m.end(), stop)
+        value_end = end.start() if end is not None else stop
+        if value_end == stop and body[value_end - 2:value_end] == ", ":
+            value_end -= 2
+        out.append((m.group(1), body[m.end():value_end].strip().rstrip("…"), m.start(),
+                    value_end))
+    return out
+
+
+def _identifies(key: str, value: str) -> bool:
+    """Whether a pair names the object a tool works on ("event_id=evt_8812", "order_id=…",
+    "path=requirements.txt"); not a date or time, which many objects share."""
+    if not value or _DATETIME.match(value):
+        return False
+    return _ID_KEY.search(key) is not None or _ID_VALUE.fullmatch(value) is not None
+
+
+def supersede_tool_state(items: list[_Item]) -> None:
+    """A newer tool line about the same object (a pair that names it in common, none that names
+    another) makes an older one lose the fields it now gives another value: "Tool
+    update_event(event_id=evt_8812, start=11:15…) → …" takes "start=15:30" out of "Tool
+    create_event(…) → event_id=evt_8812, start=15:30…". Fields the newer line does not give
+    stay (the title, the items of an order)."""
+    lines = [(it, _tool_pairs(it.body))
+             for it in sorted(items, key=lambda it: it.order) if _is_tool_line(it.body)]
+    for n in range(len(lines) - 1, 0, -1):
+        newer, new_pairs = lines[n]
+        ids = {(k, v) for k, v, _, _ in new_pairs if _identifies(k, v)}
+        if not ids:
+            continue
+        fields: dict[str, set[str]] = {}
+        for k, v, _, _ in new_pairs:
+            fields.setdefault(k, set()).add(v)
+        for older, old_pairs in lines[:n]:
+            if older.order >= newer.order:
+                continue
+            old_ids = {(k, v) for k, v, _, _ in old_pairs if _identifies(k, v)}
+            if not ids & old_ids or any(k in fields and v not in fields[k] for k, v in old_ids):
+                continue  # another object: "order_id=A1" / "order_id=A2", one user_id in both
+            stale = [(a, b) for k, v, a, b in old_pairs
+                     if k in fields and v not in fields[k] and (k, v) not in old_ids]
+            if stale:
+                older.body = _without_spans(older.body, stale)
+                lines[lines.index((older, old_pairs))] = (older, _tool_pairs(older.body))
+
+
+def _without_spans(body: str, spans: list[tuple[int, int]]) -> str:
+    """``body`` without each ``key=value`` span and the ", " that joined it."""
+    for a, b in sorted(spans, reverse=True):
+        if body[max(0, a - 2):a] == ", ":
+            a -= 2
+        elif body[b:b + 2] == ", ":
+            b += 2
+        body = body[:a] + body[b:]
+    return body.replace("() →", "(…) →").rstrip(" →")

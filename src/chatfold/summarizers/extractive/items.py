@@ -24,6 +24,7 @@ from .slots import _slots, _without_clauses
 # replaces the old only when the statement says it changes. A name, a home, a phone number are
 # the person's own: the newest one is the one that holds.
 _PER_TASK = frozenset({"budget", "deadline", "headcount", "destination"})
+_DIGIT = re.compile(r"\d|[一二两三四五六七八九十百千万]")
 _UPDATE = re.compile(
     r"改成|改为|改到|换成|变成|变为|更新|调整|调到|提高到|增加到|降到|减少到|加到|延到|推迟|提前到"
     r"|涨到|升到|砍到|压到|缩减到|现在|其实|不是.{0,12}而是|不再"
@@ -241,7 +242,9 @@ def _merge(items: list[_Item]) -> list[_Item]:
                 it.removed.add(clause)
                 continue
             older.removed.add(held[1])  # a newer statement fills the same slot
-            it.replaces = True
+            # It replaced the value unless the older clause only named the attribute ("年底团建
+            # 预算批下来了，总共 23600 块"): then the change still looks for the value.
+            it.replaces = it.replaces or _DIGIT.search(older.parts[2 * held[1]]) is not None
             it.score = max(it.score, older.score)  # and is as important as the one it replaces
             by_slot[slot] = (it, clause)
     kept = []

@@ -50,6 +50,7 @@ _JACCARD_DUP = 0.8  # content-word overlap from which a statement repeats a kept
 
 _COLON = {"en": ": ", "zh": "："}
 _ASKED = {"en": " asked", "zh": "要求"}  # "User asked: …": an ask the assistant took on
+_TO_CHOOSE = {"en": " to choose from", "zh": "待选"}  # options offered, none picked yet
 _ROLE_TAGS = {
     "en": {"user": "User", "assistant": "Assistant"},
     "zh": {"user": "用户", "assistant": "助手"},

@@ -22,6 +22,7 @@ from .changes import (
     replace_instructions,
     says_settled,
     supersede_changes,
+    supersede_tool_state,
 )
 from .dates import leading_date, message_date, render_date
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
@@ -44,6 +45,7 @@ from .lexicon import (
     _REMINDER_MARKS,
     _ROLE_TAGS,
     _TASKS,
+    _TO_CHOOSE,
     _TOOL_RESULT_WORD,
     _TOOL_WORD,
     DEFAULT_INCUMBENT_BONUS,
@@ -84,6 +86,7 @@ from .threads import (
     answers_about_user,
     as_choice,
     asks_for_information,
+    asks_for_options,
     asks_reminder,
     awaits_choice,
     cancels,
@@ -99,11 +102,14 @@ from .threads import (
     fulfils,
     is_acceptance,
     labelled_pick,
+    later_pick,
     listed_options,
     listing_intro,
     looks_up,
     named_pick,
     names_thing,
+    offered_options,
+    offers_options,
     offers_reminder,
     ordinal_pick,
     own_options,
@@ -194,6 +200,11 @@ def _repeats(words: frozenset[str], kept: Mapping[str, list[frozenset[str]]]) ->
 
 _WAITING = "waiting"  # the score role of an offer a fold ended on (kept under Open tasks)
 _WAITING_SCORE = 5.0  # about a plain fact's worth: it must reach the next fold
+_CHOOSING = "choosing"  # the score role of options offered and not yet picked (Open tasks)
+# A choice left open is what the next turns are about: worth a statement of fact with a value.
+_CHOOSING_SCORE = 8.0
+_MAX_OPTION_CHARS = 60  # each option of a choice left open, as kept
+_OPTION_SEP = " | "  # (options hold commas and semicolons of their own)
 def _choice(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     """(the option chosen, the question's core, whether the reply said only that) when
     ``reply`` picks one option of the assistant's last either-or question, else None."""
@@ -617,6 +628,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                             and says_settled(content_text(m.get("content"))))
         kept = supersede_changes(merged, settled)
         kept = end_states(replace_instructions(kept))
+        supersede_tool_state(kept)
         # The fold's own counter, when it sends one, makes the cap exact.
         count = request.count if request.count is not None and not self._explicit_count \
             else self._count
@@ -668,6 +680,23 @@ class ExtractiveSummarizer(BaseSummarizer):
             last_assistant = split_sentences(rows[waiting[-1]].body)
             rows = [r for j, r in enumerate(rows) if j not in waiting]
             n_previous = len(rows)
+        # Options the user asked for and has not picked from ("User to choose from: A; B; C")
+        # live until a later message picks one ("team voted for the Middle Eastern place"),
+        # folds later; a listing of this fold left unpicked becomes one at its end.
+        to_choose = {lang_: f"{_ROLE_TAGS[lang_]['user']}{_TO_CHOOSE[lang_]}{_COLON[lang_]}"
+                     for lang_ in _ROLE_TAGS}
+        open_choices: dict[int, list[str]] = {}
+        for j, r in enumerate(rows):
+            head = next((h for h in to_choose.values() if r.body.startswith(h)), None)
+            if head is not None:
+                open_choices[j] = r.body[len(head):].split(_OPTION_SEP)
+                rows[j] = r._replace(score_role=_CHOOSING)
+        picked_choices: set[int] = set()
+        offered = listed_options(last_assistant) if waiting else []
+        # Listings of this fold not picked from yet: (the options, their message, its date).
+        pending: list[tuple[list[str], int, str | None]] = \
+            [(offered, -1, None)] if 2 <= len(offered) <= 6 else []
+        last_user = ""
         attached: dict[int, frozenset[str]] = {}
         replies: dict[int, str] = {}  # each assistant message's whole text, by message
         # A listing the user answered without a pick ("the pool closes at 6 and I don't own a
@@ -823,6 +852,23 @@ class ExtractiveSummarizer(BaseSummarizer):
                 split = [f"{asked}{_ANSWER[lang]}{split[0]}", *split[1:]]
             if replying and not decided and not p.name:
                 unpicked = options if split else listed_options(last_assistant)
+            if p.role == "user" and not p.name:
+                if decided and replying:  # the listing just answered was picked from
+                    pending = [x for x in pending if x[1] != last_msg]
+                choices = [(j, o) for j, o in open_choices.items() if j not in picked_choices]
+                choices += [(-1 - k, x[0]) for k, x in enumerate(pending)]
+                for sentence in split if choices else []:
+                    found = next(((j, o) for j, opts in choices
+                                  if (o := later_pick(opts, sentence)) is not None), None)
+                    if found is not None:
+                        who = _ROLE_TAGS[lang]["user"]
+                        rows.append(_Row("", f"{who}{_CHOSE[lang]}{_COLON[lang]}{found[1]}",
+                                         "user", _DECISIONS, p.date, p.msg, "", "decision"))
+                        if found[0] < 0:
+                            del pending[-1 - found[0]]
+                        else:
+                            picked_choices.add(found[0])
+                        break
             if p.role == "assistant" and not p.name and turn and p.msg == last_msg + 1:
                 joined |= self._take_on(rows, turn, p, lang, memo)
             if p.role == "assistant" and not p.name and asking is not None and looked_up \
@@ -849,6 +895,10 @@ class ExtractiveSummarizer(BaseSummarizer):
                 said_last = []
                 looked_up = False
                 last_assistant = split
+                offered = offered_options(p.text, split) if split and not p.name else []
+                if 2 <= len(offered) <= 6 and (awaits_choice(split) or asks_for_options(
+                        last_user) or offers_options(split[0])):
+                    pending.append((offered, p.msg, p.date))
                 replies[p.msg] = p.text
                 if "```" in p.text:
                     # The code it wrote is no sentence, but says what request it answers.
@@ -858,6 +908,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             elif p.role == "user":
                 last_assistant = []
                 tool_found = ""
+                last_user = p.text
                 # Asked which or not ("面了两个人，一个小林…要六千五；一个小许…要四千五"), a
                 # choice to make; priced in digits ("要六千五" is 6500 to compare).
                 own_listed = own_options(_arabic(p.text)) \
@@ -886,20 +937,40 @@ class ExtractiveSummarizer(BaseSummarizer):
                 asked = f"{_ROLE_TAGS[lang]['user']}{_ASKED[lang]}{_COLON[lang]}"
                 rows.extend(_Row("", asked + s, "user", _TASKS, p.date, p.msg, "", "decision")
                             for s in split[listed:])
-        if pieces and pieces[-1].role == "assistant" and not pieces[-1].name \
-                and awaits_choice(last_assistant):
+        if picked_choices:
+            rows = [r for j, r in enumerate(rows) if j not in picked_choices]
+            n_previous -= len(picked_choices)
+        ends_on_offer = bool(pieces) and pieces[-1].role == "assistant" \
+            and not pieces[-1].name and awaits_choice(last_assistant)
+        if ends_on_offer:
             # The fold ends on an offer or a choice put to the user: its answer is in the
             # window and comes with the next fold, which needs the offer to make a decision.
             offer = " ".join(last_assistant)[:_MAX_ITEM_CHARS]
             rows.append(_Row(tags["assistant"], offer, "assistant", _TASKS, pieces[-1].date,
                              pieces[-1].msg, "", _WAITING))
+        listings: list[tuple[int, list[str]]] = []
+        for options, msg, date in pending:
+            if ends_on_offer and msg == pieces[-1].msg:
+                continue  # carried as the offer waiting for its answer
+            listings.append((msg, options))
+            kept = [o if len(o) <= _MAX_OPTION_CHARS else o[:_MAX_OPTION_CHARS].rstrip() + "…"
+                    for o in options]
+            rows.append(_Row("", to_choose[lang] + _OPTION_SEP.join(kept), "user", _TASKS,
+                             date, msg, "", _CHOOSING))
         if joined:
             rows = rows[:n_previous] + [r for r in rows[n_previous:] if r.body]
+        # The listing's own sentences: its options now live in one line. (They stay rows until
+        # then: what they report may close the request that asked for them.)
+        listed_rows = {i for i, r in enumerate(rows) if i >= n_previous and r.score_role
+                       != _CHOOSING and any(r.msg == msg and (any(o in r.body for o in options)
+                                                              or listing_intro(r.body))
+                                            for msg, options in listings)}
         # A carried-forward statement is scored as what it was: the user's words, the
         # assistant's, a tool line; an untagged one (an LLM's summary) as a fact about the user.
         scores = _score_all(
             [r.body for r in rows],
-            ["user" if r.score_role in ("decision", _LEARNED) else r.score_role for r in rows]
+            ["user" if r.score_role in ("decision", _LEARNED, _CHOOSING) else r.score_role
+             for r in rows]
         )
         closed = _closed_tasks(rows, scores, n_previous, memo, attached, replies)
         # What fulfilled a request is worth what was asked: "订单号H123456" as much as the booking.
@@ -914,8 +985,11 @@ class ExtractiveSummarizer(BaseSummarizer):
         shapes: dict[tuple[str, str, bool], _Shape] = {}
         for i, (row, scored) in enumerate(zip(rows, scores, strict=True)):
             order = i - n_previous  # previous-summary items come first, with negative orders
+            if i in listed_rows:
+                continue
             answered = False  # the user's short answer about their own, with its question
-            score = scored.score if row.score_role != _WAITING else _WAITING_SCORE
+            score = _WAITING_SCORE if row.score_role == _WAITING else max(
+                scored.score, _CHOOSING_SCORE) if row.score_role == _CHOOSING else scored.score
             sec = scored.section if row.section is None else row.section
             if i in closed:
                 # A request fulfilled: dropped when it was called off or the report says what

@@ -1635,3 +1635,91 @@ def anaphoric_pick(options: list[str], before: str, sentence: str) -> str | None
     if _ANAPHORIC_PICK.search(sentence) is None or _NEITHER.search(sentence):
         return None
     return _option_named(options, before)
+
+
+# ---------------------------------------------------------------------------------------------
+# a choice left open: options the user asked for and has not picked from yet
+
+# The user asking for options to choose from: "ideas?", "What would you pick?", "any
+# recommendations", "推荐一下", "哪家好", "有什么建议".
+_ASKS_OPTIONS = re.compile(
+    r"(?i:\b(?:ideas|suggestions?|recommend(?:ations?)?|options|alternatives|which (?:one|is"
+    r" better)|what (?:would|should|do) (?:you|i) (?:pick|choose|get|recommend|suggest)"
+    r"|any (?:good )?(?:places|spots|ones|picks)|shortlist|find me|look(?:ing)? for"
+    r"|search for)\b|\bidea\?)"
+    r"|推荐|哪(?:个|家|款|种|班|所|位)|选哪|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
+    r"|帮我(?:找|搜|查|看看)|找(?:一)?下|搜(?:一)?下|有(?:什么|哪些)"
+)
+# A later message that says it chose: "team voted for the Middle Eastern place", "Going with
+# the one I can fix myself", "We booked the second one", "最后定了第二家", "就订亚朵吧".
+_CHOSE_LATER = re.compile(
+    r"(?i:\b(?:go(?:ing)? with|went with|voted for|vote went to|chose|picked|decided on"
+    r"|settled on|let'?s (?:do|go with|book|get)|(?:i|we)'?(?:ll| will) (?:take|get|go with|do)"
+    r"|booked|ordered|bought|signed up for|went for|going for)\b)"
+    r"|选了|选定|决定|定了|就(?:订|买|要|去|选|用|报|上)|订了|买了|报了|投票|还是(?:选|订|买|用)?(?=[^，。！？]{0,12}吧)"
+)
+
+_UNDECIDED_LATER = re.compile(
+    r"(?i:\b(?:neither|none of|both|(?:haven't|not) (?:yet )?decided|not sure|still deciding"
+    r"|can't decide)\b)|都不|都行|都可以|随便|还没(?:定|决定|想好)|拿不定")
+
+
+def offered_options(text: str, sentences: list[str]) -> list[str]:
+    """The options an assistant message lists, each whole (a long sentence is trimmed when it
+    is split: "…or Dramatiq (lighter than Celery, good retry middleware, works with…"), each
+    ending where its first sentence does ("…good Linux support.\nAll three fit")."""
+    for found in (listed_options([text]), listed_options(sentences)):
+        options = [o for o in (_first_sentence(o) for o in found) if o]
+        if 2 <= len(options) <= 6:
+            return options
+    return []
+
+
+def _first_sentence(option: str) -> str:
+    depth = 0
+    for i, ch in enumerate(option):
+        if ch in "(（":
+            depth += 1
+        elif ch in ")）":
+            depth = max(0, depth - 1)
+        elif depth == 0 and (ch in "\n。！？"
+                             or (ch in ".!?" and option[i + 1:i + 2] in (" ", ""))):
+            return option[:i].strip(" ;；，,.")
+    return option.strip(" ;；，,.。")
+
+
+# The assistant saying it lists options: "Three reasonable choices: …", "A few ideas: …",
+# "I'd suggest one of these", "给你推荐三家", "有三个方案".
+_OFFERS_OPTIONS = re.compile(
+    r"(?i:\b(?:options?|choices|picks|ideas|alternatives|contenders|shortlist|recommend\w*"
+    r"|suggest\w*)\b)|推荐|选择|可选|方案|可以考虑|备选")
+
+
+def offers_options(text: str) -> bool:
+    """Whether the assistant's message says it lists options to choose from."""
+    return _OFFERS_OPTIONS.search(text) is not None
+
+
+def asks_for_options(text: str) -> bool:
+    """Whether the user's message asks for options to choose from."""
+    return _ASKS_OPTIONS.search(text) is not None
+
+
+def later_pick(options: list[str], sentence: str) -> str | None:
+    """The one of ``options`` (a choice left open folds ago) that a later ``sentence`` of the
+    user says was chosen, by place or by what it names; None when it says no choice or names
+    none or more than one."""
+    cue = _CHOSE_LATER.search(sentence)
+    if not 2 <= len(options) <= 6 or sentence.rstrip().endswith(("?", "？")) \
+            or cue is None or _UNDECIDED_LATER.search(sentence):
+        return None
+    # What was chosen is said after saying so: "Celery feels like overkill, so going with the
+    # lighter one" rules one option out before it picks another.
+    sentence = sentence[cue.start():]
+    ordinal = (_ORDINAL_EN if sentence.isascii() else _ORDINAL_ZH).search(sentence)
+    if ordinal is not None:
+        picked = ordinal_pick([], options, sentence[ordinal.start():][:_MAX_ORDINAL_LATIN])
+        if picked is not None:
+            return picked[0]
+    option = _named_most(options, sentence, chars=True)
+    return None if option is None else _short_option(option)
