@@ -1277,6 +1277,9 @@ def supersede_tool_state(items: list[_Item]) -> None:
                      if k in fields and v not in fields[k] and (k, v) not in old_ids]
             if stale:
                 older.body = _without_spans(older.body, stale)
+                # It says now what the older one said: worth as much, and in its place.
+                newer.score = max(newer.score, older.score)
+                newer.replaces = True
                 lines[lines.index((older, old_pairs))] = (older, _tool_pairs(older.body))
 
 
