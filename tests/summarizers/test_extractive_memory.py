@@ -4529,3 +4529,20 @@ def test_a_listing_that_explains_is_no_choice() -> None:
                assistant("Three likely causes: a stale lockfile, a missing env var, or the "
                          "cache volume being full.")])
     assert "choose" not in out
+
+
+def test_a_tool_update_takes_the_place_of_the_line_it_updates_in_a_full_summary() -> None:
+    first = ask(_called("create_event", '{"title": "Quarterly review", "start": "15:30"}',
+                        '{"event_id": "evt_8812", "start": "2024-11-19T15:30"}', 1))
+    facts = "".join(f"- User: My cousin number {i} lives in Springfield {i}00.\n"
+                    for i in range(1, 9))
+    previous = first.replace("Facts:\n", "Facts:\n" + facts)
+    cap = count(previous)
+    news = [user(f"I'm allergic to penicillin {i}, my passport is X{i}234567 and my blood "
+                 f"type is O{i}.") for i in range(1, 9)]
+    request = SummaryRequest(previous, [*news, *_called(
+        "update_event", '{"event_id": "evt_8812", "start": "11:15"}',
+        '{"event_id": "evt_8812", "start": "2024-11-20T11:15"}', 2)],
+        "en", cap)  # type: ignore[arg-type]
+    out = ExtractiveSummarizer(count=count).summarize(request)
+    assert "2024-11-20T11:15" in out and "2024-11-19T15:30" not in out, out
