@@ -4467,6 +4467,21 @@ def test_tool_lines_about_other_objects_keep_their_fields() -> None:
      "18,500", "14,200", "en"),
     ("bump the worker memory limit on staging-api to 768Mi, it's getting OOMKilled",
      "still OOMing. make the worker limit 1536Mi", "768Mi", "1536Mi", "en"),
+    # a time moved naming nothing but "it": the latest time said
+    ("I have my first physical therapy session with Dr. Okafor on Thursday at 2:50.",
+     "actually the PT clinic called, they changed it to 4:05. same day", "2:50", "4:05", "en"),
+    # the clause that changes inside a long sentence about other things
+    ("Rent is €890, utilities around €140, transit pass €49.",
+     "My starter doubled! Also my landlord emailed, from the April lease the rent goes up to "
+     "€965, which is annoying but still less than the new builds on our street.",
+     "890", "965", "en"),
+    # as agreed, as it turned out (and then asked about)
+    ("Our nginx proxy_read_timeout is 45s and the export endpoint keeps timing out.",
+     "we agreed on 150s for proxy_read_timeout until the async export ships", "45s", "150s",
+     "en"),
+    ("My phone plan is 15GB a month and I keep running out around the 20th.",
+     "I checked my account and turns out I'm on the 'Flex 40' plan, not what I thought, so "
+     "maybe it includes Canada?", "15GB", "Flex 40", "en"),
 ])
 def test_a_change_said_folds_later_replaces_the_value(old: str, new: str, gone: str, kept: str,
                                                       lang: str) -> None:
@@ -4546,3 +4561,11 @@ def test_a_tool_update_takes_the_place_of_the_line_it_updates_in_a_full_summary(
         "en", cap)  # type: ignore[arg-type]
     out = ExtractiveSummarizer(count=count).summarize(request)
     assert "2024-11-20T11:15" in out and "2024-11-19T15:30" not in out, out
+
+
+def test_a_question_with_an_or_is_no_choice_to_keep() -> None:
+    out = ask([user("Planning a road trip from Denver to Moab in May. Can you map out stops?"),
+               assistant("Happy to. One quick question first so I can plan fuel or charging "
+                         "stops: are you still driving the Mazda?"),
+               user("nope, traded it in last month. it's a 2022 Kia Niro EV now")])
+    assert "choose" not in out and "Niro" in out

@@ -77,11 +77,15 @@ _CHANGE = re.compile(
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
     r"|bumped|upsized|downsized|upgraded|downgraded"
-    r"|switch|set|stretch|stretched|boost|boosted|upped|go up|go down"
+    r"|switch|set|stretch|stretched|boost|boosted|upped|go up|go down|goes up|goes down"
+    r"|going up|going down"
     # asked for, as agents are: "bump the pydantic pin to 2.7.4", "raise the limit to 2Gi"
     r"|bump|raise|lower|increase|reduce|decrease|extend|shorten|upgrade|downgrade|resize"
     r"|scale)(?: [\w']+){0,4}? to"
     r"|since (?:we|i) (?:moved|switched|changed)"
+    # a value as it turned out, or as agreed: "ended up at 176.8", "turns out I'm on the Flex
+    # 40 plan", "we agreed on 150s"
+    r"|ended up (?:at|being|with)|came (?:in|out) at|turns out|turned out|agreed on|settled on"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
     # "搬家以后通勤只要25分钟了": what changed it, then the new value; "升四年级".
@@ -292,7 +296,8 @@ _CHANGE_KEYS = (
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
-    "stretch", "boost", "upped", "go up",
+    "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "turn",
+    "agreed", "settled",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "给到", "只剩",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
@@ -470,6 +475,9 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
         return True
     if not topic and not old.topic and len(new.values) == len(old.values) == 1:
         return True  # "I turned 35" / "I'm 34": a bare number said to change
+    if of_anyone and not topic and new.values and _timed(new.values) == new.values \
+            and _timed(old.values):
+        return True  # "they changed it to 4:05": a time moved, naming nothing, is the latest one
     if _same_code(new.values, old.values):
         return True  # "现在是 G1398" / "高铁是 G1372", "DL 2046" / "UA 1187": one code for another
     return bool(units) and (shared > 0 or not topic)
@@ -510,6 +518,11 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 
 def _hans(topic: frozenset[str]) -> set[str]:
     return set(_HAN.findall("".join(topic)))
+
+
+def _timed(values: frozenset[str]) -> frozenset[str]:
+    """The days and times among ``values``."""
+    return frozenset(v for v in values if _value_kind(v) in ("date", "time")) | _when(values)
 
 
 def _when(values: frozenset[str]) -> frozenset[str]:
@@ -593,15 +606,17 @@ def supersede_changes(
     emptied: set[int] = set()
     for n, it in enumerate(items):
         settled = it.msg in settled_in and not _assistants(it)
-        if it.replaces or not (settled or _has(it.body, _CHANGE_KEYS)) \
-                or _is_tool_line(it.body):
-            continue  # (a tool's state changes by its fields: supersede_tool_state)
+        if it.replaces or not (settled or _has(it.body, _CHANGE_KEYS)):
+            continue
         # The assistant changes only what it said itself ("Booked: dentist on Thursday" →
         # "Changed: dentist on Tuesday"); the user's words are the user's to change.
         theirs = _assistants(it)
         says = _says_change(it.body)
-        if not (says or settled) or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)):
-            continue  # "Can you change the booking to 6 people?" asks for the change: it stays
+        if not (says or settled) or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)
+                                     and _change_clause_en(it.body) is None):
+            # "Can you change the booking to 6 people?" asks for the change: it stays. ("…turns
+            # out I'm on the Flex 40 plan, so maybe it includes Canada?" says it, then asks.)
+            continue
         # "Not Saturday but Sunday", "不是周六，是周日", "now due May 12 not April 30": the value
         # said not to be is the old one.
         plain = _NOT_VALUE.sub(" ", _NEGATED.sub(" ", it.body))
@@ -613,7 +628,15 @@ def supersede_changes(
             _replace_the_only(items, n, emptied, _FAVOURITE, new.persons, shape)
             continue
         whole: _Shape | None = None
-        if new.values and not it.body.isascii():
+        if new.values and it.body.isascii():
+            # "from the April lease the rent goes up to €965, which is annoying but…", "the PT
+            # clinic called, they changed it to 4:05": the clause that changes, of what the
+            # whole sentence names.
+            clause = _change_clause_en(it.body)
+            if clause is not None and (len(new.topic) > _MAX_TOPIC
+                                       or not (bare := _Shape(clause)).topic):
+                whole, new = new, _Shape(clause)
+        elif new.values:
             # Chinese runs many character pairs into one sentence: "仓库刚通知，从下周一起截单
             # 提前了，改成下午 3 点半，…" changes by its clause of change, about what the
             # whole sentence names ("截单"); so does one whose clause of change names nothing
@@ -633,9 +656,10 @@ def supersede_changes(
         for k in range(n - 1, -1, -1):
             old = items[k]
             if id(old) in emptied or _speaker_tag(old) != it.tag or _assistants(old) != theirs \
-                    or _is_tool_line(old.body):
-                continue
+                    or _changes_fields(it.body, old.body):
+                continue  # (tool lines about one object change by field: supersede_tool_state)
             was = shape(k)
+            tool_line = _is_tool_line(old.body)
             bare_old = _bare_amount(old.body, raised_to) if raised_to else ""
             said = whole or new
             if 0 <= old.msg < it.msg <= old.msg + _NEAR \
@@ -670,8 +694,8 @@ def supersede_changes(
                     and not _same_code(new.values, was.values) and not (
                     # "…那天被订了，改到10月6号了，…": a day moved, naming nothing else, moves
                     # the latest day the speaker gave ("婚礼定在10月3号").
-                    not new.topic and new.values and _when(new.values) == new.values
-                    and _when(was.values)) and not (
+                    not new.topic and new.values and _timed(new.values) == new.values
+                    and _timed(was.values)) and not (
                     # "…，最后砍到九万，…": an amount cut or raised, naming nothing else, changes
                     # the latest amount in the same unit ("装修预算我们定的是12万").
                     amount := (new.units & was.units - _NOT_THING if not new.topic
@@ -702,8 +726,8 @@ def supersede_changes(
                 _take_out_amount(old, amount)
             else:
                 _take_out(old, new.topic, was.values - new.values)
-            if not old.body:
-                emptied.add(id(old))
+            if not old.body or (tool_line and not _is_tool_line(old.body)):
+                emptied.add(id(old))  # (a tool line's tail is no statement: "exit 0)")
             # A value the user took the trouble to revise is asked for again: it is worth what
             # stating it was worth once more.
             it.score = max(it.score, old.score) + (0.0 if theirs else _REVISED_WEIGHT)
@@ -843,7 +867,7 @@ def _change_clause_en(body: str) -> str | None:
     sentence has more than one clause, else None."""
     if not body.isascii():
         return None
-    clauses = _EN_CLAUSE.split(body)
+    clauses = [c for c in _EN_CLAUSE.split(body) if c and c.strip()]
     found = [c for c in clauses if _DIGITS.search(c) and _CHANGE.search(c)]
     return found[0] if len(clauses) > 1 and len(found) == 1 else None
 # An amount raised or cut to a number said without its unit: "涨到七千三", "降到5200".
@@ -1243,6 +1267,53 @@ def _tool_pairs(body: str) -> list[tuple[str, str, int, int]]:
     return out
 
 
+def _object_ids(body: str) -> set[tuple[str, str]]:
+    return {(k, v) for k, v, _, _ in _tool_pairs(body) if _identifies(k, v)}
+
+
+def _same_object(new: str, old: str) -> bool:
+    """Whether two tool lines name one object (a pair that names it in common, none that names
+    another)."""
+    if not (_is_tool_line(new) and _is_tool_line(old)):
+        return False
+    ids, old_ids = _object_ids(new), _object_ids(old)
+    keys = {k for k, _ in ids}
+    return bool(ids & old_ids) and all(k not in keys or (k, v) in ids for k, v in old_ids)
+
+
+def _changes_fields(new: str, old: str) -> bool:
+    """Whether a tool line gives another value to a field of an older one about the same
+    object: then the fields say what changed, and nothing else of the older line goes."""
+    if not _same_object(new, old):
+        return False
+    fields = _fields(_tool_pairs(new))
+    return any(_stale(k, v, fields) for k, v, _, _ in _tool_pairs(old))
+
+
+def _key_words(key: str) -> frozenset[str]:
+    return frozenset(re.split(r"[_.\-]+", key.lower())) - _GENERIC_KEY_WORDS
+
+
+_GENERIC_KEY_WORDS = frozenset({"", "new", "old", "the", "updated", "current", "to", "id"})
+
+
+def _fields(pairs: list[tuple[str, str, int, int]]) -> dict[str, set[str]]:
+    """A tool line's values by each word of their keys ("new_time" gives "time")."""
+    out: dict[str, set[str]] = {}
+    for k, v, _, _ in pairs:
+        for word in _key_words(k) or {k.lower()}:
+            out.setdefault(word, set()).add(v)
+    return out
+
+
+def _stale(key: str, value: str, fields: dict[str, set[str]]) -> bool:
+    """Whether a newer line gives the field ``key`` (or one its key names: "time" and
+    "new_time", "start" and "start_date") another value than ``value``."""
+    words = _key_words(key) or {key.lower()}
+    given = [fields[w] for w in words if w in fields]
+    return bool(given) and all(value not in g for g in given)
+
+
 def _identifies(key: str, value: str) -> bool:
     """Whether a pair names the object a tool works on ("event_id=evt_8812", "order_id=…",
     "path=requirements.txt"); not a date or time, which many objects share."""
@@ -1261,20 +1332,15 @@ def supersede_tool_state(items: list[_Item]) -> None:
              for it in sorted(items, key=lambda it: it.order) if _is_tool_line(it.body)]
     for n in range(len(lines) - 1, 0, -1):
         newer, new_pairs = lines[n]
-        ids = {(k, v) for k, v, _, _ in new_pairs if _identifies(k, v)}
-        if not ids:
+        if not _object_ids(newer.body):
             continue
-        fields: dict[str, set[str]] = {}
-        for k, v, _, _ in new_pairs:
-            fields.setdefault(k, set()).add(v)
+        fields = _fields(new_pairs)
         for older, old_pairs in lines[:n]:
-            if older.order >= newer.order:
-                continue
-            old_ids = {(k, v) for k, v, _, _ in old_pairs if _identifies(k, v)}
-            if not ids & old_ids or any(k in fields and v not in fields[k] for k, v in old_ids):
+            if older.order >= newer.order or not _same_object(newer.body, older.body):
                 continue  # another object: "order_id=A1" / "order_id=A2", one user_id in both
+            old_ids = _object_ids(older.body)
             stale = [(a, b) for k, v, a, b in old_pairs
-                     if k in fields and v not in fields[k] and (k, v) not in old_ids]
+                     if (k, v) not in old_ids and _stale(k, v, fields)]
             if stale:
                 older.body = _without_spans(older.body, stale)
                 # It says now what the older one said: worth as much, and in its place.

@@ -692,7 +692,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                 open_choices[j] = r.body[len(head):].split(_OPTION_SEP)
                 rows[j] = r._replace(score_role=_CHOOSING)
         picked_choices: set[int] = set()
-        offered = listed_options(last_assistant) if waiting else []
+        offered = listed_options(last_assistant) \
+            if waiting and offers_options(" ".join(last_assistant)) else []
         # Listings of this fold not picked from yet: (the options, their message, its date).
         pending: list[tuple[list[str], int, str | None]] = \
             [(offered, -1, None)] if 2 <= len(offered) <= 6 else []
@@ -896,8 +897,10 @@ class ExtractiveSummarizer(BaseSummarizer):
                 looked_up = False
                 last_assistant = split
                 offered = offered_options(p.text, split) if split and not p.name else []
-                if 2 <= len(offered) <= 6 and (awaits_choice(split) or asks_for_options(
-                        last_user) or offers_options(split[0])):
+                # (Not any question with an "or": "Happy to. …: are you still driving the
+                # Mazda?" lists nothing to choose from.)
+                if 2 <= len(offered) <= 6 and (asks_for_options(last_user)
+                                               or offers_options(split[0])):
                     pending.append((offered, p.msg, p.date))
                 replies[p.msg] = p.text
                 if "```" in p.text:

@@ -1646,7 +1646,7 @@ _ASKS_OPTIONS = re.compile(
     r"(?i:\b(?:ideas|suggestions?|recommend(?:ations?)?|options|alternatives|which (?:one|is"
     r" better)|what (?:would|should|do) (?:you|i) (?:pick|choose|get|recommend|suggest)"
     r"|any (?:good )?(?:places|spots|ones|picks)|shortlist|find me|look(?:ing)? for"
-    r"|search for)\b|\bidea\?)"
+    r"|search for)\b)"
     r"|推荐|哪(?:个|家|款|种|班|所|位)|选哪|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
     r"|帮我(?:找|搜|查|看看)|找(?:一)?下|搜(?:一)?下|有(?:什么|哪些)"
 )
