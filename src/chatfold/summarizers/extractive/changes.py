@@ -1335,7 +1335,7 @@ def supersede_tool_state(items: list[_Item]) -> None:
         if not _object_ids(newer.body):
             continue
         fields = _fields(new_pairs)
-        for older, old_pairs in lines[:n]:
+        for m, (older, old_pairs) in enumerate(lines[:n]):
             if older.order >= newer.order or not _same_object(newer.body, older.body):
                 continue  # another object: "order_id=A1" / "order_id=A2", one user_id in both
             old_ids = _object_ids(older.body)
@@ -1346,7 +1346,7 @@ def supersede_tool_state(items: list[_Item]) -> None:
                 # It says now what the older one said: worth as much, and in its place.
                 newer.score = max(newer.score, older.score)
                 newer.replaces = True
-                lines[lines.index((older, old_pairs))] = (older, _tool_pairs(older.body))
+                lines[m] = (older, _tool_pairs(older.body))
 
 
 def _without_spans(body: str, spans: list[tuple[int, int]]) -> str:
