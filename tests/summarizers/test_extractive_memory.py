@@ -4482,6 +4482,14 @@ def test_tool_lines_about_other_objects_keep_their_fields() -> None:
     ("My phone plan is 15GB a month and I keep running out around the 20th.",
      "I checked my account and turns out I'm on the 'Flex 40' plan, not what I thought, so "
      "maybe it includes Canada?", "15GB", "Flex 40", "en"),
+    # Chinese: said, then asked ("…改签成 G7559 了，…来得及吗？"), talked up, set by the doctor
+    ("下周二坐 G7541 去杭州出差，二等座，车上能办公吗？",
+     "开会时间调了，高铁我改签成 G7559 了，14:10 到杭州东，去滨江开四点的会来得及吗？",
+     "G7541", "G7559", "zh"),
+    ("拿到一家公司的 offer，月薪 18K，14 薪，我现在是 15K。",
+     "跟HR谈下来了，月薪谈到了 21K，还是14薪。", "18K", "21K", "zh"),
+    ("孩子支气管炎，医生开了阿莫西林克拉维酸钾干混悬剂，每次4毫升，一天两次。",
+     "复诊了，医生说孩子体重长了，剂量调成每次6毫升，还是一天两次。", "4毫升", "6毫升", "zh"),
 ])
 def test_a_change_said_folds_later_replaces_the_value(old: str, new: str, gone: str, kept: str,
                                                       lang: str) -> None:

@@ -57,6 +57,8 @@ _ZH_CHANGED = (
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个|加到|减到|调整到"
     # "车票改签了", "堆直接给到 3584m", "预算现在只剩 19800 了"
     f"|改签|给到(?=\\s*[\\d{ZH_NUMERALS}])|只剩下?(?=\\s*[\\d{ZH_NUMERALS}])"
+    # "剂量调成每次6毫升", "月薪谈到了 21K", "最后定的是19桌"
+    f"|调成|调为|谈(?:到|成|下来)了?(?=\\s*[\\d{ZH_NUMERALS}])|最[后终](?:定的是|定了|是)"
 )
 # A correction: "更正一下", "我说错了", "打错了", "应该是…".
 _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|写错了|写错|记错了|记错|应该是"
@@ -297,7 +299,7 @@ _CHANGE_KEYS = (
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
     "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "turn",
-    "agreed", "settled",
+    "agreed", "settled", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "给到", "只剩",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
@@ -613,7 +615,8 @@ def supersede_changes(
         theirs = _assistants(it)
         says = _says_change(it.body)
         if not (says or settled) or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)
-                                     and _change_clause_en(it.body) is None):
+                                     and _change_clause_en(it.body) is None
+                                     and (it.body.isascii() or _change_clause(it.body) is None)):
             # "Can you change the booking to 6 people?" asks for the change: it stays. ("…turns
             # out I'm on the Flex 40 plan, so maybe it includes Canada?" says it, then asks.)
             continue
@@ -646,6 +649,10 @@ def supersede_changes(
                 whole, new = new, _Shape(clause)
             elif clause is not None and not (bare := _Shape(clause)).topic:
                 whole, new = new, bare
+        if whole is not None and new.topic:
+            # Whose it is, the sentence says: "医生说孩子体重长了，剂量调成每次6毫升". (A clause
+            # naming nothing, "给改到11月20号了", changes what was said of anyone.)
+            new.persons = whole.persons
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
         amount: frozenset[str] = frozenset()
@@ -653,9 +660,10 @@ def supersede_changes(
         # "…说续签的话涨到七千三": a rise to a bare number changes the latest number of its size
         # the speaker gave without a unit ("房租每个月6800").
         raised_to = _bare_rise(it.body) if not it.body.isascii() else ""
+        tag = _speaker_tag(it)  # (an ask the assistant took on is the user's: "用户要求：…")
         for k in range(n - 1, -1, -1):
             old = items[k]
-            if id(old) in emptied or _speaker_tag(old) != it.tag or _assistants(old) != theirs \
+            if id(old) in emptied or _speaker_tag(old) != tag or _assistants(old) != theirs \
                     or _changes_fields(it.body, old.body):
                 continue  # (tool lines about one object change by field: supersede_tool_state)
             was = shape(k)
