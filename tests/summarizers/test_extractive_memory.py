@@ -4577,3 +4577,15 @@ def test_a_question_with_an_or_is_no_choice_to_keep() -> None:
                          "stops: are you still driving the Mazda?"),
                user("nope, traded it in last month. it's a 2022 Kia Niro EV now")])
     assert "choose" not in out and "Niro" in out
+
+
+def test_looking_up_ones_own_calendar_is_no_choice() -> None:
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "get_calendar", "arguments": "{}"}}
+    out = ask([user("帮我查一下这周的日程。"),
+               {"role": "assistant", "content": "", "tool_calls": [call]},
+               {"role": "tool", "tool_call_id": "c1",
+                "content": '[{"title": "部门周会", "start": "周一 09:30"}]'},
+               assistant("这周有三件事：\n- 周一 09:30 部门周会\n- 周四 10:30 供应商评审会\n"
+                         "- 周六 08:00 体检")], language="zh")
+    assert "待选" not in out

@@ -1648,7 +1648,7 @@ _ASKS_OPTIONS = re.compile(
     r"|any (?:good )?(?:places|spots|ones|picks)|shortlist|find me|look(?:ing)? for"
     r"|search for)\b)"
     r"|推荐|哪(?:个|家|款|种|班|所|位)|选哪|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
-    r"|帮我(?:找|搜|查|看看)|找(?:一)?下|搜(?:一)?下|有(?:什么|哪些)"
+    r"|帮我(?:找|搜|查|看看)|找(?:一)?下|搜(?:一)?下"
 )
 # A later message that says it chose: "team voted for the Middle Eastern place", "Going with
 # the one I can fix myself", "We booked the second one", "最后定了第二家", "就订亚朵吧".
@@ -1700,9 +1700,15 @@ def offers_options(text: str) -> bool:
     return _OFFERS_OPTIONS.search(text) is not None
 
 
+# Looking up one's own ("帮我查一下这周的日程", "check my calendar"): a listing of what is, no
+# options to choose from.
+_OWN_LOOKUP = re.compile(r"(?i:\b(?:my|our) (?:calendar|schedule|orders?|bookings?|agenda)\b)"
+                         r"|日程|日历|行程|订单|安排")
+
+
 def asks_for_options(text: str) -> bool:
     """Whether the user's message asks for options to choose from."""
-    return _ASKS_OPTIONS.search(text) is not None
+    return _ASKS_OPTIONS.search(text) is not None and _OWN_LOOKUP.search(text) is None
 
 
 def later_pick(options: list[str], sentence: str) -> str | None:
