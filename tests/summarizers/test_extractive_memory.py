@@ -4482,6 +4482,10 @@ def test_tool_lines_about_other_objects_keep_their_fields() -> None:
     ("My phone plan is 15GB a month and I keep running out around the 20th.",
      "I checked my account and turns out I'm on the 'Flex 40' plan, not what I thought, so "
      "maybe it includes Canada?", "15GB", "Flex 40", "en"),
+    # a name for a name, in the clause that says so
+    ("I need to ask my manager, Gareth Pryce, for Friday off next week.",
+     "Context: there was a reorg last week, so my manager is now Oluwaseun Baptiste, who "
+     "doesn't know my work at all yet.", "Pryce", "Baptiste", "en"),
     # Chinese: said, then asked ("…改签成 G7559 了，…来得及吗？"), talked up, set by the doctor
     ("下周二坐 G7541 去杭州出差，二等座，车上能办公吗？",
      "开会时间调了，高铁我改签成 G7559 了，14:10 到杭州东，去滨江开四点的会来得及吗？",

@@ -871,12 +871,13 @@ _EN_CLAUSE = re.compile(r"[;!?]|,(?!\d{3})|\.(?:\s|$)|\s(?:and|but|so|then)\s")
 
 
 def _change_clause_en(body: str) -> str | None:
-    """The one clause of an English ``body`` that says a change and gives a number, when the
-    sentence has more than one clause, else None."""
+    """The one clause of an English ``body`` that says a change and gives a value (a number, a
+    name: "so my manager is now Oluwaseun Baptiste"), when the sentence has more than one
+    clause, else None."""
     if not body.isascii():
         return None
     clauses = [c for c in _EN_CLAUSE.split(body) if c and c.strip()]
-    found = [c for c in clauses if _DIGITS.search(c) and _CHANGE.search(c)]
+    found = [c for c in clauses if _CHANGE.search(c) and (_DIGITS.search(c) or _values(c)[0])]
     return found[0] if len(clauses) > 1 and len(found) == 1 else None
 # An amount raised or cut to a number said without its unit: "涨到七千三", "降到5200".
 _RISE_OR_CUT = re.compile(
