@@ -1228,10 +1228,13 @@ def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
     hold a ``stale`` value ("at 3pm")."""
     parts = _CLAUSE_SPLIT.split(old.body)
     removed = set()
+    stale_words = {w for v in stale for w in v.split()}
     for i in range(0, len(parts), 2):
         values, rest = _values(parts[i])
-        own = _topic(rest)
-        if own & topic or (not own and values & stale):
+        # (A clause alone may read "Gareth" opening it as a word, its sentence as a value.)
+        own = _topic(rest) - stale_words
+        if own & topic or (not own and (values & stale or any(
+                w in stale_words for v in values for w in v.split()))):
             removed.add(i // 2)
     if not removed:  # the thing was named across clauses: take out the stale values' clauses
         removed = {i // 2 for i in range(0, len(parts), 2) if _values(parts[i])[0] & stale}
