@@ -4593,3 +4593,14 @@ def test_looking_up_ones_own_calendar_is_no_choice() -> None:
                assistant("这周有三件事：\n- 周一 09:30 部门周会\n- 周四 10:30 供应商评审会\n"
                          "- 周六 08:00 体检")], language="zh")
     assert "待选" not in out
+
+
+@pytest.mark.parametrize("came", [
+    "Good news, the new passport showed up in the mail today!",
+    "My replacement card arrived this morning.",
+])
+def test_what_was_to_come_having_come_closes_the_errand(came: str) -> None:
+    first = ask([user("I need to renew my passport ASAP, it expires in February."
+                      if "passport" in came else "I need to order a replacement card.")])
+    out = ask([user(came)], previous=first)
+    assert section(out, "Open tasks") == [], out

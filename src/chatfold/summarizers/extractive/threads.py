@@ -894,6 +894,10 @@ _USER_DONE = re.compile(
     r"|(?:转|打|汇|付|交|寄|还|发)给[^，。！？,\s]{1,6}了"
     r"|(?i:\b(?:went out|got sent|off my plate|crossed (?:it |that )?off|ticked (?:it |that )?off"
     r"|squared away)\b)"
+    # What was to come, come: "the new passport showed up in the mail today", "my renewed
+    # license arrived", "the refund came through".
+    r"|(?i:\b(?:new|renewed|replacement|refund|package|parcel|order|delivery)\b[\w' -]{0,24}?"
+    r"\b(?:showed up|arrived|came (?:in|through)|came today|got delivered|was delivered)\b)"
     # "Rotated the AWS keys this morning", "I migrated the database": any verb, reported done
     # as chat does, not a feeling ("Excited to…", "I loved it").
     r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:i\s+|we\s+)?(?:(?:have|'ve)\s+)?"
@@ -927,7 +931,7 @@ _USER_DONE_KEYS = (
     "replaced", "unclogged",
     "installed", " back", "的", "picked up", "dropped off", "called", "got", "电话", "ed ",
     "went out", "off my plate", "crossed", "ticked", "squared", "took", "sent", "brought",
-    "gave", "put", "made", "did", "dropped",
+    "gave", "put", "made", "did", "dropped", "showed up", "arrived", "came ", "delivered",
 )
 
 
