@@ -4604,3 +4604,13 @@ def test_what_was_to_come_having_come_closes_the_errand(came: str) -> None:
                       if "passport" in came else "I need to order a replacement card.")])
     out = ask([user(came)], previous=first)
     assert section(out, "Open tasks") == [], out
+
+
+@pytest.mark.parametrize(("said", "key"), [
+    ("when you have a sec, write a README section explaining the webhook retry policy",
+     "webhook"),
+    ("also at some point we need nightly backups of the grafana-data volume.", "grafana-data"),
+])
+def test_a_request_after_a_lead_in_or_a_team_need_is_an_open_task(said: str, key: str) -> None:
+    out = ask([user(said), user("My cat Luna is 7 and loves the sunny windowsill.")])
+    assert any(key in t for t in section(out, "Open tasks")), out

@@ -171,7 +171,7 @@ _EN_WORDS: dict[int, str] = {
     "|i have to|we have to|i still have to"
     "|follow up|follow-up|action item|don't forget|make sure|can you|could you|will you|i'll"
     "|i will|would like|i'd like|wants me to|asked me to|told me to|needs me to|gotta"
-    "|should really|need someone to|need somebody to",
+    "|should really|need someone to|need somebody to|we need|we still need|we also need",
     _INJECT: "ignore the above|ignore all previous|ignore previous|ignore the previous|ignore all"
     " prior|ignore prior|ignore your instructions|ignore all instructions|ignore the instructions"
     "|ignore everything above|ignore all the above|disregard the above|disregard previous"

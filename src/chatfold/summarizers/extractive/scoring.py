@@ -806,7 +806,9 @@ _TASK_OWN = re.compile(
     r"(?! (?:say|admit|agree|ask|wonder|laugh|love|be honest)\b)"
     r"|i'd like you to|(?:remember|don't forget) to"
     # What the speaker needs done for them: "need someone to drive me home".
-    r"|(?:(?:i|we) )?(?:still )?need (?:someone|somebody) to)"
+    r"|(?:(?:i|we) )?(?:still )?need (?:someone|somebody) to"
+    # What the team needs done: "we need nightly backups of the grafana-data volume".
+    r"|we (?:still |also |really )?need (?!to\b|you\b|it\b|that\b|this\b)[a-z])"
     r"|我(?:们)?(?:需要|得|必须|还得|还要|还没)"
     # A short list of errands: "今天两件事：给网站域名续费，再订一批糕点盒".
     r"|(?:今天|明天|这周末?|周末|下周)?(?:要做|要办|得做|得办|有)?(?:两|三|四|几)件事[：:]"
@@ -869,6 +871,9 @@ _LEAD_IN = re.compile(
     r"(?i:(?:(?:oh|ah|ugh|ok(?:ay)?|so|and|also|but|then|now|btw|by the way|unrelated|separately"
     r"|one more thing|quick (?:one|thing|favou?r)|p\.?s\.?|anyway|while i remember|before i forget"
     r"|last thing|side note|at some point|sometime|when you get a chance|eventually"
+    # "when you have a sec, write a README section…", "no rush, but…"
+    r"|(?:when|whenever|if) you (?:have|get) (?:a (?:sec|second|minute|moment|chance)|time)"
+    r"|no rush(?: but)?"
     # A short list asked for: "two things today: renew the domain and order boxes".
     r"|(?:two|three|four|a few|a couple of|couple of) things(?: (?:today|to do|for today"
     r"|this week))?"
