@@ -740,7 +740,9 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
 _TASK_LEAD = re.compile(
     r"(?:(?:你|您)?(?:再|还|也|然后|另外|顺便|那)?(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必)"
     r"|(?i:(?:(?:and|also|then|now),?\s+)?(?:please|remind(?!ers?\b)|don't\s+forget"
-    r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you)))"
+    r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you))"
+    # Where first, then the ask: "prometheus 那边帮我加个磁盘使用率告警".
+    r"|[^，。！？,.!?\n]{1,16}?(?:那边|这边|那块|这块|那里|这里|的话)(?:你)?(?:帮我|帮忙|麻烦你?))"
 )
 # A reference in a form's shape: letters-digits ("FSE-22817"), digits-letters ("7731-ALB"), or
 # nine or more capitals and digits mixed ("1Z9F44A2037"); not a model ("M301") or a date.
@@ -756,7 +758,10 @@ _ASK_AT_END = re.compile(
     r"|help|pull|compare|research|track|sort|figure|put|add|update|reserve|cancel|text)\b"
     r"[^?]*\?\s*$)"
     r"|[，,]\s*(?:你|您)?(?:晚点|回头|有空(?:的时候)?|到时候?|明天|今天|等会儿?|待会儿?)?"
-    r"(?:能不能|能|可以|可不可以)?帮我[^？?，,]*(?:[？?]|吗)\s*$")
+    r"(?:能不能|能|可以|可不可以)?帮我[^？?，,]*(?:[？?]|吗)\s*$"
+    # …then when, then the ask: "parser 模块基本没测试，之后帮我补一下单测".
+    r"|[，,]\s*(?:之后|以后|回头|有空(?:的时候)?|晚点|明天|下周|到时候?)帮我"
+    r"(?:把|加|补|改|查|写|做|订|买|发|弄|建|配|设|约|找|整理|准备)")
 # A request said as a bare imperative ("Book a table for 4 at Nobu", "Find me a hotel in
 # Lisbon", "查一下明天的航班", "给张经理发个邮件"): an action verb opening the user's sentence.
 # Verbs that open small talk as often ("check this out", "take care", "look at this") are not.
