@@ -397,6 +397,8 @@ _ASKS_WORD = re.compile(
     r"|(?i:^\s*(?:what|where|when|how|why|which|who|whose|is|are|am|do|does|did|can|could"
     r"|would|will|should|shall|have|has|any)\b)")
 _HEAD_CLAUSE = re.compile(r"^([^，,？?]+?)(?:，|, )(.+[？?])\s*$")
+# The user saying who or where they or theirs are: "我家闺女朵朵在实验二小", "我是3栋的业主".
+_OWN_FACT_ZH = re.compile(r"我(?:家|的|们家)?[^，。？]{0,6}?(?:叫|在|是|住在?|读|上)")
 
 
 def split_stated_question(sentences: list[str]) -> list[str]:
@@ -408,6 +410,15 @@ def split_stated_question(sentences: list[str]) -> list[str]:
     out: list[str] = []
     for sentence in sentences:
         m = _HEAD_CLAUSE.match(sentence) if sentence.rstrip()[-1:] == "？" else None
+        if m is not None and not _DIGIT.search(m.group(1)) and not _ASKS_WORD.search(m.group(1)):
+            # What the user says of their own before asking, clauses on: "老师好，我家闺女朵朵在
+            # 实验二小读四年级，最近…老是错，能帮她练练吗？" states the school, then asks.
+            clauses = sentence.split("，")
+            q = next((i for i, c in enumerate(clauses) if _ASKS_WORD.search(c)), 0)
+            head = "，".join(clauses[:q])
+            if q > 1 and _OWN_FACT_ZH.search(head):
+                out += [head + "。", "，".join(clauses[q:]).strip()]
+                continue
         if m is None or not _DIGIT.search(m.group(1)) or _ASKS_WORD.search(m.group(1)):
             # (Only Chinese asks without its mark: an English sentence is not scanned.)
             asked = None if sentence.isascii() else _UNMARKED_ASK.match(sentence)
