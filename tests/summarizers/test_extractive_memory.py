@@ -4621,6 +4621,7 @@ def test_a_request_after_a_lead_in_or_a_team_need_is_an_open_task(said: str, key
 
 def test_what_the_user_says_of_their_own_before_asking_stays_when_the_ask_is_done() -> None:
     out = ask([user("老师好，我家闺女朵朵在实验二小读四年级，最近分数应用题老是错，能帮她练练吗？"),
-               assistant("没问题！先来一道热身：一根绳子长 12 米，用去了它的 3/4，还剩多少米？")],
+               assistant("没问题！先来一道热身：一根绳子长 12 米，用去了它的 3/4，还剩多少米？"
+                         "让朵朵先自己算，把步骤写下来发我看看。")],
               language="zh")
     assert "实验二小" in out and "朵朵" in out, out
