@@ -4486,6 +4486,12 @@ def test_tool_lines_about_other_objects_keep_their_fields() -> None:
     ("I need to ask my manager, Gareth Pryce, for Friday off next week.",
      "Context: there was a reorg last week, so my manager is now Oluwaseun Baptiste, who "
      "doesn't know my work at all yet.", "Pryce", "Baptiste", "en"),
+    # someone named before, by a pronoun now
+    ("My mom's flight lands at 6:40pm on Friday.",
+     "Update: her flight got moved, it lands at 9:15pm now.", "6:40pm", "9:15pm", "en"),
+    # a day moved in the clause that says so; a rise said with 涨成
+    ("面试定在这周五下午两点。", "HR刚打电话，面试推迟到下周一上午十点。", "周五", "下周一", "zh"),
+    ("健身房年卡2999。", "健身房年卡续费，这次涨成3299了。", "2999", "3299", "zh"),
     # Chinese: said, then asked ("…改签成 G7559 了，…来得及吗？"), talked up, set by the doctor
     ("下周二坐 G7541 去杭州出差，二等座，车上能办公吗？",
      "开会时间调了，高铁我改签成 G7559 了，14:10 到杭州东，去滨江开四点的会来得及吗？",
@@ -4625,3 +4631,9 @@ def test_what_the_user_says_of_their_own_before_asking_stays_when_the_ask_is_don
                          "让朵朵先自己算，把步骤写下来发我看看。")],
               language="zh")
     assert "实验二小" in out and "朵朵" in out, out
+
+
+def test_a_value_put_right_of_someone_named_by_a_pronoun() -> None:
+    first = ask([user("我老婆生日5月3号。")], language="zh")
+    out = ask([user("我记错了，她生日不是5月3号，是5月8号。")], previous=first, language="zh")
+    assert "我老婆生日5月8号" in out, out

@@ -58,7 +58,7 @@ _ZH_CHANGED = (
     # "车票改签了", "堆直接给到 3584m", "预算现在只剩 19800 了"
     f"|改签|给到(?=\\s*[\\d{ZH_NUMERALS}])|只剩下?(?=\\s*[\\d{ZH_NUMERALS}])"
     # "剂量调成每次6毫升", "月薪谈到了 21K", "最后定的是19桌"
-    f"|调成|调为|谈(?:到|成|下来)了?(?=\\s*[\\d{ZH_NUMERALS}])|最[后终](?:定的是|定了|是)"
+    f"|调成|调为|涨成|降成|转学|谈(?:到|成|下来)了?(?=\\s*[\\d{ZH_NUMERALS}])|最[后终](?:定的是|定了|是)"
 )
 # A correction: "更正一下", "我说错了", "打错了", "应该是…".
 _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|写错了|写错|记错了|记错|应该是"
@@ -406,7 +406,7 @@ class _Shape:
     """What supersession compares of a statement: its values, the names among them, its topic
     and the units of its numbers."""
 
-    __slots__ = ("names", "of", "persons", "topic", "units", "values", "words")
+    __slots__ = ("names", "of", "persons", "pronoun", "topic", "units", "values", "words")
 
     def __init__(self, body: str) -> None:
         self.values, rest = _values(body)
@@ -416,12 +416,15 @@ class _Shape:
         # Every Latin word, short ones too: a name opening a sentence is no value ("Mia …").
         self.words = frozenset(_WORD.findall(body.lower()))
         self.persons = _persons(body, self.words)
+        # Someone named by a pronoun: "她生日不是5月3号" may be "我老婆" of before.
+        self.pronoun = _THIRD_PERSON.search(body) is not None
         # What it is "for" or "of": "the budget for food" is not "the budget for the hotel".
         self.of = frozenset(_OF.findall(body.lower())) - _CUE_TOKENS if " f" in body or \
             " o" in body else frozenset()
 
 
 _DIGITS = re.compile(r"\d")
+_THIRD_PERSON = re.compile(r"(?i:\b(?:he|she|his|her|him|they|their)\b)|[他她]")
 _ID_NUMBER = re.compile(r"(?!(?:19|20)\d\d$)\d{3,}|[a-z]+\d[\w-]*")
 _WORD = re.compile(r"[a-z]+")
 _OF = re.compile(r"\b(?:for|of) (?:the |my |our |your |a |an )?([a-z]{3,})\b")
@@ -438,7 +441,8 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     "…，给改到11月20号了") changes what was said of anyone ("我爸约的是11月13号去复查").
     """
     named = (new.words & old.names) - new.values
-    if new.persons != old.persons and not named and not (of_anyone and not new.persons):
+    if new.persons != old.persons and not named and not (of_anyone and not new.persons) \
+            and not (new.pronoun and not new.persons and old.persons):
         return False  # someone else's: "my brother's flight", "我老婆"
     if new.of and old.of and not new.of & old.of:
         return False  # "the budget for food" / "my budget for the hotel": another thing
@@ -719,7 +723,8 @@ def supersede_changes(
                                                 strict=says == 1))
                             # "bump the pydantic pin to 2.7.4 and rerun the schema tests":
                             # the clause that changes, not what else the sentence asks.
-                            or ((clause := _change_clause_en(it.body)) is not None
+                            or ((clause := _change_clause_en(it.body) if it.body.isascii()
+                                 else _change_clause(it.body)) is not None
                                 and _same_thing(_Shape(clause), was, strict=says == 1)))):
                 continue  # no value replaced, or not the same thing
             elif rewritten := _put_value(old, was.values - new.values,
@@ -862,7 +867,8 @@ _NEGATED_VALUE = re.compile(r"(?i:\bnot [A-Z0-9][\w-]*)|不是[^，。！？,.!?
 def _change_clause(body: str) -> str | None:
     """The one clause of ``body`` that says a change and gives a value, else None."""
     found = [c for c in _ZH_CLAUSE.split(body)
-             if _CHANGE.search(c) and (_DIGITS.search(c) or _DIGITS.search(_arabic(c)))]
+             if _CHANGE.search(c) and (_DIGITS.search(c) or _DIGITS.search(_arabic(c))
+                                       or _when(_values(c)[0]))]  # "推迟到下周一上午十点"
     return found[0] if len(found) == 1 else None
 
 
