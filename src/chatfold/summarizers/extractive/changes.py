@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from functools import partial
+from functools import lru_cache, partial
 
 from .items import _is_tool_line, _Item
 from .lexicon import (
@@ -1270,7 +1270,8 @@ _ID_VALUE = re.compile(r"(?=[^ ]*\d)(?=[^ ]*[A-Za-z])[\w./:#@+-]{3,}")
 _DATETIME = re.compile(r"\d{4}-\d\d-\d\d|\d\d?:\d\d")
 
 
-def _tool_pairs(body: str) -> list[tuple[str, str, int, int]]:
+@lru_cache(maxsize=4096)  # (a long history repeats its tool lines; each pair is compared)
+def _tool_pairs(body: str) -> tuple[tuple[str, str, int, int], ...]:
     """The ``key=value`` pairs of a tool line: (key, value, start of the key, end of value)."""
     starts = list(_TOOL_KEY.finditer(body))
     out = []
@@ -1282,11 +1283,12 @@ def _tool_pairs(body: str) -> list[tuple[str, str, int, int]]:
             value_end -= 2
         out.append((m.group(1), body[m.end():value_end].strip().rstrip("…"), m.start(),
                     value_end))
-    return out
+    return tuple(out)
 
 
-def _object_ids(body: str) -> set[tuple[str, str]]:
-    return {(k, v) for k, v, _, _ in _tool_pairs(body) if _identifies(k, v)}
+@lru_cache(maxsize=4096)
+def _object_ids(body: str) -> frozenset[tuple[str, str]]:
+    return frozenset((k, v) for k, v, _, _ in _tool_pairs(body) if _identifies(k, v))
 
 
 def _same_object(new: str, old: str) -> bool:
@@ -1315,7 +1317,7 @@ def _key_words(key: str) -> frozenset[str]:
 _GENERIC_KEY_WORDS = frozenset({"", "new", "old", "the", "updated", "current", "to", "id"})
 
 
-def _fields(pairs: list[tuple[str, str, int, int]]) -> dict[str, set[str]]:
+def _fields(pairs: tuple[tuple[str, str, int, int], ...]) -> dict[str, set[str]]:
     """A tool line's values by each word of their keys ("new_time" gives "time")."""
     out: dict[str, set[str]] = {}
     for k, v, _, _ in pairs:

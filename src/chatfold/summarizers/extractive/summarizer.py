@@ -896,11 +896,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                 said_last = []
                 looked_up = False
                 last_assistant = split
-                offered = offered_options(p.text, split) if split and not p.name else []
                 # (Not any question with an "or": "Happy to. …: are you still driving the
                 # Mazda?" lists nothing to choose from.)
-                if 2 <= len(offered) <= 6 and (asks_for_options(last_user)
-                                               or offers_options(split[0])):
+                offered = offered_options(p.text, split) if split and not p.name and (
+                    asks_for_options(last_user) or offers_options(split[0])) else []
+                if 2 <= len(offered) <= 6:
                     pending.append((offered, p.msg, p.date))
                 replies[p.msg] = p.text
                 if "```" in p.text:
