@@ -298,8 +298,8 @@ _CHANGE_KEYS = (
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
-    "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "turn",
-    "agreed", "settled", "谈", "最后", "最终",
+    "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "agreed",
+    "settled", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "给到", "只剩",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
@@ -885,6 +885,8 @@ def _change_clause_en(body: str) -> str | None:
     clauses = [c for c in _EN_CLAUSE.split(body) if c and c.strip()]
     found = [c for c in clauses if _CHANGE.search(c) and (_DIGITS.search(c) or _values(c)[0])]
     return found[0] if len(clauses) > 1 and len(found) == 1 else None
+
+
 # An amount raised or cut to a number said without its unit: "涨到七千三", "降到5200".
 _RISE_OR_CUT = re.compile(
     r"(?:涨到|升到|加到|降到|减到|砍到|压到|调到|调整到)(\d{3,}(?:\.\d+)?)(?![\d.:/%-])")
@@ -1256,7 +1258,6 @@ def _drop_clauses(old: _Item, parts: list[str], removed: set[int]) -> None:
         old.body = _without_clauses(parts, removed, {})
 
 
-
 # ---------------------------------------------------------------------------------------------
 # tool state: a newer call or result about the same object says its current fields
 
@@ -1310,11 +1311,11 @@ def _changes_fields(new: str, old: str) -> bool:
     return any(_stale(k, v, fields) for k, v, _, _ in _tool_pairs(old))
 
 
+_GENERIC_KEY_WORDS = frozenset({"", "new", "old", "the", "updated", "current", "to", "id"})
+
+
 def _key_words(key: str) -> frozenset[str]:
     return frozenset(re.split(r"[_.\-]+", key.lower())) - _GENERIC_KEY_WORDS
-
-
-_GENERIC_KEY_WORDS = frozenset({"", "new", "old", "the", "updated", "current", "to", "id"})
 
 
 def _fields(pairs: tuple[tuple[str, str, int, int], ...]) -> dict[str, set[str]]:

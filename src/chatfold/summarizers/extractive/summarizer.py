@@ -205,6 +205,8 @@ _CHOOSING = "choosing"  # the score role of options offered and not yet picked (
 _CHOOSING_SCORE = 8.0
 _MAX_OPTION_CHARS = 60  # each option of a choice left open, as kept
 _OPTION_SEP = " | "  # (options hold commas and semicolons of their own)
+
+
 def _choice(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
     """(the option chosen, the question's core, whether the reply said only that) when
     ``reply`` picks one option of the assistant's last either-or question, else None."""
@@ -680,7 +682,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             last_assistant = split_sentences(rows[waiting[-1]].body)
             rows = [r for j, r in enumerate(rows) if j not in waiting]
             n_previous = len(rows)
-        # Options the user asked for and has not picked from ("User to choose from: A; B; C")
+        # Options the user asked for and has not picked from ("User to choose from: A | B | C")
         # live until a later message picks one ("team voted for the Middle Eastern place"),
         # folds later; a listing of this fold left unpicked becomes one at its end.
         to_choose = {lang_: f"{_ROLE_TAGS[lang_]['user']}{_TO_CHOOSE[lang_]}{_COLON[lang_]}"
@@ -991,8 +993,11 @@ class ExtractiveSummarizer(BaseSummarizer):
             if i in listed_rows:
                 continue
             answered = False  # the user's short answer about their own, with its question
-            score = _WAITING_SCORE if row.score_role == _WAITING else max(
-                scored.score, _CHOOSING_SCORE) if row.score_role == _CHOOSING else scored.score
+            score = scored.score
+            if row.score_role == _WAITING:
+                score = _WAITING_SCORE
+            elif row.score_role == _CHOOSING:
+                score = max(score, _CHOOSING_SCORE)
             sec = scored.section if row.section is None else row.section
             if i in closed:
                 # A request fulfilled: dropped when it was called off or the report says what
@@ -1456,7 +1461,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         # Carried-forward items first claim up to _CARRY_SHARE of the cap among themselves
         # (highest value first, then newest), so one fold of new material can evict at most
         # the rest: old facts leave lowest value first and oldest first, never all at once.
-        # (A new tool line that took a carried one's fields claims its place with them.)
+        # (A new tool line that took an older one's fields claims its place with them.)
         carried = [it for it in ranked
                    if it.role == "summary" or (it.replaces and it.role == "tool")]
         # ...and up to _CARRY_HELD of what they take: the rest of them, the least worth, meet

@@ -1662,7 +1662,7 @@ _CHOSE_LATER = re.compile(
     r"|booked|ordered|bought|signed up for|went for|going for)\b)"
     r"|选了|选定|决定|定了|就(?:订|买|要|去|选|用|报|上)|订了|买了|报了|投票|还是(?:选|订|买|用)?(?=[^，。！？]{0,12}吧)"
 )
-
+# Still choosing: "haven't decided", "都行", "还没想好".
 _UNDECIDED_LATER = re.compile(
     r"(?i:\b(?:neither|none of|both|(?:haven't|not) (?:yet )?decided|not sure|still deciding"
     r"|can't decide)\b)|都不|都行|都可以|随便|还没(?:定|决定|想好)|拿不定")
@@ -1680,6 +1680,7 @@ def offered_options(text: str, sentences: list[str]) -> list[str]:
 
 
 def _first_sentence(option: str) -> str:
+    """``option`` up to the end of its first sentence outside brackets."""
     depth = 0
     for i, ch in enumerate(option):
         if ch in "(（":
