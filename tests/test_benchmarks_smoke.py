@@ -225,3 +225,17 @@ def test_retention_llm_tier_runs_against_an_endpoint(tmp_path: Path, fake_endpoi
     assert "LLM tier run with `fake-model`" in text and "LLM judge" in text
     data = json.loads((tmp_path / "retention.json").read_text(encoding="utf-8"))
     assert data["headline"]["llm_tier"] is True
+
+
+def test_read_probes_run_each_event_alone() -> None:
+    """The read probes' offline mode (no filler, no corpora): every probe file loads, and each
+    language reports its wrong checks out of its total."""
+    proc = subprocess.run([sys.executable, str(BENCH / "bench_read_probes.py"), "--alone"],
+                          capture_output=True, text=True, env=_env(), timeout=300, cwd=BENCH)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    lines = [line for line in proc.stdout.splitlines() if " checks wrong " in line]
+    probes = sorted(p.stem for p in (BENCH / "read_probes").glob("*.json"))
+    assert len(lines) == 2 * len(probes) >= 2
+    for line in lines:
+        wrong, total = line.split(": ")[1].split(" checks wrong")[0].split(" of ")
+        assert 0 <= int(wrong) <= int(total) and int(total) > 0
