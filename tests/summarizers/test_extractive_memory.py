@@ -4564,7 +4564,7 @@ def test_a_listing_that_explains_is_no_choice() -> None:
     assert "choose" not in out
 
 
-def test_a_tool_update_takes_the_place_of_the_line_it_updates_in_a_full_summary() -> None:
+def test_a_tool_update_in_a_full_summary_keeps_its_new_field_not_the_old() -> None:
     first = ask(_called("create_event", '{"title": "Quarterly review", "start": "15:30"}',
                         '{"event_id": "evt_8812", "start": "2024-11-19T15:30"}', 1))
     facts = "".join(f"- User: My cousin number {i} lives in Springfield {i}00.\n"

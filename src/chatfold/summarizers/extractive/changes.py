@@ -1364,9 +1364,8 @@ def supersede_tool_state(items: list[_Item]) -> None:
                      if (k, v) not in old_ids and _stale(k, v, fields)]
             if stale:
                 older.body = _without_spans(older.body, stale)
-                # It says now what the older one said: worth as much, and in its place.
+                # It says now what the older one said: worth as much.
                 newer.score = max(newer.score, older.score)
-                newer.replaces = True
                 lines[m] = (older, _tool_pairs(older.body))
 
 

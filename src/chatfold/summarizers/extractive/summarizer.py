@@ -1461,9 +1461,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         # Carried-forward items first claim up to _CARRY_SHARE of the cap among themselves
         # (highest value first, then newest), so one fold of new material can evict at most
         # the rest: old facts leave lowest value first and oldest first, never all at once.
-        # (A new tool line that took an older one's fields claims its place with them.)
-        carried = [it for it in ranked
-                   if it.role == "summary" or (it.replaces and it.role == "tool")]
+        carried = [it for it in ranked if it.role == "summary"]
         # ...and up to _CARRY_HELD of what they take: the rest of them, the least worth, meet
         # the new material on score alone, so a fold lets in what outscores them.
         # (The best of them is always held: one fold never evicts them all.)
