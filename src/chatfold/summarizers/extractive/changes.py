@@ -635,6 +635,7 @@ def supersede_changes(
             _replace_the_only(items, n, emptied, _FAVOURITE, new.persons, shape)
             continue
         whole: _Shape | None = None
+        clause: str | None = None  # the one clause that says the change, if it has values
         if new.values and it.body.isascii():
             # "from the April lease the rent goes up to €965, which is annoying but…", "the PT
             # clinic called, they changed it to 4:05": the clause that changes, of what the
@@ -659,6 +660,11 @@ def supersede_changes(
             new.persons = whole.persons
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
+        # Asked of each older statement below, made once: the clause of change naming nothing,
+        # of what its sentence names; the clause that changes, on its own.
+        named_by_whole = _with_topic(new, whole.topic) \
+            if whole is not None and not new.topic else None
+        clause_said = _Shape(clause) if clause is not None else None
         amount: frozenset[str] = frozenset()
         rewritten: tuple[str, str] | None = None
         # "…说续签的话涨到七千三": a rise to a bare number changes the latest number of its size
@@ -718,14 +724,12 @@ def supersede_changes(
                                         of_anyone=whole is not None and not new.topic)
                             # "Node 18 快 EOL 了，统一升到 20.11.1 吧，.nvmrc、engines…": a clause
                             # of change naming nothing, of what its sentence names.
-                            or (whole is not None and not new.topic
-                                and _same_thing(_with_topic(new, whole.topic), was,
-                                                strict=says == 1))
+                            or (named_by_whole is not None
+                                and _same_thing(named_by_whole, was, strict=says == 1))
                             # "bump the pydantic pin to 2.7.4 and rerun the schema tests":
                             # the clause that changes, not what else the sentence asks.
-                            or ((clause := _change_clause_en(it.body) if it.body.isascii()
-                                 else _change_clause(it.body)) is not None
-                                and _same_thing(_Shape(clause), was, strict=says == 1)))):
+                            or (clause_said is not None
+                                and _same_thing(clause_said, was, strict=says == 1)))):
                 continue  # no value replaced, or not the same thing
             elif rewritten := _put_value(old, was.values - new.values,
                                          new.values - was.values, it.body):

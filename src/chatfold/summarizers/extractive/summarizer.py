@@ -205,6 +205,8 @@ _CHOOSING = "choosing"  # the score role of options offered and not yet picked (
 _CHOOSING_SCORE = 8.0
 _MAX_OPTION_CHARS = 60  # each option of a choice left open, as kept
 _OPTION_SEP = " | "  # (options hold commas and semicolons of their own)
+_TO_CHOOSE_HEADS = {lang: f"{tags['user']}{_TO_CHOOSE[lang]}{_COLON[lang]}"
+                    for lang, tags in _ROLE_TAGS.items()}  # "User to choose from: "
 
 
 def _choice(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
@@ -685,11 +687,9 @@ class ExtractiveSummarizer(BaseSummarizer):
         # Options the user asked for and has not picked from ("User to choose from: A | B | C")
         # live until a later message picks one ("team voted for the Middle Eastern place"),
         # folds later; a listing of this fold left unpicked becomes one at its end.
-        to_choose = {lang_: f"{_ROLE_TAGS[lang_]['user']}{_TO_CHOOSE[lang_]}{_COLON[lang_]}"
-                     for lang_ in _ROLE_TAGS}
         open_choices: dict[int, list[str]] = {}
         for j, r in enumerate(rows):
-            head = next((h for h in to_choose.values() if r.body.startswith(h)), None)
+            head = next((h for h in _TO_CHOOSE_HEADS.values() if r.body.startswith(h)), None)
             if head is not None:
                 open_choices[j] = r.body[len(head):].split(_OPTION_SEP)
                 rows[j] = r._replace(score_role=_CHOOSING)
@@ -960,7 +960,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             listings.append((msg, options))
             kept = [o if len(o) <= _MAX_OPTION_CHARS else o[:_MAX_OPTION_CHARS].rstrip() + "…"
                     for o in options]
-            rows.append(_Row("", to_choose[lang] + _OPTION_SEP.join(kept), "user", _TASKS,
+            rows.append(_Row("", _TO_CHOOSE_HEADS[lang] + _OPTION_SEP.join(kept), "user", _TASKS,
                              date, msg, "", _CHOOSING))
         if joined:
             rows = rows[:n_previous] + [r for r in rows[n_previous:] if r.body]
