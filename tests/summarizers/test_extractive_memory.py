@@ -4637,3 +4637,39 @@ def test_a_value_put_right_of_someone_named_by_a_pronoun() -> None:
     first = ask([user("我老婆生日5月3号。")], language="zh")
     out = ask([user("我记错了，她生日不是5月3号，是5月8号。")], previous=first, language="zh")
     assert "我老婆生日5月8号" in out, out
+
+
+def test_a_thing_of_ones_own_named_by_its_measure_word_before_asking_stays() -> None:
+    out = ask([user("问个车的问题。我那台比亚迪秦PLUS DM-i 开了快三年了，最近早上冷车启动的时候"
+                    "发动机介入声音特别大，嗡嗡的，正常吗？"),
+               assistant("DM-i 在低温、电量低的时候，发动机会更频繁地介入，声音大一点比较常见。")],
+              language="zh")
+    assert "秦PLUS" in out, out
+
+
+def test_a_look_up_asked_for_is_no_choice_and_its_subject_stays() -> None:
+    out = ask([user("帮我查下 tiger-gateway 这个服务最近一周的报错数量，运维那边说网关最近老超时"),
+               assistant("这周报错从5号开始暴涨，5号到7号每天一千三四百条，其他几天都在一百条左右。"
+                         "建议看下5号有没有发版或者上游配置改动。")], language="zh")
+    assert "待选" not in out and "tiger-gateway" in out, out
+
+
+def test_what_is_said_before_the_ask_is_no_second_thing_asked() -> None:
+    first = ask([user("Just noticed my passport expires in February and we're going to Mexico "
+                      "in April. I need to renew it ASAP.")])
+    out = ask([user("Good news, the new passport showed up in the mail today!")], previous=first)
+    assert section(out, "Open tasks") == [], out
+
+
+def test_a_result_that_names_its_thing_without_its_word_closes_the_errand() -> None:
+    first = ask([user("十月份想去日本玩，得赶紧把签证办了。")], language="zh")
+    out = ask([user("五年多次，一周就出签了，比我想的快多了")], previous=first, language="zh")
+    assert section(out, "待办") == [], out
+
+
+def test_an_errand_noted_down_is_not_done() -> None:
+    out = ask([user("对了，帮我记一下，我车险7月25号到期，到时候要续保。今年想多比几家报价"),
+               assistant("记下了，车险7月25号到期，要续保。一般到期前一个月就能报价了，"
+                         "可以同时问三四家。")], language="zh")
+    assert any("续保" in t for t in section(out, "待办")), out
+    assert "。。" not in out, out

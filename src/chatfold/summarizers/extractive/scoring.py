@@ -854,6 +854,9 @@ _OWN_MID = re.compile(
     # "…, need someone to drive me home": what the speaker needs done for them.
     r"|(?i:[,;.—–]\s*(?:(?:so|and|but)\s+)?(?:(?:i|we) )?(?:still )?need (?:someone|somebody)"
     r" to \w)"
+    # "我车险7月25号到期，到时候要续保", "…，所以还得去趟银行": the speaker's to do, said after.
+    r"|[，,。；]\s*(?:(?:到时候|到期后?|回头|之后|然后|所以)(?:还)?(?:要|得(?![到了]))"
+    r"|(?:我(?:们)?)?(?:还得|得(?![到了])|必须))"
     # "…is due April 30, I still need the immunization record": what is still missing.
     r"|(?i:(?:^|[,;.—–]\s*(?:(?:so|and|but)\s+)?)(?:i|we) still need (?:the|a|an|my|our)\b)"
     # A deadline of the speaker's: "my thesis draft is due to Prof. Adeyemi Nov 4".

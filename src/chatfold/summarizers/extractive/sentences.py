@@ -397,8 +397,10 @@ _ASKS_WORD = re.compile(
     r"|(?i:^\s*(?:what|where|when|how|why|which|who|whose|is|are|am|do|does|did|can|could"
     r"|would|will|should|shall|have|has|any)\b)")
 _HEAD_CLAUSE = re.compile(r"^([^，,？?]+?)(?:，|, )(.+[？?])\s*$")
-# The user saying who or where they or theirs are: "我家闺女朵朵在实验二小", "我是3栋的业主".
-_OWN_FACT_ZH = re.compile(r"我(?:家|的|们家)?[^，。？]{0,6}?(?:叫|在|是|住在?|读|上)")
+# The user saying who or where they or theirs are: "我家闺女朵朵在实验二小", "我是3栋的业主";
+# or naming a thing of theirs by its measure word: "我那台比亚迪秦PLUS开了快三年了".
+_OWN_FACT_ZH = re.compile(r"我(?:家|的|们家)?[^，。？]{0,6}?(?:叫|在|是|住在?|读|上)"
+                          r"|我(?:家|们家)?(?:那|这)[台辆只条部套位]")
 
 
 def split_stated_question(sentences: list[str]) -> list[str]:

@@ -100,6 +100,7 @@ from .threads import (
     described_pick,
     did_for_user,
     fulfils,
+    implied_things,
     is_acceptance,
     labelled_pick,
     later_pick,
@@ -327,7 +328,7 @@ def _closed_tasks(
         """The one request the user's report ``j`` names most words of, None on a tie: a
         report of one thing sharing a word with two tasks closes neither by that word."""
         if j not in sole_of:
-            report = memo[rows[j].body]
+            report = memo[rows[j].body] | implied_things(rows[j].body)
             ranked = sorted(((names_thing(memo[rows[r].body], report), r) for r in requests
                              if r < j), reverse=True)
             best = ranked[0] if ranked and ranked[0][0] else None
@@ -366,6 +367,8 @@ def _closed_tasks(
                 continue  # advice on the user's own errand ("得赶紧把查重做了") does not do it
             wanted = own.union(*(w for d, w in lent if d < j)) if lent else own
             later = memo[rows[j].body] | attached.get(rows[j].msg, frozenset())
+            if rows[j].role == "user":
+                later |= implied_things(rows[j].body)
             # The very next message answering it ("帮我订票" → "订好了：G102次…") needs only
             # one word in common; a later one, two.
             # A carried question is answered by the reply this fold opens with, when the last
@@ -1225,7 +1228,9 @@ class ExtractiveSummarizer(BaseSummarizer):
             # Already held until done, and scored on how it opens ("I have to get Isla
             # into…"): what it is about comes after it.
             if context:
-                rows[j] = row._replace(body=_CONTEXT[lang].join([row.body, *context]))
+                # (A Chinese errand ends on its own full stop: "…要续保。今年想…", not "。。".)
+                body = row.body.rstrip("。") if lang == "zh" else row.body
+                rows[j] = row._replace(body=_CONTEXT[lang].join([body, *context]))
             return bool(about)
         lead, mark = (row.tag, _REMINDER_MARK[lang]) if reminder else (tag, "")
         body = " ".join(b for _, b in sorted([(j, row.body), *zip(about, context, strict=True)]))

@@ -319,6 +319,13 @@ def _stem(word: str) -> str:
     return word
 
 
+# The assistant saying it took something down: "记下了，…", "Noted: …", "Got it, I'll remember".
+_NOTED = re.compile(
+    r"\s*(?:好的?[，,]?\s*)?(?:记下了|记住了|记好了|已记下|已经记下|已记录)"
+    r"|(?i:\s*(?:ok(?:ay)?,?\s*|got it[,.!]?\s*)?(?:noted\b|i'll (?:remember|keep (?:that|it) in"
+    r" mind)|i've (?:noted|made a note)|making a note|note(?:d)? (?:that|it) down))")
+
+
 def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role: str,
             *, adjacent: bool = False, later_tokens: frozenset[str] | None = None,
             sole: bool = False) -> bool:
@@ -332,8 +339,8 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     :func:`names_thing`); then a user's report of it done needs only the one word it names
     the thing by ("我得去续签护照" … "新护照今天寄到了")."""
     if later_role == "assistant":
-        if _REFUSAL.search(later):
-            return False
+        if _REFUSAL.search(later) or _NOTED.match(later):
+            return False  # (noting an errand down does not do it: "记下了，车险7月25号到期")
         if adjacent and _TEXT_TASK.search(request) and not _PROMISE.search(later) \
                 and not later.rstrip().endswith(("?", "？")):
             return True  # a translation is its own answer, whatever its words
@@ -458,6 +465,23 @@ def report_adds(request_tokens: frozenset[str], report_tokens: frozenset[str]) -
     return report_tokens - request_tokens - _TIME_WORDS - _DONE_WORDS
 
 
+# A result that names its thing without the thing's word: "一周就出签了" is the visa
+# ("签证"), "钱到账了" the money sent or refunded.
+_IMPLIED_THING = (
+    (re.compile(r"[出下]签(?:了|啦)"), frozenset({"签证"})),
+    (re.compile(r"到账(?:了|啦)"), frozenset({"退款", "报销", "转账", "工资", "汇款"})),
+)
+
+
+def implied_things(report: str) -> frozenset[str]:
+    """The words of what ``report`` says came without naming it ("出签了" → 签证)."""
+    out: frozenset[str] = frozenset()
+    for pattern, words in _IMPLIED_THING:
+        if pattern.search(report):
+            out |= words
+    return out
+
+
 def names_thing(request_tokens: frozenset[str], report_tokens: frozenset[str]) -> int:
     """How many words a report shares with a task that name the thing itself: not a time, not
     the verb saying it is done (the two a report of anything may share with any task)."""
@@ -495,6 +519,11 @@ def request_parts(request: str, tokens: Callable[[str], frozenset[str]]) -> list
     before the request is done."""
     if not changes_world(request) or _AND.search(request) is None:
         return []
+    # What the asking sentences ask: "Just noticed my passport expires in February and we're
+    # going to Mexico in April. I need to renew it ASAP." asks one renewal, not a trip.
+    asking = [s for s in _SENTENCE_END.split(request) if changes_world(s)]
+    if asking:
+        request = " ".join(asking)
     # What is asked, not what is said of it after: "sign her permission slip, it's due Friday
     # and it's buried in her folder" asks one thing.
     request = _CONTEXT_TAIL.split(request, 1)[0]
@@ -503,6 +532,7 @@ def request_parts(request: str, tokens: Callable[[str], frozenset[str]]) -> list
     return parts if len(parts) >= 2 else []
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])")
 _CONTEXT_TAIL = re.compile(
     r"(?i:[,;—–]\s*(?:it's|it is|it was|that's|which|because|since|as|so|but|though|she's|he's"
     r"|they're|i think)\b)|[，；](?:因为|不过|但是|它|她|他)"
@@ -882,7 +912,7 @@ _USER_DONE = re.compile(
     r"|约(?:了|好了)[^，。！？]{0,8}?[点号]"
     # "个税申报完了", "水管工把水槽修好了", "新护照寄到了": done, said by its result.
     # ("再大一点就好了", "太好了" wish and cheer: nothing done.)
-    r"|(?![就太真最更还挺多])[\u4e00-\u9fff][完好]了|(?:寄|送|收)到了"
+    r"|(?![就太真最更还挺多])[\u4e00-\u9fff][完好]了|(?:寄|送|收)到了|[出下]签了"
     # "给我妈买的围巾她很喜欢": what was bought is spoken of, so it was bought; not what one
     # wants, plans or has yet to buy ("想买的", "打算订的", "还没买的").
     r"|(?<![要想得该没备算])(?:买|订)的"
@@ -1652,7 +1682,7 @@ _ASKS_OPTIONS = re.compile(
     r"|any (?:good )?(?:places|spots|ones|picks)|shortlist|find me|look(?:ing)? for"
     r"|search for)\b)"
     r"|推荐|哪(?:个|家|款|种|班|所|位)|选哪|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
-    r"|帮我(?:找|搜|查|看看)|找(?:一)?下|搜(?:一)?下"
+    r"|帮我(?:找|搜|看看)|找(?:一)?下|搜(?:一)?下"  # (not 帮我查: a look-up, "查下报错数")
 )
 # A later message that says it chose: "team voted for the Middle Eastern place", "Going with
 # the one I can fix myself", "We booked the second one", "最后定了第二家", "就订亚朵吧".
