@@ -4673,3 +4673,15 @@ def test_an_errand_noted_down_is_not_done() -> None:
                          "可以同时问三四家。")], language="zh")
     assert any("续保" in t for t in section(out, "待办")), out
     assert "。。" not in out, out
+
+
+def test_a_value_changed_twice_leaves_neither_old_one() -> None:
+    first = ask([user("My dad was just diagnosed with type 2 and started on Lantus, 18 units at "
+                      "bedtime. He's really nervous about the injections.")])
+    second = ask([user("update: his endo raised the Lantus to 22 units because his fasting "
+                       "sugars were still running around 180.")], previous=first)
+    assert "18 units" not in second and "22 units" in second, second
+    out = ask([user("scratch that, the higher dose was too much. he went low around 3am twice, "
+                    "so the endo settled on 20 units and wants him checking at 3am for a week")],
+              previous=second)
+    assert "20 units" in out and "22 units" not in out and "18 units" not in out, out

@@ -743,6 +743,16 @@ def supersede_changes(
                 _take_out_amount(old, amount)
             else:
                 _take_out(old, new.topic, was.values - new.values)
+            # An older statement that an earlier change was written into ("…Lantus, 22 units
+            # at bedtime", from 18 when the endo raised it) holds the value replaced now too.
+            carried = rewritten or _pair(was.values - said.values, said.values - was.values,
+                                         near_only=True)
+            if carried is not None:
+                for echo in items[:k]:
+                    if id(echo) not in emptied and _speaker_tag(echo) == tag \
+                            and carried[0] in (echo_shape := _Shape(echo.body)).values \
+                            and _same_thing(said, echo_shape, strict=False):
+                        _rewrite(echo, carried, it.body, True)
             if not old.body or (tool_line and not _is_tool_line(old.body)):
                 emptied.add(id(old))  # (a tool line's tail is no statement: "exit 0)")
             # A value the user took the trouble to revise is asked for again: it is worth what
@@ -877,7 +887,8 @@ def _change_clause(body: str) -> str | None:
 
 
 _ZH_CLAUSE = re.compile(r"[，,；;。！？!?]")
-_EN_CLAUSE = re.compile(r"[;!?]|,(?!\d{3})|\.(?:\s|$)|\s(?:and|but|so|then)\s")
+_EN_CLAUSE = re.compile(r"[;!?]|,(?!\d{3})|\.(?:\s|$)|:\s"
+                        r"|\s(?:and|but|so|then|because|since|although|though|while)\s")
 
 
 def _change_clause_en(body: str) -> str | None:
