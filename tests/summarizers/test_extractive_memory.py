@@ -4685,3 +4685,28 @@ def test_a_value_changed_twice_leaves_neither_old_one() -> None:
                     "so the endo settled on 20 units and wants him checking at 3am for a week")],
               previous=second)
     assert "20 units" in out and "22 units" not in out and "18 units" not in out, out
+
+
+def test_a_value_changed_twice_through_an_unnamed_clause_keeps_the_last() -> None:
+    first = ask([user("婚宴订了14桌。")], language="zh")
+    second = ask([user("双方家长又拉了一堆亲戚，加到17桌了，酒店说这个厅最多放20桌。")],
+                 previous=first, language="zh")
+    out = ask([user("后来我妈那边又加了两桌，最后定的是19桌，明天去交定金。")], previous=second,
+              language="zh")
+    assert "19桌" in out and "17桌" not in out and "14桌" not in out, out
+
+
+def test_what_a_friend_does_in_prose_is_no_choice_left_open() -> None:
+    out = ask([user("I have been stuck on writing new songs lately, any ideas?"),
+               assistant("If I'm having trouble coming up with ideas, I usually immerse myself "
+                         "in something I love, like concerts or my favorite albums. Doing that "
+                         "usually helps to jumpstart my inspiration. Maybe try taking a break "
+                         "from music and explore other things.")])
+    assert "choose" not in out, out
+
+
+def test_options_offered_with_an_or_before_a_question_are_a_choice() -> None:
+    out = ask([user("Need to get from Denver to Chicago on Friday morning, options?"),
+               assistant("You could take the 7:05 UA 455, the 9:30 DL 2046 or the 11:00 AA 100. "
+                         "Which works?")])
+    assert any("DL 2046" in t for t in section(out, "Open tasks")), out

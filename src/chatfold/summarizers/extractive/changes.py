@@ -671,6 +671,12 @@ def supersede_changes(
         # the speaker gave without a unit ("房租每个月6800").
         raised_to = _bare_rise(it.body) if not it.body.isascii() else ""
         tag = _speaker_tag(it)  # (an ask the assistant took on is the user's: "用户要求：…")
+
+        # Besides the change itself: "Node 18 快 EOL 了，统一升到 20.11.1 吧，.nvmrc、engines…",
+        # a clause of change naming nothing, of what its sentence names; "bump the pydantic pin
+        # to 2.7.4 and rerun the schema tests", the clause that changes, not what else is asked.
+        also = tuple(x for x in (named_by_whole, clause_said) if x is not None)
+        anyone = whole is not None and not new.topic
         for k in range(n - 1, -1, -1):
             old = items[k]
             if id(old) in emptied or _speaker_tag(old) != tag or _assistants(old) != theirs \
@@ -719,17 +725,8 @@ def supersede_changes(
                     amount := (new.units & was.units - _NOT_THING if not new.topic
                                else frozenset())):
                 continue
-            elif (not was.values - new.values or not new.values - was.values
-                    or not (_same_thing(new, was, strict=says == 1,
-                                        of_anyone=whole is not None and not new.topic)
-                            # "Node 18 快 EOL 了，统一升到 20.11.1 吧，.nvmrc、engines…": a clause
-                            # of change naming nothing, of what its sentence names.
-                            or (named_by_whole is not None
-                                and _same_thing(named_by_whole, was, strict=says == 1))
-                            # "bump the pydantic pin to 2.7.4 and rerun the schema tests":
-                            # the clause that changes, not what else the sentence asks.
-                            or (clause_said is not None
-                                and _same_thing(clause_said, was, strict=says == 1)))):
+            elif not was.values - new.values or not new.values - was.values \
+                    or not _speaks_of(was, new, says == 1, anyone, also):
                 continue  # no value replaced, or not the same thing
             elif rewritten := _put_value(old, was.values - new.values,
                                          new.values - was.values, it.body):
@@ -745,14 +742,14 @@ def supersede_changes(
                 _take_out(old, new.topic, was.values - new.values)
             # An older statement that an earlier change was written into ("…Lantus, 22 units
             # at bedtime", from 18 when the endo raised it) holds the value replaced now too.
-            carried = rewritten or _pair(was.values - said.values, said.values - was.values,
-                                         near_only=True)
-            if carried is not None:
-                for echo in items[:k]:
-                    if id(echo) not in emptied and _speaker_tag(echo) == tag \
-                            and carried[0] in (echo_shape := _Shape(echo.body)).values \
-                            and _same_thing(said, echo_shape, strict=False):
-                        _rewrite(echo, carried, it.body, True)
+            replaced = was.values - said.values
+            for echo in items[:k] if replaced else ():
+                if id(echo) in emptied or _speaker_tag(echo) != tag:
+                    continue
+                held = (echo_shape := _Shape(echo.body)).values & replaced
+                if held and _speaks_of(echo_shape, new, says == 1, anyone, also) \
+                        and (carried := _pair(held, said.values - echo_shape.values, True)):
+                    _rewrite(echo, carried, it.body, True)
             if not old.body or (tool_line and not _is_tool_line(old.body)):
                 emptied.add(id(old))  # (a tool line's tail is no statement: "exit 0)")
             # A value the user took the trouble to revise is asked for again: it is worth what
@@ -800,6 +797,13 @@ _PUT_RIGHT = re.compile(
     # What a value taken back left ("啊不对，打错了，是沪A7K329" keeps "是沪A7K329").
     r"|^是(?=[^，。！？]{2,})"
 )
+
+
+def _speaks_of(was: _Shape, new: _Shape, strict: bool, of_anyone: bool,
+               also: tuple[_Shape, ...]) -> bool:
+    """Whether a change (``new``, or a shape of it in ``also``) speaks of what ``was`` said."""
+    return _same_thing(new, was, strict, of_anyone=of_anyone) \
+        or any(_same_thing(x, was, strict) for x in also)
 
 
 def _near_miss(old: str, new: str) -> bool:

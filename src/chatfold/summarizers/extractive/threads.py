@@ -1338,6 +1338,13 @@ def _series(asked: list[str], least: int) -> list[str]:
     return []
 
 
+_INNER_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=[。！？])(?=.)")
+# A sentence that opens on the speaker's own condition says what they do, it lists no choice:
+# "If I'm having trouble coming up with ideas, I usually…".
+_CONDITION = re.compile(r"(?i:\s*(?:if|when|whenever|because|since)\s+(?:i|i'm|i've|we)\b)"
+                        r"|\s*(?:如果|要是|假如)我")
+
+
 def listed_options(asked: list[str]) -> list[str]:
     """The options of the assistant's last message, in the order it gave them: its enumerated
     items ("(1) Casa do Alfama…; (2) Baixa Tower…"), else its sentences after a listing's
@@ -1363,9 +1370,13 @@ def listed_options(asked: list[str]) -> list[str]:
     series = _series(asked, 2)
     if series:
         return series
-    if asked and _OR_OFFER.search(asked[-1]):
+    # The clauses of the last sentence that offers with an "or"; not one that opens on a
+    # condition ("If I'm having trouble coming up with ideas, I usually immerse myself in
+    # something I love, like concerts or my favorite albums." says what one does).
+    offering = [s for s in _INNER_END.split(asked[-1]) if _OR_OFFER.search(s)] if asked else []
+    if offering and not _CONDITION.match(offering[-1]):
         options = []
-        for clause in _split_outside_brackets(_OPTION_SPLIT, asked[-1]):
+        for clause in _split_outside_brackets(_OPTION_SPLIT, offering[-1]):
             intro = _LIST_INTRO.search(clause)
             option = (clause[intro.end():] if intro else clause).strip(" ?？。.!！")
             if option:
