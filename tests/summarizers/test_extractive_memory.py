@@ -4710,3 +4710,18 @@ def test_options_offered_with_an_or_before_a_question_are_a_choice() -> None:
                assistant("You could take the 7:05 UA 455, the 9:30 DL 2046 or the 11:00 AA 100. "
                          "Which works?")])
     assert any("DL 2046" in t for t in section(out, "Open tasks")), out
+
+
+@pytest.mark.parametrize(("question", "reply", "answered"), [
+    ("When are you leaving?", "Trying to build an actual budget.", False),
+    ("When are you leaving?", "Next Friday.", True),
+    ("How many people are coming?", "Not sure yet honestly.", False),
+    ("你们什么时候出发？", "下周五。", True),
+    ("你们什么时候出发？", "还在做预算。", False),
+])
+def test_a_fragment_answers_a_when_or_how_many_only_with_a_time_or_a_count(
+        question: str, reply: str, answered: bool) -> None:
+    lang = "en" if question.isascii() else "zh"
+    out = ask([user("Long week." if lang == "en" else "这周好累。"), assistant(question),
+               user(reply)], language=lang)
+    assert ((question + (" → " if lang == "en" else "→")) in out) is answered, out

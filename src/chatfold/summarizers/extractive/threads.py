@@ -702,7 +702,30 @@ def question_answered(asked: list[str], reply: str, *, more: bool = False) -> st
     if link is not None:
         question = question[link.end() :]
         question = question[:1].upper() + question[1:]
+    for asks, answers in _EXPECTED:
+        if asks.search(question) and not answers.search(reply):
+            return None  # "When are you leaving?" is not answered by "Trying to build a budget."
     return question
+
+
+# What a question of when or how many expects in a fragment that answers it.
+_WHEN_WORDS = (
+    r"today|tomorrow|tonight|yesterday|next|last|this|morning|afternoon|evening|night|noon"
+    r"|week|weekend|month|year|soon|later|ago|early|late|end|before|after|until|around|by"
+    r"|mon|tue|wed|thu|fri|sat|sun|jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec|spring"
+    r"|summer|fall|autumn|winter|now|never|whenever|once|twice"
+)
+_COUNT_WORDS = (
+    r"one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|dozen|hundred|thousand"
+    r"|few|couple|several|many|much|lots?|none|no|half|all|single|a|an|me|us|just|alone|solo"
+    r"|both|myself|only"
+)
+_EXPECTED = (
+    (re.compile(r"(?i:^(?:so,?\s+)?(?:when|what time)\b)|什么时候|几点|哪天"),
+     re.compile(rf"\d|(?i:\b(?:{_WHEN_WORDS})[a-z]*\b)|[今明昨后前上下这本周月年号点天晚早午]")),
+    (re.compile(r"(?i:^(?:so,?\s+)?how (?:many|much|old|long|far)\b)|多少|几个|多大|多久|多远"),
+     re.compile(rf"\d|(?i:\b(?:{_COUNT_WORDS})\b)|[一二两三四五六七八九十百千万半几]")),
+)
 
 
 # An acknowledgement that takes something on: said only of what the assistant will hold to.
