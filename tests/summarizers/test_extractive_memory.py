@@ -4725,3 +4725,20 @@ def test_a_fragment_answers_a_when_or_how_many_only_with_a_time_or_a_count(
     out = ask([user("Long week." if lang == "en" else "这周好累。"), assistant(question),
                user(reply)], language=lang)
     assert ((question + (" → " if lang == "en" else "→")) in out) is answered, out
+
+
+def test_a_request_for_later_is_no_standing_rule() -> None:
+    out = ask([user("parser 模块基本没测试，之后帮我补一下单测，重点覆盖那几个日期格式的分支。"
+                    "不急，等重构合进去再说"),
+               assistant("好，等重构合进去之后我来给 parser 补单测，"
+                         "重点覆盖日期格式解析的各个分支。")],
+              language="zh")
+    assert any("单测" in t for t in section(out, "待办")), out
+
+
+def test_a_promise_to_do_it_later_does_not_do_it() -> None:
+    out = ask([user("also at some point we need nightly backups of the grafana-data volume. all "
+                    "our dashboards live there. not urgent, later this week"),
+               assistant("Noted. When you're ready I'll set up a nightly snapshot for "
+                         "grafana-data, either a VolumeSnapshot CronJob or a Velero schedule.")])
+    assert any("grafana" in t for t in section(out, "Open tasks")), out

@@ -341,6 +341,11 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     if later_role == "assistant":
         if _REFUSAL.search(later) or _NOTED.match(later):
             return False  # (noting an errand down does not do it: "记下了，车险7月25号到期")
+        promised = _PROMISE.search(later)
+        done = _DONE.search(later) if promised is not None else None
+        if promised is not None and (done is None or 0 <= done.start() - promised.end() <= 2) \
+                and not (_REMIND.search(request) and _REMIND_SET.search(later)):
+            return False  # "When you're ready I'll set up a nightly snapshot": still to do
         if adjacent and _TEXT_TASK.search(request) and not _PROMISE.search(later) \
                 and not later.rstrip().endswith(("?", "？")):
             return True  # a translation is its own answer, whatever its words
@@ -740,7 +745,7 @@ _ACK_WEAK = re.compile(
 _FOR_GOOD_REPLY = re.compile(
     r"(?i:\b(?:going forward|from now on|from here on(?: out)?|moving forward|in (?:the )?future"
     r"|every time|each time|on anything|for anything|always|never)\b)"
-    r"|以后|之后|今后|往后|下次|统一|一律|每次|都用|都会|都按")
+    r"|以后|之后(?=都|一律|每次|统一|全)|今后|往后|下次|统一|一律|每次|都用|都会|都按")
 
 
 # The user's own words for a rule rather than an errand: "Any time we talk recipes…", "when
@@ -749,7 +754,8 @@ _STANDING_TERMS = re.compile(
     r"(?i:\b(?:any ?time|whenever|every time|each time|when you|anything you|everything you"
     r"|all (?:my|your|the) |always|never|from now on|going forward|in (?:the )?future|unless"
     r"|by default)\b)"
-    r"|以后|之后|今后|往后|每次|统一|一律|都用|都要|都写|所有|凡是|的时候|默认")
+    # ("之后帮我补一下单测" is later, once: not "之后都用中文回复".)
+    r"|以后|之后(?=都|一律|每次|统一|全)|今后|往后|每次|统一|一律|都用|都要|都写|所有|凡是|的时候|默认")
 
 
 def standing_terms(sentence: str) -> bool:
