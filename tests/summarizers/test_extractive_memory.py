@@ -4742,3 +4742,31 @@ def test_a_promise_to_do_it_later_does_not_do_it() -> None:
                assistant("Noted. When you're ready I'll set up a nightly snapshot for "
                          "grafana-data, either a VolumeSnapshot CronJob or a Velero schedule.")])
     assert any("grafana" in t for t in section(out, "Open tasks")), out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    ("My rent is $1,850 a month.", "Landlord says starting March it goes up to $1,975.",
+     "1,850", "1,975"),
+    ("我现在房租每个月3800。", "房东说明年开始涨到4200了，有点肉疼。", "3800", "4200"),
+    ("季度复盘报告5月20日交。", "老板说提前到5月15日，因为要先给VP过一遍。", "5月20日", "5月15日"),
+    ("孩子支气管炎，医生开了阿莫西林，每次4毫升，一天两次。",
+     "复诊了，医生说孩子体重长了，剂量调成每次6毫升，还是一天两次。", "4毫升", "6毫升"),
+])
+def test_a_change_someone_reports_is_the_users(old: str, new: str, gone: str,
+                                               kept: str) -> None:
+    lang = "en" if old.isascii() else "zh"
+    first = ask([user(old)], language=lang)
+    out = ask([user(new), assistant("OK." if lang == "en" else "好的。")], previous=first,
+              language=lang)
+    assert gone not in out and kept in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone"), [
+    ("我开的是一辆大众朗逸，白色的。", "上个月把朗逸卖了，换了辆比亚迪汉。", "白色"),
+    ("我们部门经理是老王，人挺好的。", "老王调走了，新来的经理姓赵。", "人挺好"),
+])
+def test_a_thing_sold_or_a_person_gone_ends_what_was_said_of_them(old: str, new: str,
+                                                                   gone: str) -> None:
+    first = ask([user(old)], language="zh")
+    out = ask([user(new)], previous=first, language="zh")
+    assert gone not in out and "- 用户：\n" not in out + "\n", out

@@ -179,7 +179,7 @@ _CUE_TOKENS = content_tokens(
     "oops sorry should 抱歉 不好意思 对不起 "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
     "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 "
-    "如今 目前 今年 最后 最终 后来 结果"
+    "如今 目前 今年 最后 最终 后来 结果 goes going ended final"
 )
 
 
@@ -402,13 +402,40 @@ def _whose(body: str) -> frozenset[str]:
     return _persons(body, frozenset(_WORD.findall(body.lower())))
 
 
+_REPORTERS_EN = (
+    _PERSON_TEXT + " landlord landlady owner agent realtor dentist vet clinic hospital office"
+    " school airline bank company hr team insurer insurance pharmacy pharmacist nurse coach"
+    " contractor plumber mechanic dealer dealership"
+)
+_REPORTED_KEYS = re.compile(r"(?i)\b(?:says|said|told|emailed|texted|called|mentioned|confirmed"
+                            r"|informed|let (?:me|us) know)\b")
+_REPORTED = re.compile(
+    r"(?i:\b(?:(?:my|the|our|his|her|their)\s+)?(?:" + "|".join(sorted(
+        set(_REPORTERS_EN.split()), key=len, reverse=True)) + r")s?\s+(?:just\s+)?"
+    r"(?:says|said|told (?:me|us)|emailed|texted|called|mentioned|confirmed|informed (?:me|us)"
+    r"|let (?:me|us) know)\b(?:\s+that)?)"
+    r"|(?:我(?:家)?)?(?:" + _PERSON_ZH.pattern + r"|房东|物业|中介|公司|学校|医院|客服|HR|人事"
+    r"|单位|银行|航空公司|4S店)(?:那边)?(?:刚)?(?:说|通知(?:我|说)?|告诉我)(?!明(?![年天早晚])|服|法)"
+)
+
+
 class _Shape:
     """What supersession compares of a statement: its values, the names among them, its topic
     and the units of its numbers."""
 
-    __slots__ = ("names", "of", "persons", "pronoun", "topic", "units", "values", "words")
+    __slots__ = ("names", "of", "persons", "pronoun", "reporters", "topic", "units", "values",
+                 "words")
 
     def __init__(self, body: str) -> None:
+        # Who reports a change is not whose it is: "Landlord says starting March it goes up to
+        # $1,975", "老板说提前到5月15日" change the user's rent and deadline.
+        self.reporters: frozenset[str] = frozenset()
+        if ("说" in body or "通知" in body or "告诉" in body) if not body.isascii() \
+                else _REPORTED_KEYS.search(body) is not None:
+            said_by = " ".join(m.group() for m in _REPORTED.finditer(body))
+            if said_by:
+                self.reporters = _whose(said_by)
+                body = _REPORTED.sub(" ", body)
         self.values, rest = _values(body)
         self.names = frozenset(v for v in self.values if v[:1].isalpha())
         self.topic = _topic(rest)
@@ -441,7 +468,10 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     "…，给改到11月20号了") changes what was said of anyone ("我爸约的是11月13号去复查").
     """
     named = (new.words & old.names) - new.values
-    if new.persons != old.persons and not named and not (of_anyone and not new.persons) \
+    # (Whoever reported either is left out: "医生开了…每次4毫升" / "医生说…调成每次6毫升".)
+    told = new.reporters | old.reporters
+    if new.persons - told != old.persons - told and not named \
+            and not (of_anyone and not new.persons) \
             and not (new.pronoun and not new.persons and old.persons):
         return False  # someone else's: "my brother's flight", "我老婆"
     if new.of and old.of and not new.of & old.of:
@@ -913,11 +943,16 @@ _BARE_NUMBER = re.compile(r"(?<![\d.:/-])\d{3,}(?:\.\d+)?(?![\d.:/%-])")
 _MEASURED = re.compile(r"\s?(?:[A-Za-z]|(?![元块])[\u4e00-\u9fff])")  # not money: "90平"
 
 
+_PARTICLES = frozenset("了啦吧呢啊的嘛")
+
+
 def _bare_rise(body: str) -> str:
     """The number a Chinese statement raises or cuts an amount to without naming its unit
     ("涨到七千三" → "7300"), else ""."""
     text = _arabic(body)
-    found = [m for m in _RISE_OR_CUT.finditer(text) if _UNIT.match(text, m.start(1)) is None]
+    # (A particle after it is no unit: "涨到4200了".)
+    found = [m for m in _RISE_OR_CUT.finditer(text)
+             if _UNIT.match(text, m.start(1)) is None or text[m.end(1):m.end(1) + 1] in _PARTICLES]
     return found[0].group(1) if len(found) == 1 else ""
 
 
@@ -984,6 +1019,9 @@ _ENDED = re.compile(
     r"|(?:don't|do not|doesn't|does not) \w+(?: \w+)? any ?more)\b)"
     # Where the speaker left: "我已经从阿里巴巴离职了".
     r"|从(?P<org>[\u4e00-\u9fffA-Za-z0-9]{2,10}?)(?:离职|辞职|退休|毕业|搬走|搬出来)"
+    # A thing of the speaker's sold, someone gone: "朗逸卖了，换了辆比亚迪汉", "老王调走了".
+    r"|(?P<sold>[\u4e00-\u9fffA-Za-z0-9]{2,8}?)(?:卖了|卖掉了|出掉了)"
+    r"|(?<![\u4e00-\u9fff])(?!我)(?P<gone>[\u4e00-\u9fff]{2,3}?)(?:调走了|离职了|辞职了|退休了)"
     r"|不再|卖了|辞职|离职|戒了|分手|不(?P<verb>[喝吃玩用住养开去做])(?P<obj>[\u4e00-\u9fff]{1,4}?)了"
 )
 
@@ -993,6 +1031,10 @@ def _any_of(named: frozenset[str]) -> re.Pattern[str]:
     alts = (rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w)
             for w in sorted(named))
     return re.compile("|".join(alts), re.I)
+
+
+# What comes before the thing sold: "我把那台朗逸卖了" sold "朗逸".
+_SOLD_LEAD = re.compile(r"^.*(?:把|那台|那辆|这台|这辆|那部|我的|之前的|原来的)")
 
 
 def end_states(items: list[_Item]) -> list[_Item]:
@@ -1007,7 +1049,8 @@ def end_states(items: list[_Item]) -> list[_Item]:
         if ended is None:
             continue
         left = (ended.group("state") or ended.group("was") or ended.group("org")
-                or ended.group("pred") or ended.group("pred2"))
+                or ended.group("pred") or ended.group("pred2") or ended.group("gone")
+                or _SOLD_LEAD.sub("", ended.group("sold") or ""))
         if ended.group("obj"):
             what = content_tokens(ended.group("verb") + ended.group("obj")) | {ended.group("obj")}
             named = frozenset(w for w in what if len(w) >= 2)
@@ -1026,11 +1069,11 @@ def end_states(items: list[_Item]) -> list[_Item]:
                 continue  # not said, or said of someone else ("my sister is vegetarian")
             parts = _CLAUSE_SPLIT.split(old.body)
             removed = {i // 2 for i in range(0, len(parts), 2) if names.search(parts[i])}
-            if len(removed) == (len(parts) + 1) // 2:
-                old.body = ""
+            old.body = "" if len(removed) == (len(parts) + 1) // 2 \
+                else _without_clauses(parts, removed, {})
+            if not content_tokens(old.body):
+                old.body = ""  # ("…一辆大众朗逸，白色的" without the car: nothing left to say)
                 emptied.add(id(old))
-            else:
-                old.body = _without_clauses(parts, removed, {})
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 

@@ -742,10 +742,12 @@ _ACK_STRONG = re.compile(
 _ACK_WEAK = re.compile(
     r"(?i)^(?:sure(?: thing)?|ok(?:ay)?|of course|absolutely|makes sense|sounds good|perfect"
     r"|好的?|行|没问题|可以|嗯)(?![a-z])[\s,.!:;，。！：]*")
+# "每次" is every time, not a dose: "剂量调成每次6毫升".
+_EACH_TIME = r"每次(?![\d一二两三四五六七八九十半])"
 _FOR_GOOD_REPLY = re.compile(
     r"(?i:\b(?:going forward|from now on|from here on(?: out)?|moving forward|in (?:the )?future"
     r"|every time|each time|on anything|for anything|always|never)\b)"
-    r"|以后|之后(?=都|一律|每次|统一|全)|今后|往后|下次|统一|一律|每次|都用|都会|都按")
+    r"|以后|之后(?=都|一律|每次|统一|全)|今后|往后|下次|统一|一律|都用|都会|都按|" + _EACH_TIME)
 
 
 # The user's own words for a rule rather than an errand: "Any time we talk recipes…", "when
@@ -755,7 +757,8 @@ _STANDING_TERMS = re.compile(
     r"|all (?:my|your|the) |always|never|from now on|going forward|in (?:the )?future|unless"
     r"|by default)\b)"
     # ("之后帮我补一下单测" is later, once: not "之后都用中文回复".)
-    r"|以后|之后(?=都|一律|每次|统一|全)|今后|往后|每次|统一|一律|都用|都要|都写|所有|凡是|的时候|默认")
+    r"|以后|之后(?=都|一律|每次|统一|全)|今后|往后|统一|一律|都用|都要|都写|所有|凡是|的时候|默认|"
+    + _EACH_TIME)
 
 
 def standing_terms(sentence: str) -> bool:
