@@ -4770,3 +4770,17 @@ def test_a_thing_sold_or_a_person_gone_ends_what_was_said_of_them(old: str, new:
     first = ask([user(old)], language="zh")
     out = ask([user(new)], previous=first, language="zh")
     assert gone not in out and "- 用户：\n" not in out + "\n", out
+
+
+def test_a_seat_put_right_by_its_letter() -> None:
+    first = ask([user("Checked in for my red-eye to Lisbon, I'm in seat 31C.")])
+    out = ask([user("wait, I misread the boarding pass, it's actually 31A. so window after all")],
+              previous=first)
+    assert "31C" not in out and "31A" in out, out
+
+
+def test_a_value_changed_twice_across_folds_keeps_only_the_last() -> None:
+    first = ask([user("今年开始存钱，目前攒了2.3万，想年底攒到6万，每个月得存多少？")], language="zh")
+    second = ask([user("发了季度奖，存款到3.6万了")], previous=first, language="zh")
+    out = ask([user("现在是4.2万，但下个月要交孩子学费。")], previous=second, language="zh")
+    assert "3.6万" not in out and "4.2万" in out, out

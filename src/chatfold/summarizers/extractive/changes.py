@@ -159,6 +159,7 @@ _VALUE = re.compile(
     r"|\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"  # a Chinese time: "下午 3 点半"
     r"|\d{1,2}[号日](?![楼线床房门口位车厅院栋])"  # a day of the month: "改25号了"
     r"|(?<![A-Za-z\d])\d+[A-Za-z]+\d[A-Za-z\d-]*"  # codes opening with a digit: 1Z999AA1012
+    r"|(?<![A-Za-z\d.,])\d{1,3}[A-HJ-Z](?![A-Za-z\d])"  # a seat, a unit, a gate: 31C, 7B, 12F
     r"|\d(?:[\d,.:/-]*\d)?(?:\s?(?:am|pm))?"  # numbers, times, dates (not the "." after)
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
@@ -713,6 +714,9 @@ def supersede_changes(
                     or _changes_fields(it.body, old.body):
                 continue  # (tool lines about one object change by field: supersede_tool_state)
             was = shape(k)
+            if it.replaces and not (new.units & was.units
+                                    and _speaks_of(was, new, True, anyone, also)):
+                continue  # (another carried statement: only one plainly of the same measure)
             tool_line = _is_tool_line(old.body)
             bare_old = _bare_amount(old.body, raised_to) if raised_to else ""
             said = whole or new
@@ -784,7 +788,8 @@ def supersede_changes(
                 emptied.add(id(old))  # (a tool line's tail is no statement: "exit 0)")
             # A value the user took the trouble to revise is asked for again: it is worth what
             # stating it was worth once more.
-            it.score = max(it.score, old.score) + (0.0 if theirs else _REVISED_WEIGHT)
+            it.score = max(it.score, old.score) + (
+                0.0 if theirs or it.replaces else _REVISED_WEIGHT)
             if rewritten:
                 # It now says all the change said of it: it ranks first, the change after it
                 # (kept when there is room, as a repeat of its value otherwise).
@@ -798,9 +803,12 @@ def supersede_changes(
                             _assistants(echo) or echo.section in (_DECISIONS, _TASKS)):
                         _rewrite(echo, rewritten, it.body, False)
             it.replaces = True
-            break
+            if old.msg >= 0:
+                break
+            # Statements carried in the summary keep no order among themselves: the change may
+            # be of another one too ("存款到3.6万了" after "攒了2.3万", both folds ago).
         else:
-            if theirs or not says:
+            if theirs or not says or it.replaces:
                 continue
             if says == 2 and _SWITCH.search(it.body) and not new.topic - {
                     w.lower() for w in _CAPITALISED.findall(it.body)} and _replace_the_only(
@@ -847,6 +855,8 @@ def _near_miss(old: str, new: str) -> bool:
         return old.split(".", 1)[1] == new.split(".", 1)[1] and "." in old.split(".", 1)[1]
     if len(old) == len(new) and sorted(old) == sorted(new):
         return True
+    if old[:-1] == new[:-1] and old[:-1].isdigit() and old[-1:].isalpha() and new[-1:].isalpha():
+        return True  # another letter of the same row or floor: seat "31C" put right as "31A"
     if abs(len(old) - len(new)) > 1 or min(len(old), len(new)) < 5:
         return False
     # Edit distance at most 2 (rows of the usual table; the words are short).
