@@ -4780,7 +4780,8 @@ def test_a_seat_put_right_by_its_letter() -> None:
 
 
 def test_a_value_changed_twice_across_folds_keeps_only_the_last() -> None:
-    first = ask([user("今年开始存钱，目前攒了2.3万，想年底攒到6万，每个月得存多少？")], language="zh")
+    first = ask([user("今年开始存钱，目前攒了2.3万，想年底攒到6万，每个月得存多少？")],
+                language="zh")
     second = ask([user("发了季度奖，存款到3.6万了")], previous=first, language="zh")
     out = ask([user("现在是4.2万，但下个月要交孩子学费。")], previous=second, language="zh")
     assert "3.6万" not in out and "4.2万" in out, out
