@@ -4785,3 +4785,18 @@ def test_a_value_changed_twice_across_folds_keeps_only_the_last() -> None:
     second = ask([user("发了季度奖，存款到3.6万了")], previous=first, language="zh")
     out = ask([user("现在是4.2万，但下个月要交孩子学费。")], previous=second, language="zh")
     assert "3.6万" not in out and "4.2万" in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    ("医生给我开了优甲乐，让我每天早上空腹吃两片。",
+     "今天复查甲功，指标降下来了，医生让我改成每天一片。", "两片", "一片"),
+    ("婚宴在酒店订了18桌。", "亲戚名单最后核完了，定下来是22桌，酒店说可以按实际开的桌数结算。",
+     "18桌", "22桌"),
+    ("孩子放学后的托管班一个月3800。",
+     "唉，托管班又涨价了，现在一个月4500了，我在想要不要让我妈过来帮忙接孩子。", "3800", "4500"),
+])
+def test_a_count_or_amount_that_now_holds_replaces_the_old(old: str, new: str, gone: str,
+                                                           kept: str) -> None:
+    first = ask([user(old)], language="zh")
+    out = ask([user(new), assistant("好的。")], previous=first, language="zh")
+    assert gone not in out and kept in out, out

@@ -102,6 +102,8 @@ _WEAK_CHANGE = re.compile(
     r"(?i:\b(?:now|these days|lately|nowadays|currently|down to(?= [$€£¥]?\d)"
     r"|new(?: [\w']+){1,2}? (?:is|are)|(?:just )?started)\b|\bnew(?: [\w']+){1,2}?:)"
     r"|现在|最近|如今|目前|这阵子|新[\u4e00-\u9fff]{1,4}?[是为]"
+    # A count settled: "定下来是22桌", "最终确定为30人", "敲定了".
+    r"|定下来(?:是|了)|(?:最终|最后)?确定(?:是|为|了)|敲定"
 )
 # "现在有三只猫了", "最近能睡8个小时了": a count followed by 了 is a new state, and with a word of
 # "current" it says the value changed.
@@ -120,7 +122,7 @@ _ZH_CUE = re.compile(
 _MAX_TOPIC = 8
 """A statement of change names the thing it changes; one with more content words than this
 tells a story ("the room was 902, dirty, noisy…") and changes nothing."""
-_ZH_MEASURES = "只条张本辆套件盆台部双杯次斤"  # what a Chinese count counts ("两只", "三辆")
+_ZH_MEASURES = "只条张本辆套件盆台部双杯次斤片粒颗勺袋瓶盒节"  # a Chinese count ("两只", "一片")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 _PHONE = re.compile(r"(?<![A-Za-z0-9])\+?\d[\d\s()-]{6,}\d")
 # A Chinese street address, the thing it is like an email: "朝阳区建国路88号", "中关村大街1号3号楼".
@@ -501,6 +503,8 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
             bool(units - _NOT_THING) or all(_in(w, pool) or w in _WHEN_VERBS for w in topic))
     if same_kind or (topic and 2 * shared >= len(topic)):
         return True
+    if shared >= 2 and _one_near_number(new.values, old.values):
+        return True  # "托管班又涨价了，现在一个月4500了" / "托管班一个月3800": one amount
     new_day, old_day = _when(new.values), _when(old.values)
     if new_day and old_day and new_day != old_day and new.values & old.values - old_day \
             and (not _hans(new.topic).isdisjoint(_hans(old.topic))
@@ -518,6 +522,13 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     if _same_code(new.values, old.values):
         return True  # "现在是 G1398" / "高铁是 G1372", "DL 2046" / "UA 1187": one code for another
     return bool(units) and (shared > 0 or not topic)
+
+
+def _one_near_number(new: frozenset[str], old: frozenset[str]) -> bool:
+    """Whether each gives one amount (not a date or a time) and the two are near."""
+    a = [v for v in new if _value_kind(v) == "number"]
+    b = [v for v in old if _value_kind(v) == "number"]
+    return len(a) == len(b) == 1 and a[0] != b[0] and _near_amount(a[0], b[0])
 
 
 def _with_topic(shape: _Shape, topic: frozenset[str]) -> _Shape:
@@ -841,7 +852,7 @@ def _speaks_of(was: _Shape, new: _Shape, strict: bool, of_anyone: bool,
                also: tuple[_Shape, ...]) -> bool:
     """Whether a change (``new``, or a shape of it in ``also``) speaks of what ``was`` said."""
     return _same_thing(new, was, strict, of_anyone=of_anyone) \
-        or any(_same_thing(x, was, strict) for x in also)
+        or any(_same_thing(x, was, strict, of_anyone=of_anyone) for x in also)
 
 
 def _near_miss(old: str, new: str) -> bool:
@@ -924,10 +935,14 @@ _NEGATED_VALUE = re.compile(r"(?i:\bnot [A-Z0-9][\w-]*)|不是[^，。！？,.!?
 
 def _change_clause(body: str) -> str | None:
     """The one clause of ``body`` that says a change and gives a value, else None."""
-    found = [c for c in _ZH_CLAUSE.split(body)
-             if _CHANGE.search(c) and (_DIGITS.search(c) or _DIGITS.search(_arabic(c))
+    clauses = _ZH_CLAUSE.split(body)
+    for cue in (_CHANGE, _WEAK_CHANGE):  # else what holds now: "现在一个月4500了", "定下来是22桌"
+        found = [c for c in clauses
+                 if cue.search(c) and (_DIGITS.search(c) or _DIGITS.search(_arabic(c))
                                        or _when(_values(c)[0]))]  # "推迟到下周一上午十点"
-    return found[0] if len(found) == 1 else None
+        if found:
+            return found[0] if len(found) == 1 else None
+    return None
 
 
 _ZH_CLAUSE = re.compile(r"[，,；;。！？!?]")
