@@ -4800,3 +4800,27 @@ def test_a_count_or_amount_that_now_holds_replaces_the_old(old: str, new: str, g
     first = ask([user(old)], language="zh")
     out = ask([user(new), assistant("好的。")], previous=first, language="zh")
     assert gone not in out and kept in out, out
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("钢琴老师说她那边调课了，以后改到周六15:20上，那上午空出来了，可以给孩子报个游泳吗？",
+     "15:20"),
+    ("之前那位阿姨家里有事回老家了，中介新介绍了一位蒋阿姨，今天第一天上工，要交代哪些事？",
+     "蒋阿姨"),
+])
+def test_what_is_told_before_a_chinese_question_stays(said: str, kept: str) -> None:
+    out = ask([user(said), assistant("好的。")], language="zh")
+    assert kept in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone"), [
+    ("我开的是卡罗拉双擎，快到6万公里了。", "车已经换了，现在开比亚迪海豹，纯电的。", "卡罗拉"),
+    ("我用的是中国移动58元套餐。", "已经携号转网到联通了，办了个39元的套餐，有100G通用流量。",
+     "中国移动"),
+    ("我住回龙观，每天坐13号线到西二旗上班。", "上周刚搬到望京，离地铁站走路十分钟。", "回龙观"),
+])
+def test_what_the_user_uses_or_where_they_live_now_replaces_the_old(old: str, new: str,
+                                                                    gone: str) -> None:
+    first = ask([user(old)], language="zh")
+    out = ask([user(new), assistant("好的。")], previous=first, language="zh")
+    assert gone not in out, out

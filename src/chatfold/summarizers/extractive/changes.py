@@ -53,7 +53,7 @@ from .threads import _stem, content_tokens
 _ZH_CHANGED = (
     "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
     "|宽限到|延后到|推到|挪到|砍到|压到|改(?=\\d)"
-    "|涨薪|加薪|降薪|涨工资|涨房租"
+    "|涨薪|加薪|降薪|涨工资|涨房租|转网到|转网了"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个|加到|减到|调整到"
     # "车票改签了", "堆直接给到 3584m", "预算现在只剩 19800 了"
     f"|改签|给到(?=\\s*[\\d{ZH_NUMERALS}])|只剩下?(?=\\s*[\\d{ZH_NUMERALS}])"
@@ -700,6 +700,15 @@ def supersede_changes(
             # Whose it is, the sentence says: "医生说孩子体重长了，剂量调成每次6毫升". (A clause
             # naming nothing, "给改到11月20号了", changes what was said of anyone.)
             new.persons = whole.persons
+        if not theirs and not it.body.isascii() and (
+                (verb := _NOW_USING_ZH.search(it.body)) is not None
+                or _SWITCH.search(it.body)) and _replace_the_only(
+                items, n, emptied, _HABIT_OF[verb.group("v")] if verb else _HABIT,
+                new.persons, shape, with_values=True,
+                sharing=None if verb else new.topic):
+            # "车已经换了，现在开比亚迪海豹" replaces "我开的是卡罗拉双擎"; "携号转网到联通了，
+            # 办了个39元的套餐" the one use that shares a word with it ("58元套餐").
+            continue
         if not new.values or len(new.topic) > _MAX_TOPIC:
             continue  # a long statement that mentions a change is a story, not an update
         # Asked of each older statement below, made once: the clause of change naming nothing,
@@ -998,7 +1007,8 @@ def _bare_amount(old: str, to: str) -> str:
 
 def _replace_the_only(items: list[_Item], n: int, emptied: set[int], kind: re.Pattern[str],
                       persons: frozenset[str], shape: Callable[[int], _Shape], *,
-                      with_values: bool = False, section: int | None = None) -> bool:
+                      with_values: bool = False, section: int | None = None,
+                      sharing: frozenset[str] | None = None) -> bool:
     """Let ``items[n]`` replace the one earlier statement of ``kind`` by its speaker, about
     the same people (and holding a value, ``with_values``); when several are of that kind,
     which one it changes is not said, and none is replaced."""
@@ -1006,7 +1016,8 @@ def _replace_the_only(items: list[_Item], n: int, emptied: set[int], kind: re.Pa
     found = [k for k in range(n) if id(items[k]) not in emptied and items[k].tag == it.tag
              and items[k].role != "assistant" and kind.search(items[k].body) is not None
              and (not with_values or bool(shape(k).values)) and shape(k).persons == persons
-             and (section is None or items[k].section == section)]
+             and (section is None or items[k].section == section)
+             and (sharing is None or bool(shape(k).topic & sharing))]
     if len(found) != 1:
         return False
     emptied.add(id(items[found[0]]))
@@ -1023,7 +1034,12 @@ _FAVOURITE = re.compile(r"(?i:\bfavou?rite\b|\blike (?:\w+ ){1,3}(?:the )?best\b
 _FAVOURITE_OF = re.compile(
     r"(?i:\bfavou?rite \w+(?: \w+)? (?:is|are)\b)|最(?:喜欢|爱)的[\u4e00-\u9fff]{1,5}?是")
 _CAPITALISED = re.compile(r"[A-Z][A-Za-z]+")  # a brand, a model: "换成Pixel 8" names "Pixel"
-_SWITCH = re.compile(r"(?i:\bswitch(?:ed)? (?:over )?to\b|\bchanged to\b)|换成|换了|改用|换到")
+_SWITCH = re.compile(r"(?i:\bswitch(?:ed)? (?:over )?to\b|\bchanged to\b)|换成|换了|改用|换到"
+                     r"|转网到|转到")
+# Using something else now, said by its verb: "现在开比亚迪海豹", "现在用的是华为".
+_NOW_USING_ZH = re.compile(r"(?:现在|如今|目前)(?:改|换)?(?:成)?(?:在)?(?P<v>开|用)(?:的是)?")
+_HABIT_OF = {"开": re.compile(r"我(?:们)?(?:现在)?开"),
+             "用": re.compile(r"我(?:们)?(?:现在)?(?:在)?用")}
 # What someone uses or has, which a bare switch replaces: "I use an iPhone 12", "我开的是思域".
 _HABIT = re.compile(r"(?i:\b(?:i|we) (?:use|drive|own|have|run|'m on|am on)\b)"
                     r"|我(?:们)?(?:现在)?(?:用的是|用|开的是|开|在用)")

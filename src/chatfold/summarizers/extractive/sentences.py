@@ -418,7 +418,12 @@ def split_stated_question(sentences: list[str]) -> list[str]:
             clauses = sentence.split("，")
             q = next((i for i, c in enumerate(clauses) if _ASKS_WORD.search(c)), 0)
             head = "，".join(clauses[:q])
-            if q > 1 and _OWN_FACT_ZH.search(head):
+            # So is a value or an event told first: "钢琴老师说她那边调课了，以后改到周六15:20上，
+            # …，可以给孩子报个游泳吗？", "之前那位阿姨回老家了，中介新介绍了一位蒋阿姨，…，要交代
+            # 哪些事？".
+            told = q > 1 and (_OWN_FACT_ZH.search(head) is not None
+                              or sum("了" in c for c in clauses[:q]) >= 2)
+            if told or (q >= 1 and _DIGIT.search(head) is not None):
                 out += [head + "。", "，".join(clauses[q:]).strip()]
                 continue
         if m is None or not _DIGIT.search(m.group(1)) or _ASKS_WORD.search(m.group(1)):

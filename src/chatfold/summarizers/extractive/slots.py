@@ -13,7 +13,8 @@ from .sentences import _HAS_WORD, _NON_WORD
 
 _ZH_STOP = r"[^，。,.!?！？；;]"
 _ATTR_ZH = re.compile(
-    rf"(?P<residence>住在(?!{_ZH_STOP}{{0,8}}(?:酒店|宾馆|民宿|旅馆|客栈))|搬到|搬去|搬家到|定居)"
+    rf"(?P<residence>住在(?!{_ZH_STOP}{{0,8}}(?:酒店|宾馆|民宿|旅馆|客栈))|搬到|搬去|搬家到|定居"
+    r"|(?<=我)住(?![院宿过了着在])(?=[\u4e00-\u9fff]{2}))"  # "我住回龙观"
     r"|(?P<budget>预算)|(?P<name>我叫|名叫|名字)|(?P<phone>电话|手机号?)|(?P<email>邮箱|电子邮件)"
     r"|(?P<address>地址)|(?P<job>职业|工作是|上班|就职|跳槽到|入职|任职|在职"
     # "我在腾讯做产品经理", "她在医院当护士": a role at a workplace.
