@@ -4824,3 +4824,19 @@ def test_what_the_user_uses_or_where_they_live_now_replaces_the_old(old: str, ne
     first = ask([user(old)], language="zh")
     out = ask([user(new), assistant("好的。")], previous=first, language="zh")
     assert gone not in out, out
+
+
+def test_a_balance_reached_replaces_the_last_one_not_the_goal() -> None:
+    first = ask([user("Emergency fund is at $5,150. Target is three months of expenses, "
+                      "about $9,000.")])
+    out = ask([user("Crossed $6,020 today. Should I move it to a high-yield account?")],
+              previous=first)
+    assert "5,150" not in out and "$9,000" in out and "6,020" in out, out
+
+
+def test_a_new_passphrase_replaces_the_old() -> None:
+    first = ask([user("Making a card for guests with our wifi info. Network is OakHollow, "
+                      "password maple-otter-42.")])
+    out = ask([user("The ISP tech reset the router so I set a new password: cedar-heron-77.")],
+              previous=first)
+    assert "maple-otter-42" not in out and "cedar-heron-77" in out, out

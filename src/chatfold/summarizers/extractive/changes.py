@@ -100,6 +100,9 @@ _CHANGE = re.compile(
 # thing: one whose topic holds every word of theirs.
 _WEAK_CHANGE = re.compile(
     r"(?i:\b(?:now|these days|lately|nowadays|currently|down to(?= [$€£¥]?\d)"
+    # A value reached ("Crossed $6,020 today"), a new one set ("set a new password, cedar-…").
+    r"|(?:crossed|hit|reached|passed|topped)(?= [$€£¥]?\d)"
+    r"|new [\w' -]{1,25}?[,:]? (?=[$€£¥]?[\w-]*\d)"
     r"|new(?: [\w']+){1,2}? (?:is|are)|(?:just )?started)\b|\bnew(?: [\w']+){1,2}?:)"
     r"|现在|最近|如今|目前|这阵子|新[\u4e00-\u9fff]{1,4}?[是为]"
     # A count settled: "定下来是22桌", "最终确定为30人", "敲定了".
@@ -162,6 +165,7 @@ _VALUE = re.compile(
     r"|\d{1,2}[号日](?![楼线床房门口位车厅院栋])"  # a day of the month: "改25号了"
     r"|(?<![A-Za-z\d])\d+[A-Za-z]+\d[A-Za-z\d-]*"  # codes opening with a digit: 1Z999AA1012
     r"|(?<![A-Za-z\d.,])\d{1,3}[A-HJ-Z](?![A-Za-z\d])"  # a seat, a unit, a gate: 31C, 7B, 12F
+    r"|(?<![\w-])[a-z]+(?:-[a-z]+)+-\d+(?![\w-])"  # a passphrase, a handle: maple-otter-42
     r"|\d(?:[\d,.:/-]*\d)?(?:\s?(?:am|pm))?"  # numbers, times, dates (not the "." after)
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
@@ -182,7 +186,7 @@ _CUE_TOKENS = content_tokens(
     "oops sorry should 抱歉 不好意思 对不起 "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
     "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 "
-    "如今 目前 今年 最后 最终 后来 结果 goes going ended final"
+    "如今 目前 今年 最后 最终 后来 结果 goes going ended final crossed reached topped"
 )
 
 
@@ -304,6 +308,7 @@ _CHANGE_KEYS = (
     "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "agreed",
     "settled", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
+    "cross", "hit ", "reach", "passed", "topped",
     "给到", "只剩",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
     "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子", "了",
@@ -524,6 +529,16 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     return bool(units) and (shared > 0 or not topic)
 
 
+def _close(new: frozenset[str], old: frozenset[str]) -> bool:
+    """Whether an amount of ``new`` is within a third of one of ``old`` (a balance that grew
+    from 5,150 to 6,020; not the 9,000 it is saved toward)."""
+    a = [float(m.group().replace(",", "")) for v in new if _value_kind(v) == "number"
+         and (m := _AMOUNT.search(v)) is not None]
+    b = [float(m.group().replace(",", "")) for v in old if _value_kind(v) == "number"
+         and (m := _AMOUNT.search(v)) is not None]
+    return any(0 < min(x, y) and max(x, y) <= 1.3 * min(x, y) for x in a for y in b)
+
+
 def _one_near_number(new: frozenset[str], old: frozenset[str]) -> bool:
     """Whether each gives one amount (not a date or a time) and the two are near."""
     a = [v for v in new if _value_kind(v) == "number"]
@@ -734,7 +749,7 @@ def supersede_changes(
                     or _changes_fields(it.body, old.body):
                 continue  # (tool lines about one object change by field: supersede_tool_state)
             was = shape(k)
-            if it.replaces and not (new.units & was.units
+            if it.replaces and not (new.units & was.units and _close(new.values, was.values)
                                     and _speaks_of(was, new, True, anyone, also)):
                 continue  # (another carried statement: only one plainly of the same measure)
             tool_line = _is_tool_line(old.body)
@@ -965,9 +980,18 @@ def _change_clause_en(body: str) -> str | None:
     clause, else None."""
     if not body.isascii():
         return None
-    clauses = [c for c in _EN_CLAUSE.split(body) if c and c.strip()]
-    found = [c for c in clauses if _CHANGE.search(c) and (_DIGITS.search(c) or _values(c)[0])]
-    return found[0] if len(clauses) > 1 and len(found) == 1 else None
+    clauses: list[str] = []
+    for c in _EN_CLAUSE.split(body):
+        if c and c.strip():
+            if clauses and " " not in c.strip(" .!") and _values(c)[0]:
+                clauses[-1] += " " + c  # a value alone goes with what it is the value of:
+                continue                # "I set a new password: cedar-heron-77"
+            clauses.append(c)
+    for cue in (_CHANGE, _WEAK_CHANGE):
+        found = [c for c in clauses if cue.search(c) and (_DIGITS.search(c) or _values(c)[0])]
+        if found:
+            return found[0] if len(clauses) > 1 and len(found) == 1 else None
+    return None
 
 
 # An amount raised or cut to a number said without its unit: "涨到七千三", "降到5200".
