@@ -536,7 +536,7 @@ def _close(new: frozenset[str], old: frozenset[str]) -> bool:
          and (m := _AMOUNT.search(v)) is not None]
     b = [float(m.group().replace(",", "")) for v in old if _value_kind(v) == "number"
          and (m := _AMOUNT.search(v)) is not None]
-    return any(0 < min(x, y) and max(x, y) <= 1.3 * min(x, y) for x in a for y in b)
+    return any(min(x, y) > 0 and max(x, y) <= 1.3 * min(x, y) for x in a for y in b)
 
 
 def _one_near_number(new: frozenset[str], old: frozenset[str]) -> bool:
