@@ -4840,3 +4840,10 @@ def test_a_new_passphrase_replaces_the_old() -> None:
     out = ask([user("The ISP tech reset the router so I set a new password: cedar-heron-77.")],
               previous=first)
     assert "maple-otter-42" not in out and "cedar-heron-77" in out, out
+
+
+def test_a_value_told_before_an_english_question_stays() -> None:
+    out = ask([user("Had my follow-up, the nurse said today's reading was 129/84, so I guess "
+                    "the amlodipine is working?"),
+               assistant("That's a real improvement; keep taking it as prescribed.")])
+    assert "129/84" in out, out

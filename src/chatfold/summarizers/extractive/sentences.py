@@ -403,6 +403,10 @@ _OWN_FACT_ZH = re.compile(r"我(?:家|的|们家)?[^，。？]{0,6}?(?:叫|在|�
                           r"|我(?:家|们家)?(?:那|这)[台辆只条部套位]")
 
 
+_TOLD_THEN_ASKED_EN = re.compile(
+    r"^([^?]*\d[^?]*?),\s+((?:so|but|and|which)\b[^,]*\?)\s*$", re.I)
+
+
 def split_stated_question(sentences: list[str]) -> list[str]:
     """``sentences`` with a value stated before a Chinese question split from it: "顺丰月结卡号
     7550128833，寄件的时候直接报这个就行了吧？" states the number, then asks; the number is no
@@ -426,6 +430,12 @@ def split_stated_question(sentences: list[str]) -> list[str]:
             if told or (q >= 1 and _DIGIT.search(head) is not None):
                 out += [head + "。", "，".join(clauses[q:]).strip()]
                 continue
+        stated = _TOLD_THEN_ASKED_EN.match(sentence) if sentence.isascii() else None
+        if stated is not None and not _ASKS_WORD.search(stated.group(1)):
+            # "Had my follow-up, today's reading was 129/84, so I guess the amlodipine is
+            # working?": a value told, then a question about it.
+            out += [stated.group(1).strip() + ".", stated.group(2).strip()]
+            continue
         if m is None or not _DIGIT.search(m.group(1)) or _ASKS_WORD.search(m.group(1)):
             # (Only Chinese asks without its mark: an English sentence is not scanned.)
             asked = None if sentence.isascii() else _UNMARKED_ASK.match(sentence)
