@@ -4847,3 +4847,23 @@ def test_a_value_told_before_an_english_question_stays() -> None:
                     "the amlodipine is working?"),
                assistant("That's a real improvement; keep taking it as prescribed.")])
     assert "129/84" in out, out
+
+
+def test_a_tool_report_of_a_change_puts_its_time_into_what_named_the_object() -> None:
+    book = {"id": "c1", "type": "function", "function": {
+        "name": "book_table", "arguments": '{"restaurant": "Osteria Brava", "time": "19:15"}'}}
+    first = ask([user("Book Osteria Brava for Saturday, 4 people, 7:15pm."),
+                 {"role": "assistant", "content": "", "tool_calls": [book]},
+                 {"role": "tool", "tool_call_id": "c1",
+                  "content": "Reservation confirmed: Osteria Brava, Sat, party of 4, 7:15 PM. "
+                             "Ref OB-3390."},
+                 assistant("You're booked at Osteria Brava on Saturday at 7:15 for four, "
+                           "ref OB-3390.")])
+    move = {"id": "c2", "type": "function", "function": {
+        "name": "modify_reservation", "arguments": '{"ref": "OB-3390", "time": "20:30"}'}}
+    out = ask([user("our babysitter can't get there until later, can you push it to 8:30?"),
+               {"role": "assistant", "content": "", "tool_calls": [move]},
+               {"role": "tool", "tool_call_id": "c2",
+                "content": "Reservation OB-3390 updated: Sat, party of 4, 8:30 PM."},
+               assistant("Done, Saturday at 8:30 now, same reference number.")], previous=first)
+    assert "7:15" not in out and "8:30" in out, out

@@ -1505,3 +1505,36 @@ def _without_spans(body: str, spans: list[tuple[int, int]]) -> str:
             b += 2
         body = body[:a] + body[b:]
     return body.replace("() →", "(…) →").rstrip(" →")
+
+
+# A tool's report that it changed something: "Reservation OB-3390 updated: …", "改签成功：…".
+_UPDATED = re.compile(r"(?i:\b(?:updated|changed|rescheduled|moved|modified|rebooked)\b)"
+                      r"|已更新|已修改|已改|改签成功|修改成功|更新成功|已调整")
+_CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{3,}")
+
+
+def tool_updates(items: list[_Item]) -> None:
+    """A tool's report that it changed an object ("Tool modify_reservation(ref=OB-3390, …) →
+    Reservation OB-3390 updated: Sat, party of 4, 8:30 PM.") puts its new time into the older
+    statements that name the same object by its code ("You're booked at Osteria Brava on
+    Saturday at 7:15 for four, ref OB-3390."), when each gives one time of its own."""
+    for it in items:
+        if not _is_tool_line(it.body) or " → " not in it.body:
+            continue
+        result = it.body.split(" → ", 1)[1]
+        if not _UPDATED.search(result):
+            continue
+        codes = {c.lower() for c in _CODE.findall(result)}
+        new = _CLOCK.findall(result)
+        if not codes or len(new) != 1:
+            continue
+        for old in items:
+            if old is it or old.order > it.order or _is_tool_line(old.body) \
+                    or not any(c in old.body.lower() for c in codes):
+                continue
+            stale = _CLOCK.findall(old.body)
+            if len(stale) == 1 and stale[0] != new[0]:
+                old.body = old.body.replace(stale[0], new[0], 1)
+
+
+_CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?:\s?[AaPp]\.?[Mm]\.?)?(?![\d:])")
