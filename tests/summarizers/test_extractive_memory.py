@@ -4867,3 +4867,16 @@ def test_a_tool_report_of_a_change_puts_its_time_into_what_named_the_object() ->
                 "content": "Reservation OB-3390 updated: Sat, party of 4, 8:30 PM."},
                assistant("Done, Saturday at 8:30 now, same reference number.")], previous=first)
     assert "7:15" not in out and "8:30" in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    ("I'm at 183.4 lb this morning and the goal is 170 by August.",
+     "Weigh-in this morning ended up at 176.8, more than I expected honestly.", "183.4", "176.8"),
+    ("开始减肥了，今天早上称了一下71.6公斤，身高172，目标先减到68。", "坚持一个月了，今天69.8",
+     "71.6", "69.8"),
+])
+def test_todays_reading_replaces_the_last_one(old: str, new: str, gone: str, kept: str) -> None:
+    lang = "en" if old.isascii() else "zh"
+    first = ask([user(old)], language=lang)
+    out = ask([user(new)], previous=first, language=lang)
+    assert gone not in out and kept in out, out

@@ -102,9 +102,11 @@ _WEAK_CHANGE = re.compile(
     r"(?i:\b(?:now|these days|lately|nowadays|currently|down to(?= [$€£¥]?\d)"
     # A value reached ("Crossed $6,020 today"), a new one set ("set a new password, cedar-…").
     r"|(?:crossed|hit|reached|passed|topped)(?= [$€£¥]?\d)"
+    # Today's reading: "scale said 180.1 today", "今天69.8", "今天称出来67.5".
+    r"|(?<=\d) today\b|\btoday(?:'s)? (?:reading|weigh-in|weight|temp(?:erature)?)\b"
     r"|new [\w' -]{1,25}?[,:]? (?=[$€£¥]?[\w-]*\d)"
     r"|new(?: [\w']+){1,2}? (?:is|are)|(?:just )?started)\b|\bnew(?: [\w']+){1,2}?:)"
-    r"|现在|最近|如今|目前|这阵子|新[\u4e00-\u9fff]{1,4}?[是为]"
+    r"|现在|最近|如今|目前|这阵子|新[\u4e00-\u9fff]{1,4}?[是为]|今天[^，。！？\d]{0,4}?(?=\d)"
     # A count settled: "定下来是22桌", "最终确定为30人", "敲定了".
     r"|定下来(?:是|了)|(?:最终|最后)?确定(?:是|为|了)|敲定"
 )
@@ -526,7 +528,21 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
         return True  # "they changed it to 4:05": a time moved, naming nothing, is the latest one
     if _same_code(new.values, old.values):
         return True  # "现在是 G1398" / "高铁是 G1372", "DL 2046" / "UA 1187": one code for another
+    if len(topic) <= 3 and _same_reading(new.values, old.values):
+        return True  # "今天69.8" / "今天早上称了一下71.6公斤": one reading for another
     return bool(units) and (shared > 0 or not topic)
+
+
+_READING = re.compile(r"\d{1,3}\.\d")
+
+
+def _same_reading(new: frozenset[str], old: frozenset[str]) -> bool:
+    """Whether each gives one reading with one decimal (a weight, a temperature) and the two
+    are within a sixth of each other: "scale said 180.1" after "weighed in at 183.4 lb"."""
+    a = [v for v in new if _READING.fullmatch(v)]
+    b = [v for v in old if _READING.fullmatch(v)]
+    return len(a) == len(b) == 1 and a != b \
+        and max(float(a[0]), float(b[0])) <= 1.17 * min(float(a[0]), float(b[0]))
 
 
 def _close(new: frozenset[str], old: frozenset[str]) -> bool:
@@ -749,7 +765,8 @@ def supersede_changes(
                     or _changes_fields(it.body, old.body):
                 continue  # (tool lines about one object change by field: supersede_tool_state)
             was = shape(k)
-            if it.replaces and not (new.units & was.units and _close(new.values, was.values)
+            if it.replaces and not (((new.units & was.units and _close(new.values, was.values))
+                                     or _same_reading(new.values, was.values))
                                     and _speaks_of(was, new, True, anyone, also)):
                 continue  # (another carried statement: only one plainly of the same measure)
             tool_line = _is_tool_line(old.body)
@@ -784,7 +801,8 @@ def supersede_changes(
                 _drop_clauses(old, parts, {i // 2 for i in range(0, len(parts), 2)
                                            if bare_old in _arabic(parts[i])})
             elif whole is not None and not any(_in(w, was.topic) for w in whole.topic) \
-                    and not _same_code(new.values, was.values) and not (
+                    and not _same_code(new.values, was.values) \
+                    and not _same_reading(new.values, was.values) and not (
                     # "…那天被订了，改到10月6号了，…": a day moved, naming nothing else, moves
                     # the latest day the speaker gave ("婚礼定在10月3号").
                     not new.topic and new.values and _timed(new.values) == new.values
@@ -1310,6 +1328,9 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
         olds = [v for v in stale if _value_kind(v) == kind]
         if len(olds) > 1 and kind == "number":
             olds = [v for v in olds if _near_amount(v, new)]
+            if len(olds) > 1 and _READING.fullmatch(new):
+                # "71.6公斤，身高172，目标先减到68" … "今天69.8": the reading, not the goal
+                olds = [v for v in olds if _READING.fullmatch(v)]
         return (olds[0], new) if len(olds) == 1 else None
     if not near_only:
         return None
