@@ -1531,7 +1531,7 @@ def _without_spans(body: str, spans: list[tuple[int, int]]) -> str:
 # A tool's report that it changed something: "Reservation OB-3390 updated: …", "改签成功：…".
 _UPDATED = re.compile(r"(?i:\b(?:updated|changed|rescheduled|moved|modified|rebooked)\b)"
                       r"|已更新|已修改|已改|改签成功|修改成功|更新成功|已调整")
-_CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{3,}")
+_OBJECT_CODE = re.compile(r"(?<![\w-])(?=[\w-]*\d)(?=[\w-]*[A-Za-z])[A-Za-z0-9][\w-]{3,}")
 
 
 def tool_updates(items: list[_Item]) -> None:
@@ -1545,7 +1545,7 @@ def tool_updates(items: list[_Item]) -> None:
         result = it.body.split(" → ", 1)[1]
         if not _UPDATED.search(result):
             continue
-        codes = {c.lower() for c in _CODE.findall(result)}
+        codes = {c.lower() for c in _OBJECT_CODE.findall(result)}
         new = _CLOCK.findall(result)
         if not codes or len(new) != 1:
             continue
