@@ -4880,3 +4880,19 @@ def test_todays_reading_replaces_the_last_one(old: str, new: str, gone: str, kep
     first = ask([user(old)], language=lang)
     out = ask([user(new)], previous=first, language=lang)
     assert gone not in out and kept in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    ("My flight to Denver is UA 1187 on Friday.",
+     "They put me on UA 1423 instead after the cancellation.", "1187", "1423"),
+    ("I'm paying $89 a month for internet with Comcast.",
+     "Negotiated the internet bill down to $65 a month.", "$89", "$65"),
+    ("My daughter's soccer practice is Tuesdays at 5.",
+     "Soccer practice is Thursdays at 5 now, the coach changed it.", "Tuesdays", "Thursdays"),
+    ("The contractor quoted $12,400 for the deck.",
+     "Contractor revised the deck quote to $13,900 after seeing the slope.", "12,400", "13,900"),
+])
+def test_more_ways_a_value_changes(old: str, new: str, gone: str, kept: str) -> None:
+    first = ask([user(old)])
+    out = ask([user(new), assistant("OK.")], previous=first)
+    assert gone not in out and kept in out, out

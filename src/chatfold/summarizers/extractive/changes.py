@@ -65,7 +65,7 @@ _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|�
 _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
     r"|(?:is|are|was|were|'re|'s|'m) now|now (?:is|are)|from now on|postponed|rescheduled"
-    r"|delayed|renewed|re-?book(?:ed)?|put (?:me|him|her|us|them) on"
+    r"|delayed|renewed|re-?book(?:ed)?|put (?:me|him|her|us|them) on|revised|negotiated"
     # A correction: "I meant…", "Correction: …", "not Saturday but Sunday", "should be…".
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said|my bad|wrong one"
     # Taken back for a new value: "Scratch that, …", "Actually make that 15 people".
@@ -170,6 +170,7 @@ _VALUE = re.compile(
     r"|(?<![\w-])[a-z]+(?:-[a-z]+)+-\d+(?![\w-])"  # a passphrase, a handle: maple-otter-42
     r"|\d(?:[\d,.:/-]*\d)?(?:\s?(?:am|pm))?"  # numbers, times, dates (not the "." after)
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
+    r"|(?<![A-Za-z])[A-Z]{2}\s\d{2,4}(?![\d,.:])"  # a flight written apart: UA 1187, DL 2046
     r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
@@ -310,7 +311,7 @@ _CHANGE_KEYS = (
     "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "agreed",
     "settled", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
-    "cross", "hit ", "reach", "passed", "topped",
+    "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat",
     "给到", "只剩",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
     "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子", "了",
@@ -433,8 +434,8 @@ class _Shape:
     """What supersession compares of a statement: its values, the names among them, its topic
     and the units of its numbers."""
 
-    __slots__ = ("names", "of", "persons", "pronoun", "reporters", "topic", "units", "values",
-                 "words")
+    __slots__ = ("names", "of", "own", "persons", "pronoun", "reporters", "topic", "units",
+                 "values", "words")
 
     def __init__(self, body: str) -> None:
         # Who reports a change is not whose it is: "Landlord says starting March it goes up to
@@ -453,6 +454,7 @@ class _Shape:
         # Every Latin word, short ones too: a name opening a sentence is no value ("Mia …").
         self.words = frozenset(_WORD.findall(body.lower()))
         self.persons = _persons(body, self.words)
+        self.own = "我" in body or bool(self.words & _FIRST_PERSON)  # the speaker's, said so
         # Someone named by a pronoun: "她生日不是5月3号" may be "我老婆" of before.
         self.pronoun = _THIRD_PERSON.search(body) is not None
         # What it is "for" or "of": "the budget for food" is not "the budget for the hotel".
@@ -461,6 +463,7 @@ class _Shape:
 
 
 _DIGITS = re.compile(r"\d")
+_FIRST_PERSON = frozenset(("i", "my", "me", "mine", "we", "our", "us"))
 _THIRD_PERSON = re.compile(r"(?i:\b(?:he|she|his|her|him|they|their)\b)|[他她]")
 _ID_NUMBER = re.compile(r"(?!(?:19|20)\d\d$)\d{3,}|[a-z]+\d[\w-]*")
 _WORD = re.compile(r"[a-z]+")
@@ -480,7 +483,11 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     named = (new.words & old.names) - new.values
     # (Whoever reported either is left out: "医生开了…每次4毫升" / "医生说…调成每次6毫升".)
     told = new.reporters | old.reporters
-    if new.persons - told != old.persons - told and not named \
+    # A thing named again by two words without whose it is ("Soccer practice is Thursdays at 5
+    # now" / "My daughter's soccer practice is Tuesdays at 5") is the one said before.
+    renamed = not new.persons and not new.own and not new.pronoun \
+        and sum(1 for w in new.topic if _in(w, old.topic)) >= 2
+    if new.persons - told != old.persons - told and not named and not renamed \
             and not (of_anyone and not new.persons) \
             and not (new.pronoun and not new.persons and old.persons):
         return False  # someone else's: "my brother's flight", "我老婆"
