@@ -4744,6 +4744,16 @@ def test_a_promise_to_do_it_later_does_not_do_it() -> None:
     assert any("grafana" in t for t in section(out, "Open tasks")), out
 
 
+def _assert_replaced(old: str, new: str, gone: str, kept: str) -> None:
+    """``new``, said a fold after ``old`` (the assistant acknowledging it), leaves ``kept`` in
+    the summary and ``gone`` out of it."""
+    lang = "en" if old.isascii() else "zh"
+    first = ask([user(old)], language=lang)
+    out = ask([user(new), assistant("OK." if lang == "en" else "好的。")], previous=first,
+              language=lang)
+    assert gone not in out and kept in out, out
+
+
 @pytest.mark.parametrize(("old", "new", "gone", "kept"), [
     ("My rent is $1,850 a month.", "Landlord says starting March it goes up to $1,975.",
      "1,850", "1,975"),
@@ -4754,11 +4764,7 @@ def test_a_promise_to_do_it_later_does_not_do_it() -> None:
 ])
 def test_a_change_someone_reports_is_the_users(old: str, new: str, gone: str,
                                                kept: str) -> None:
-    lang = "en" if old.isascii() else "zh"
-    first = ask([user(old)], language=lang)
-    out = ask([user(new), assistant("OK." if lang == "en" else "好的。")], previous=first,
-              language=lang)
-    assert gone not in out and kept in out, out
+    _assert_replaced(old, new, gone, kept)
 
 
 @pytest.mark.parametrize(("old", "new", "gone"), [
@@ -4797,9 +4803,7 @@ def test_a_value_changed_twice_across_folds_keeps_only_the_last() -> None:
 ])
 def test_a_count_or_amount_that_now_holds_replaces_the_old(old: str, new: str, gone: str,
                                                            kept: str) -> None:
-    first = ask([user(old)], language="zh")
-    out = ask([user(new), assistant("好的。")], previous=first, language="zh")
-    assert gone not in out and kept in out, out
+    _assert_replaced(old, new, gone, kept)
 
 
 @pytest.mark.parametrize(("said", "kept"), [
@@ -4876,10 +4880,7 @@ def test_a_tool_report_of_a_change_puts_its_time_into_what_named_the_object() ->
      "71.6", "69.8"),
 ])
 def test_todays_reading_replaces_the_last_one(old: str, new: str, gone: str, kept: str) -> None:
-    lang = "en" if old.isascii() else "zh"
-    first = ask([user(old)], language=lang)
-    out = ask([user(new)], previous=first, language=lang)
-    assert gone not in out and kept in out, out
+    _assert_replaced(old, new, gone, kept)
 
 
 @pytest.mark.parametrize(("old", "new", "gone", "kept"), [
@@ -4893,6 +4894,4 @@ def test_todays_reading_replaces_the_last_one(old: str, new: str, gone: str, kep
      "Contractor revised the deck quote to $13,900 after seeing the slope.", "12,400", "13,900"),
 ])
 def test_more_ways_a_value_changes(old: str, new: str, gone: str, kept: str) -> None:
-    first = ask([user(old)])
-    out = ask([user(new), assistant("OK.")], previous=first)
-    assert gone not in out and kept in out, out
+    _assert_replaced(old, new, gone, kept)
