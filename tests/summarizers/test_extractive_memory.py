@@ -4892,6 +4892,11 @@ def test_todays_reading_replaces_the_last_one(old: str, new: str, gone: str, kep
      "Soccer practice is Thursdays at 5 now, the coach changed it.", "Tuesdays", "Thursdays"),
     ("The contractor quoted $12,400 for the deck.",
      "Contractor revised the deck quote to $13,900 after seeing the slope.", "12,400", "13,900"),
+    ("Our database is Postgres 13.", "We upgraded the database to Postgres 16 last weekend.",
+     "Postgres 13", "Postgres 16"),
+    ("We budgeted $2,500 for the trip to Portugal.",
+     "We're bumping the Portugal budget to $3,100 since flights went up.", "2,500", "3,100"),
+    ("我牙医预约在3月4号上午10点。", "诊所打电话说改到3月6号了，时间不变。", "3月4号", "3月6号"),
 ])
 def test_more_ways_a_value_changes(old: str, new: str, gone: str, kept: str) -> None:
     _assert_replaced(old, new, gone, kept)

@@ -66,6 +66,7 @@ _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
     r"|(?:is|are|was|were|'re|'s|'m) now|now (?:is|are)|from now on|postponed|rescheduled"
     r"|delayed|renewed|re-?book(?:ed)?|put (?:me|him|her|us|them) on|revised|negotiated"
+    r"|upgraded|downgraded|bump(?:ing|s)? (?:[\w']+ ){0,4}?(?:up |down )?to"
     # A correction: "I meant…", "Correction: …", "not Saturday but Sunday", "should be…".
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said|my bad|wrong one"
     # Taken back for a new value: "Scratch that, …", "Actually make that 15 people".
@@ -190,6 +191,7 @@ _CUE_TOKENS = content_tokens(
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
     "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 "
     "如今 目前 今年 最后 最终 后来 结果 goes going ended final crossed reached topped"
+    " upgraded upgrade downgraded weekend bumping revised negotiated"
 )
 
 
@@ -311,7 +313,7 @@ _CHANGE_KEYS = (
     "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "agreed",
     "settled", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
-    "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat",
+    "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat", "upgrad", "downgrad",
     "给到", "只剩",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
     "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子", "了",
@@ -426,7 +428,8 @@ _REPORTED = re.compile(
     r"(?:says|said|told (?:me|us)|emailed|texted|called|mentioned|confirmed|informed (?:me|us)"
     r"|let (?:me|us) know)\b(?:\s+that)?)"
     r"|(?:我(?:家)?)?(?:" + _PERSON_ZH.pattern + r"|房东|物业|中介|公司|学校|医院|客服|HR|人事"
-    r"|单位|银行|航空公司|4S店)(?:那边)?(?:刚)?(?:说|通知(?:我|说)?|告诉我)(?!明(?![年天早晚])|服|法)"
+    r"|单位|银行|航空公司|4S店|诊所|门诊|前台|驾校|快递|物流)(?:那边)?(?:刚)?"
+    r"(?:打电话(?:来)?说|发(?:消息|短信|邮件)说|说|通知(?:我|说)?|告诉我)(?!明(?![年天早晚])|服|法)"
 )
 
 
