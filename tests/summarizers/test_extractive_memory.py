@@ -4769,12 +4769,15 @@ def test_a_change_someone_reports_is_the_users(old: str, new: str, gone: str,
 
 @pytest.mark.parametrize(("old", "new", "gone"), [
     ("我开的是一辆大众朗逸，白色的。", "上个月把朗逸卖了，换了辆比亚迪汉。", "白色"),
+    ("My gym membership is $45 a month at Planet Fitness.",
+     "Cancelled Planet Fitness, I'm at Crunch now for $30.", "$45"),
     ("我们部门经理是老王，人挺好的。", "老王调走了，新来的经理姓赵。", "人挺好"),
 ])
 def test_a_thing_sold_or_a_person_gone_ends_what_was_said_of_them(old: str, new: str,
                                                                    gone: str) -> None:
-    first = ask([user(old)], language="zh")
-    out = ask([user(new)], previous=first, language="zh")
+    lang = "en" if old.isascii() else "zh"
+    first = ask([user(old)], language=lang)
+    out = ask([user(new)], previous=first, language=lang)
     assert gone not in out and "- 用户：\n" not in out + "\n", out
 
 

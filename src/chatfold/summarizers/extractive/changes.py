@@ -320,6 +320,7 @@ _CHANGE_KEYS = (
 )
 _ENDED_KEYS = (
     "sold", "quit", "resign", "longer", "gave up", "broke up", "divorc", "moved out", "more",
+    "cancel",
     "turns out", "turned out", "after all",
     "不再", "卖了", "辞职", "离职", "戒了", "分手", "了", "退休", "毕业", "搬",
 )
@@ -1109,6 +1110,7 @@ _ENDED = re.compile(
     r"|\b(?:i'm|i am|we're|we are) not (?!sure)(?P<pred2>[a-z-]{4,}(?: (?:to|of|with|about|for|in)"
     r" [a-z-]{3,})?) after all)"
     r"|(?i:\b(?:sold|quit|resigned from|no longer|gave up|broke up with|divorced|moved out of"
+    r"|cancell?ed (?:my |the |our )?(?=[A-Z])"
     r"|(?:don't|do not|doesn't|does not) \w+(?: \w+)? any ?more)\b)"
     # Where the speaker left: "我已经从阿里巴巴离职了".
     r"|从(?P<org>[\u4e00-\u9fffA-Za-z0-9]{2,10}?)(?:离职|辞职|退休|毕业|搬走|搬出来)"
