@@ -4903,3 +4903,14 @@ def test_todays_reading_replaces_the_last_one(old: str, new: str, gone: str, kep
 ])
 def test_more_ways_a_value_changes(old: str, new: str, gone: str, kept: str) -> None:
     _assert_replaced(old, new, gone, kept)
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    ("团建地点定在杭州。", "团建地点改成苏州了。", "杭州", "苏州"),
+    ("周六大学室友聚餐定在海底捞，六个人，要提前排号吗？",
+     "然后周六聚餐改在外婆家了，因为有个同学不能吃辣。", "海底捞", "外婆家"),
+    ("我的车险在平安，一年3800。", "今年车险换到了太平洋，一年3200。", "平安", "太平洋"),
+])
+def test_a_chinese_thing_moved_to_another_named_place_or_maker(old: str, new: str, gone: str,
+                                                               kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)

@@ -1571,3 +1571,34 @@ def tool_updates(items: list[_Item]) -> None:
 
 
 _CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?:\s?[AaPp]\.?[Mm]\.?)?(?![\d:])")
+
+
+# A Chinese thing moved to another named place or maker, no number in it: "团建地点改成苏州了",
+# "周六聚餐改在外婆家了", "今年车险换到了太平洋".
+_ZH_MOVED_TO = re.compile(
+    r"(?P<slot>[\u4e00-\u9fff]{2,6}?)(?:改成|改为|改在|改到|换成|换到了?|转到了?)"
+    r"(?P<new>[\u4e00-\u9fffA-Za-z]{2,8}?)(?=了|吧|啦|[，。！？,.!?；;]|$)")
+# Where an older statement said it was: "团建地点定在杭州", "聚餐定在海底捞", "车险在平安".
+_ZH_WAS_AT = (r"(?:定在|订在|放在|选在|约在|是在|是|在)"
+              r"(?P<old>[\u4e00-\u9fffA-Za-z]{2,8}?)(?=[，。！？,.!?；;、]|$)")
+
+
+def zh_moves(items: list[_Item]) -> None:
+    """Write a Chinese change to another place or maker, a name ("团建地点改成苏州了"), into
+    the latest older statement of the speaker that says where that thing was ("团建地点定在杭州"):
+    the same two characters of what moved come right before its old value."""
+    for n, it in enumerate(items):
+        if it.body.isascii() or _assistants(it):
+            continue
+        m = _ZH_MOVED_TO.search(it.body)
+        if m is None:
+            continue
+        key, new = m.group("slot")[-2:], m.group("new")
+        was_at = re.compile(re.escape(key) + r"[\u4e00-\u9fff]{0,3}?" + _ZH_WAS_AT)
+        for old in reversed(items[:n]):
+            if _speaker_tag(old) != _speaker_tag(it) or _assistants(old):
+                continue
+            found = was_at.search(old.body)
+            if found is not None and found.group("old") != new:
+                old.body = old.body[:found.start("old")] + new + old.body[found.end("old"):]
+                break

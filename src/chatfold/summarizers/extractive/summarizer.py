@@ -24,6 +24,7 @@ from .changes import (
     supersede_changes,
     supersede_tool_state,
     tool_updates,
+    zh_moves,
 )
 from .dates import leading_date, message_date, render_date
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
@@ -638,6 +639,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         kept = end_states(replace_instructions(kept))
         supersede_tool_state(kept)
         tool_updates(kept)
+        zh_moves(kept)
         # The fold's own counter, when it sends one, makes the cap exact.
         count = request.count if request.count is not None and not self._explicit_count \
             else self._count
