@@ -556,20 +556,24 @@ def _same_reading(new: frozenset[str], old: frozenset[str]) -> bool:
         and max(float(a[0]), float(b[0])) <= 1.17 * min(float(a[0]), float(b[0]))
 
 
+def _numbers(values: frozenset[str]) -> list[str]:
+    """The amounts among ``values`` (not a date, a time or a word)."""
+    return [v for v in values if _value_kind(v) == "number"]
+
+
 def _close(new: frozenset[str], old: frozenset[str]) -> bool:
     """Whether an amount of ``new`` is within a third of one of ``old`` (a balance that grew
     from 5,150 to 6,020; not the 9,000 it is saved toward)."""
-    a = [float(m.group().replace(",", "")) for v in new if _value_kind(v) == "number"
-         and (m := _AMOUNT.search(v)) is not None]
-    b = [float(m.group().replace(",", "")) for v in old if _value_kind(v) == "number"
-         and (m := _AMOUNT.search(v)) is not None]
+    a = [float(m.group().replace(",", "")) for v in _numbers(new)
+         if (m := _AMOUNT.search(v)) is not None]
+    b = [float(m.group().replace(",", "")) for v in _numbers(old)
+         if (m := _AMOUNT.search(v)) is not None]
     return any(min(x, y) > 0 and max(x, y) <= 1.3 * min(x, y) for x in a for y in b)
 
 
 def _one_near_number(new: frozenset[str], old: frozenset[str]) -> bool:
     """Whether each gives one amount (not a date or a time) and the two are near."""
-    a = [v for v in new if _value_kind(v) == "number"]
-    b = [v for v in old if _value_kind(v) == "number"]
+    a, b = _numbers(new), _numbers(old)
     return len(a) == len(b) == 1 and a[0] != b[0] and _near_amount(a[0], b[0])
 
 
@@ -988,11 +992,17 @@ _NEGATED_VALUE = re.compile(r"(?i:\bnot [A-Z0-9][\w-]*)|不是[^，。！？,.!?
 
 def _change_clause(body: str) -> str | None:
     """The one clause of ``body`` that says a change and gives a value, else None."""
-    clauses = _ZH_CLAUSE.split(body)
-    for cue in (_CHANGE, _WEAK_CHANGE):  # else what holds now: "现在一个月4500了", "定下来是22桌"
-        found = [c for c in clauses
-                 if cue.search(c) and (_DIGITS.search(c) or _DIGITS.search(_arabic(c))
-                                       or _when(_values(c)[0]))]  # "推迟到下周一上午十点"
+    return _the_one_clause(_ZH_CLAUSE.split(body), lambda c: bool(
+        _DIGITS.search(c) or _DIGITS.search(_arabic(c))
+        or _when(_values(c)[0])))  # "推迟到下周一上午十点"
+
+
+def _the_one_clause(clauses: list[str], valued: Callable[[str], bool]) -> str | None:
+    """The one of ``clauses`` that says a change and gives a value (``valued``); else, when
+    none says a change, the one that says what holds now ("现在一个月4500了", "定下来是22桌",
+    "set a new password: cedar-heron-77"); None when there are several."""
+    for cue in (_CHANGE, _WEAK_CHANGE):
+        found = [c for c in clauses if cue.search(c) and valued(c)]
         if found:
             return found[0] if len(found) == 1 else None
     return None
@@ -1016,11 +1026,8 @@ def _change_clause_en(body: str) -> str | None:
                 clauses[-1] += " " + c  # a value alone goes with what it is the value of:
                 continue                # "I set a new password: cedar-heron-77"
             clauses.append(c)
-    for cue in (_CHANGE, _WEAK_CHANGE):
-        found = [c for c in clauses if cue.search(c) and (_DIGITS.search(c) or _values(c)[0])]
-        if found:
-            return found[0] if len(clauses) > 1 and len(found) == 1 else None
-    return None
+    found = _the_one_clause(clauses, lambda c: bool(_DIGITS.search(c) or _values(c)[0]))
+    return found if len(clauses) > 1 else None
 
 
 # An amount raised or cut to a number said without its unit: "涨到七千三", "降到5200".

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import lru_cache
 
 from .lexicon import ZH_PLACES as _ZH_PLACES
 from .lexicon import _is_pleasantry
@@ -478,6 +479,7 @@ _IMPLIED_THING = (
 )
 
 
+@lru_cache(maxsize=4096)  # (asked of each later user row once per open request)
 def implied_things(report: str) -> frozenset[str]:
     """The words of what ``report`` says came without naming it ("出签了" → 签证)."""
     out: frozenset[str] = frozenset()
