@@ -4914,3 +4914,46 @@ def test_more_ways_a_value_changes(old: str, new: str, gone: str, kept: str) -> 
 def test_a_chinese_thing_moved_to_another_named_place_or_maker(old: str, new: str, gone: str,
                                                                kept: str) -> None:
     _assert_replaced(old, new, gone, kept)
+
+
+def _tool_turn(cid: str, name: str, args: str, result: str) -> list[dict[str, Any]]:
+    call = {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+    return [{"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": cid, "content": result}]
+
+
+@pytest.mark.parametrize(("first", "then", "gone", "kept"), [
+    # A later call changes a field of an object the first call's result named in its text.
+    ([user("Order the Kelty Cosmic sleeping bag in Indigo, regular length."),
+      *_tool_turn("c1", "place_order", '{"sku": "KC-2207", "color": "Indigo", "length": "R"}',
+                  "Order #Q-77120 confirmed: Cosmic 20, Indigo, regular. Ships Monday."),
+      assistant("Ordered: #Q-77120, Indigo, regular length, ships Monday.")],
+     [user("actually make it the Rust color instead, before it ships"),
+      *_tool_turn("c2", "modify_order", '{"order_id": "Q-77120", "color": "Rust"}',
+                  "Order #Q-77120 updated: color Rust."),
+      assistant("Changed to Rust, still shipping Monday.")], "Indigo", "Rust"),
+    ([user("帮我下单那台戴森吸尘器，V8那款。"),
+      *_tool_turn("c1", "place_order", '{"item": "戴森吸尘器", "model": "V8X22"}',
+                  "下单成功，订单号 TB55018263，戴森吸尘器 V8X22，预计周二送达"),
+      assistant("已下单，V8X22，订单号TB55018263，预计周二送到。")],
+     [user("家里地毯多，还是换成V12Y40吧"),
+      *_tool_turn("c2", "modify_order", '{"order_id": "TB55018263", "model": "V12Y40"}',
+                  "订单TB55018263已修改：戴森吸尘器 V12Y40"),
+      assistant("改好了，换成V12Y40。")], "V8X22", "V12Y40"),
+    # A read of a file the agent later wrote says what no longer holds.
+    ([user("Which Python does the Dockerfile use?"),
+      *_tool_turn("c1", "read_file", '{"path": "docker/base.Dockerfile"}',
+                  "FROM python:3.10.14-slim"),
+      assistant("It builds on python 3.10.14-slim.")],
+     [user("bump the Dockerfile to 3.12"),
+      *_tool_turn("c2", "write_file",
+                  '{"path": "docker/base.Dockerfile", "content": "FROM python:3.12.7-slim"}',
+                  "ok"),
+      assistant("Done, the image now builds on python:3.12.7-slim.")],
+     "FROM python:3.10", "3.12.7"),
+])
+def test_a_later_tool_call_changes_what_an_earlier_one_said(
+        first: list[dict[str, Any]], then: list[dict[str, Any]], gone: str, kept: str) -> None:
+    lang = "zh" if not first[0]["content"].isascii() else "en"
+    out = ask(then, previous=ask(first, language=lang), language=lang)
+    assert gone not in out and kept in out, out

@@ -1472,10 +1472,15 @@ def _same_object(new: str, old: str) -> bool:
 def _changes_fields(new: str, old: str) -> bool:
     """Whether a tool line gives another value to a field of an older one about the same
     object: then the fields say what changed, and nothing else of the older line goes."""
+    link = None
     if not _same_object(new, old):
-        return False
+        if not (_is_tool_line(old) and _CHANGING_TOOL.match(new)):
+            return False
+        link = _named_in_text(_tool_pairs(new), old)
+        if not link:
+            return False
     fields = _fields(_tool_pairs(new))
-    return any(_stale(k, v, fields) for k, v, _, _ in _tool_pairs(old))
+    return any(k != link and _stale(k, v, fields) for k, v, _, _ in _tool_pairs(old))
 
 
 _GENERIC_KEY_WORDS = frozenset({"", "new", "old", "the", "updated", "current", "to", "id"})
@@ -1510,30 +1515,96 @@ def _identifies(key: str, value: str) -> bool:
     return _ID_KEY.search(key) is not None or _ID_VALUE.fullmatch(value) is not None
 
 
-def supersede_tool_state(items: list[_Item]) -> None:
+def supersede_tool_state(items: list[_Item]) -> list[_Item]:
     """A newer tool line about the same object (a pair that names it in common, none that names
     another) makes an older one lose the fields it now gives another value: "Tool
     update_event(event_id=evt_8812, start=11:15…) → …" takes "start=15:30" out of "Tool
     create_event(…) → event_id=evt_8812, start=15:30…". Fields the newer line does not give
-    stay (the title, the items of an order)."""
+    stay (the title, the items of an order).
+
+    A change made by a later call to an object the older line's result names in its text
+    ("modify_order(order_id=W-58213, color=Charcoal)" after "place_order(color=Forest Green) →
+    Order #W-58213 confirmed: …, Forest Green") is one too; the old value is then written over
+    wherever the older lines still give it (see :func:`_write_over`). A read of a file or
+    setting the agent later wrote ("read_file(path=.nvmrc) → 18.17.1", then
+    "write_file(path=.nvmrc, …)") says what no longer holds, and goes."""
     lines = [(it, _tool_pairs(it.body))
              for it in sorted(items, key=lambda it: it.order) if _is_tool_line(it.body)]
+    stale_reads: set[int] = set()
     for n in range(len(lines) - 1, 0, -1):
         newer, new_pairs = lines[n]
         if not _object_ids(newer.body):
             continue
         fields = _fields(new_pairs)
+        changing = _CHANGING_TOOL.match(newer.body) is not None
         for m, (older, old_pairs) in enumerate(lines[:n]):
-            if older.order >= newer.order or not _same_object(newer.body, older.body):
+            if older.order >= newer.order:
+                continue
+            link = None if _same_object(newer.body, older.body) \
+                else _named_in_text(new_pairs, older.body) if changing else ""
+            if link == "":
                 continue  # another object: "order_id=A1" / "order_id=A2", one user_id in both
-            old_ids = _object_ids(older.body)
-            stale = [(a, b) for k, v, a, b in old_pairs
-                     if (k, v) not in old_ids and _stale(k, v, fields)]
+            if link is None and changing and _READING_TOOL.match(older.body) \
+                    and not _CHANGING_TOOL.match(older.body):
+                stale_reads.add(id(older))
+                continue
+            old_ids = _object_ids(older.body) if link is None else set()
+            stale = [(k, v, a, b) for k, v, a, b in old_pairs
+                     if k != link and (k, v) not in old_ids and _stale(k, v, fields)]
             if stale:
-                older.body = _without_spans(older.body, stale)
+                older.body = _without_spans(older.body, [(a, b) for _, _, a, b in stale])
                 # It says now what the older one said: worth as much.
                 newer.score = max(newer.score, older.score)
                 lines[m] = (older, _tool_pairs(older.body))
+                if link is not None:
+                    _write_over(items, older, newer, stale, fields, link)
+    return [it for it in items if id(it) not in stale_reads]
+
+
+# A tool that changes what it is given ("modify_order", "update_yaml", "change_ticket",
+# "write_file", "set_xml_value"); one that only reads ("read_file", "get_order", "cat").
+_CHANGING_TOOL = re.compile(
+    r"(?:Tool |工具 )[\w.-]*?(?i:modify|update|change|edit|set|patch|swap|reschedule|rebook"
+    r"|amend|write|put|save|replace)")
+_READING_TOOL = re.compile(
+    r"(?:Tool |工具 )(?i:read|get|cat|show|view|fetch|load|open|describe|inspect|check|query)")
+
+
+def _named_in_text(new_pairs: tuple[tuple[str, str, int, int], ...], old: str) -> str:
+    """The key of the newer line's pair that names its object ("order_id=W-58213") when the
+    older line gives that value in its own text ("Order #W-58213 confirmed", "订单号E29318475")
+    and no other value under that key; "" when none does."""
+    for k, v, _, _ in new_pairs:
+        if _ID_KEY.search(k) is None or k.lower().startswith("new") or len(v) < 4:
+            continue
+        if re.search(r"(?<![A-Za-z0-9])" + re.escape(v) + r"(?![A-Za-z0-9])", old) is None:
+            continue
+        if all(ok != k or ov == v for ok, ov, _, _ in _tool_pairs(old)):
+            return k
+    return ""
+
+
+def _write_over(items: list[_Item], older: _Item, newer: _Item,
+                stale: list[tuple[str, str, int, int]], fields: dict[str, set[str]],
+                link: str) -> None:
+    """Put each value a later call changed into the older lines that still give the old one:
+    the older call's own result, lines that name the object, and, for a code of letters and
+    digits ("KJ400", "G7125"), any older line of the user or the assistant."""
+    code = next((v for k, v, _, _ in _tool_pairs(newer.body) if k == link), "")
+    for k, old_value, _, _ in stale:
+        given = [fields[w] for w in (_key_words(k) or {k.lower()}) if w in fields]
+        news = set().union(*given) if given else set()
+        if len(news) != 1 or len(old_value) < 3 or old_value.isdigit():
+            continue
+        new_value = next(iter(news))
+        coded = _ID_VALUE.fullmatch(old_value) is not None
+        word = re.compile(r"(?<![A-Za-z0-9])" + re.escape(old_value) + r"(?![A-Za-z0-9])")
+        for it in items:
+            if it.order > newer.order or it is newer:
+                continue
+            if it is older or (not _is_tool_line(it.body)
+                               and (coded or (code and code in it.body))):
+                it.body = word.sub(new_value, it.body)
 
 
 def _without_spans(body: str, spans: list[tuple[int, int]]) -> str:
@@ -1569,12 +1640,16 @@ def tool_updates(items: list[_Item]) -> None:
         if not codes or len(new) != 1:
             continue
         for old in items:
-            if old is it or old.order > it.order or _is_tool_line(old.body) \
-                    or not any(c in old.body.lower() for c in codes):
+            if old is it or old.order > it.order or not any(c in old.body.lower() for c in codes):
                 continue
-            stale = _CLOCK.findall(old.body)
+            # (an older call's own arguments stay as it was made: its result is what held)
+            head, arrow, text = old.body.rpartition(" → ") if _is_tool_line(old.body) \
+                else ("", "", old.body)
+            stale = _CLOCK.findall(text)
             if len(stale) == 1 and stale[0] != new[0]:
-                old.body = old.body.replace(stale[0], new[0], 1)
+                # ("8:30 PM." ends a sentence of the report, not of the older line)
+                now = new[0] if stale[0].endswith(".") else new[0].rstrip(".")
+                old.body = head + arrow + text.replace(stale[0], now, 1)
 
 
 _CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?:\s?[AaPp]\.?[Mm]\.?)?(?![\d:])")

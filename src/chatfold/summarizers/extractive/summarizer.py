@@ -637,7 +637,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                             and says_settled(content_text(m.get("content"))))
         kept = supersede_changes(merged, settled)
         kept = end_states(replace_instructions(kept))
-        supersede_tool_state(kept)
+        kept = supersede_tool_state(kept)
         tool_updates(kept)
         zh_moves(kept)
         # The fold's own counter, when it sends one, makes the cap exact.
