@@ -82,6 +82,8 @@ _CHANGE = re.compile(
     r"|bumped|upsized|downsized|upgraded|downgraded"
     r"|switch|set|stretch|stretched|boost|boosted|upped|go up|go down|goes up|goes down"
     r"|going up|going down"
+    r"|raising|lowering|increasing|reducing|cutting|dropping|extending|upping|boosting"
+    r"|changing|switching|upgrading|downgrading|moving|pushing"
     # asked for, as agents are: "bump the pydantic pin to 2.7.4", "raise the limit to 2Gi"
     r"|bump|raise|lower|increase|reduce|decrease|extend|shorten|upgrade|downgrade|resize"
     r"|scale)(?: [\w']+){0,4}? to"
@@ -89,6 +91,8 @@ _CHANGE = re.compile(
     # a value as it turned out, or as agreed: "ended up at 176.8", "turns out I'm on the Flex
     # 40 plan", "we agreed on 150s"
     r"|ended up (?:at|being|with)|came (?:in|out) at|turns out|turned out|agreed on|settled on"
+    # the count as it stands at the end: "final headcount from the park's system is 19 kids"
+    r"|final(?: [\w'-]+){1,6}? (?:is|was|came to)(?= [$€£¥]?\d)"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
     # "搬家以后通勤只要25分钟了": what changed it, then the new value; "升四年级".
@@ -295,9 +299,25 @@ def _topic(text: str) -> frozenset[str]:
     if _PAY.search(text):
         kinds.add("<pay>")
         text = _PAY.sub(" ", text)
-    if not text.isascii():
-        text = _ZH_CUE.sub(" ", text)
+    text = _ZH_CUE.sub(" ", text) if not text.isascii() else _aliased(text)
     return (content_tokens(text) - _CUE_TOKENS) | kinds
+
+
+# One thing by its other everyday names: "raising the cap to $22,500" is the budget; "final
+# headcount is 134", the guests; "I now report to Tomasz", the manager; "my primary care doc",
+# the doctor.
+def _aliased(text: str) -> str:
+    for word, said in _ALIASES:
+        text = said.sub(word, text)
+    return text
+
+
+_ALIASES = tuple((word, re.compile(r"(?i)\b(?:" + said + r")\b")) for word, said in (
+    ("budget", r"budget|(?:the|our|my|spending|price) cap|spending limit"),
+    ("guest", r"guests?|head ?count|attendees?|guest count|guest list"),
+    ("manager", r"manager|boss|supervisor|report(?:s|ing)? (?:directly )?to"),
+    ("doctor", r"doctor|doc|gp|physician|primary care|pcp"),
+))
 
 
 # Literal pieces every match of _CHANGE or _ENDED holds: a substring test in C rules most
@@ -422,12 +442,14 @@ _REPORTERS_EN = (
     " contractor plumber mechanic dealer dealership"
 )
 _REPORTED_KEYS = re.compile(r"(?i)\b(?:says|said|told|emailed|texted|called|mentioned|confirmed"
-                            r"|informed|let (?:me|us) know)\b")
+                            r"|informed|let (?:me|us) know)\b|'s [a-z]+ing\b")
 _REPORTED = re.compile(
     r"(?i:\b(?:(?:my|the|our|his|her|their)\s+)?(?:" + "|".join(sorted(
-        set(_REPORTERS_EN.split()), key=len, reverse=True)) + r")s?\s+(?:just\s+)?"
+        set(_REPORTERS_EN.split()), key=len, reverse=True)) + r")(?:s?\s+(?:just\s+)?"
     r"(?:says|said|told (?:me|us)|emailed|texted|called|mentioned|confirmed|informed (?:me|us)"
-    r"|let (?:me|us) know)\b(?:\s+that)?)"
+    r"|let (?:me|us) know)\b(?:\s+that)?"
+    # what they are doing to it: "Landlord's bumping it to $1,975"
+    r"|'s(?= (?:raising|bumping|moving|changing|pushing|cutting|lowering|dropping)\b)))"
     r"|(?:我(?:家)?)?(?:" + _PERSON_ZH.pattern + r"|房东|物业|中介|公司|学校|医院|客服|HR|人事"
     r"|单位|银行|航空公司|4S店|诊所|门诊|前台|驾校|快递|物流)(?:那边)?(?:刚)?"
     r"(?:打电话(?:来)?说|发(?:消息|短信|邮件)说|说|通知(?:我|说)?|告诉我)(?!明(?![年天早晚])|服|法)"
@@ -457,7 +479,8 @@ class _Shape:
         self.units = _units(body) if _DIGITS.search(body) or not body.isascii() else frozenset()
         # Every Latin word, short ones too: a name opening a sentence is no value ("Mia …").
         self.words = frozenset(_WORD.findall(body.lower()))
-        self.persons = _persons(body, self.words)
+        self.persons = _persons(body, self.words) if not body.isascii() \
+            else _persons(aliased := _aliased(body), frozenset(_WORD.findall(aliased.lower())))
         self.own = "我" in body or bool(self.words & _FIRST_PERSON)  # the speaker's, said so
         # Someone named by a pronoun: "她生日不是5月3号" may be "我老婆" of before.
         self.pronoun = _THIRD_PERSON.search(body) is not None
@@ -491,8 +514,12 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     # now" / "My daughter's soccer practice is Tuesdays at 5") is the one said before.
     renamed = not new.persons and not new.own and not new.pronoun \
         and sum(1 for w in new.topic if _in(w, old.topic)) >= 2
-    if new.persons - told != old.persons - told and not named and not renamed \
+    # People counted are not whose it is ("it's 17 kids now" / "Maya's party, 14 kids"); a
+    # count naming no one else is of the one counted before.
+    whose, was_whose = new.persons - told - new.units, old.persons - told - old.units
+    if whose != was_whose and not named and not renamed \
             and not (of_anyone and not new.persons) \
+            and not (not whose and not new.own and new.units & old.units - _NOT_THING) \
             and not (new.pronoun and not new.persons and old.persons):
         return False  # someone else's: "my brother's flight", "我老婆"
     if new.of and old.of and not new.of & old.of:
