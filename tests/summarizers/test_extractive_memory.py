@@ -4542,6 +4542,21 @@ def test_a_carried_echo_of_a_changed_value_says_the_new_one() -> None:
      "春熙路附近 500 以内有三家：全季春熙路店 389/晚，评分 4.6；亚朵太古里店 468/晚，离太古里 150 "
      "米，评分 4.8；桔子水晶 IFS 店 495/晚，评分 4.7。",
      "成都那个酒店就订离太古里最近的那家吧", "亚朵", "zh"),
+    # An option said to be right, by its place; the cheapest, by the prices given.
+    ("Where should we eat for my parents' anniversary on Friday?",
+     "Three ideas: Trattoria Sole for a quiet family room, Hanami for a sushi counter, or "
+     "The Copper Pot for a tasting menu.",
+     "The third one sounds great, they love tasting menus.", "Copper Pot", "en"),
+    ("Which e-reader should I get for travel?",
+     "Three options: the Kindle Paperwhite at $159, the Kobo Clara at $139, or the Boox Go "
+     "at $219. The Kindle has the best store, the Kobo is the cheapest, and the Boox runs apps.",
+     "I'll go with the cheapest of the three.", "Kobo Clara", "en"),
+    ("家里要办宽带，推荐几个套餐",
+     "可以看这三种：电信200M，一年800元；联通300M，一年1000元；移动500M，一年1300元。",
+     "选第三个吧，网速快一点", "移动500M", "zh"),
+    ("周末想带孩子去游泳，附近有哪些游泳馆？",
+     "附近有三家：海洋游泳馆，一次60元；体育中心游泳馆，一次45元，离地铁站最近；星河会所，一次90元。",
+     "就离地铁近的那家吧", "体育中心", "zh"),
 ])
 def test_options_left_open_are_kept_and_picked_from_folds_later(
         asked: str, listing: str, later: str, chosen: str, lang: str) -> None:
@@ -4957,3 +4972,47 @@ def test_a_later_tool_call_changes_what_an_earlier_one_said(
     lang = "zh" if not first[0]["content"].isascii() else "en"
     out = ask(then, previous=ask(first, language=lang), language=lang)
     assert gone not in out and kept in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # People counted are not whose the count is.
+    ("We're doing Leo's 9th birthday at the bowling alley, 12 kids so far.",
+     "Two more said yes, so it's 14 kids now.", "12 kids", "14 kids"),
+    # The count as it stands at the end.
+    ("We're planning around 80 guests for the retirement party.",
+     "Final headcount came to 92.", "80", "92"),
+    # A change said as what is being done, by another name of the same thing.
+    ("We set a budget of $9,000 for the bathroom.",
+     "Talked to my husband, we're raising the cap to $11,500 so we can redo the tiles too.",
+     "9,000", "11,500"),
+    ("My car insurance is $187 a month.", "My insurer's bumping it to $212 in January.",
+     "$187", "$212"),
+    ("My manager is Dana Whitfield.", "Reorg last week: I now report to Marcus Oyelaran.",
+     "Whitfield", "Oyelaran"),
+])
+def test_a_change_said_by_another_name_or_as_it_happens(old: str, new: str, gone: str,
+                                                        kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+@pytest.mark.parametrize(("lang", "said", "task"), [
+    ("en", "I have to renew the car registration before the 15th, can you keep that on my list?",
+     "registration"),
+    ("zh", "护照明年三月到期，打算下个月去换，先帮我记上", "护照"),
+])
+def test_a_task_put_on_the_list_is_open(lang: str, said: str, task: str) -> None:
+    out = ask([user(said), assistant("Added." if lang == "en" else "记上了。")], language=lang)
+    assert any(task in t for t in section(out, "Open tasks" if lang == "en" else "待办")), out
+
+
+@pytest.mark.parametrize(("lang", "said", "fact"), [
+    ("en", "I'm type 1 diabetic, does that mean I need a different travel insurance?",
+     "I'm type 1 diabetic."),
+    ("zh", "国庆回江西赣州老家，有啥特产适合带给朋友？", "国庆回江西赣州老家。"),
+])
+def test_what_the_user_says_of_themselves_before_asking_stays(lang: str, said: str,
+                                                              fact: str) -> None:
+    reply = "It may, check the pre-existing conditions section." if lang == "en" \
+        else "脐橙和板鸭都不错。"
+    out = ask([user(said), assistant(reply)], language=lang)
+    assert fact in out, out

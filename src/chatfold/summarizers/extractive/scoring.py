@@ -893,12 +893,16 @@ _LEAD_IN = re.compile(
 # A reminder asked for mid-sentence: "her uniform's too small, remind me to buy a new one",
 # "…Monday — don't let me forget", "校服又小了，提醒我抽空买套新的".
 _REMIND_MID = re.compile(
-    r"(?i:(?:[,;:—–.!]\s*|\s(?:and|but|so)\s+)(?:please\s+|pls\s+|just\s+)?(?:remind me\b"
+    r"(?i:(?:[,;:—–.!]\s*|\s(?:and|but|so)\s+)(?:please\s+|pls\s+|just\s+"
+    r"|(?:can|could|would|will) you\s+)?(?:remind me\b"
     r"|don't let me forget\b|make sure i (?:don't forget|remember)\b"
-    r"|(?:keep|put) (?:it|that|this) on (?:the|my) list\b))"
+    r"|(?:keep|put|add) (?:it|that|this) (?:on|to) (?:the|my) (?:list|to-?do(?: list)?)\b))"
     r"|[，；：]\s*(?:你|您)?(?:到时候?)?(?:记得[^，。！？]{0,6}?|麻烦|请|帮我)?提醒我|别让我忘"
+    # "打算下个月找时间去，先帮我记上": put on the list
+    r"|[，；：]\s*(?:先|就)?(?:帮我|给我)?记(?:上|着|到待办|进待办)"
 )
-_REMIND_MID_KEYS = ("remind", "forget", "remember", " list", "提醒", "忘")
+_REMIND_MID_KEYS = ("remind", "forget", "remember", " list", " to-do", " todo", "提醒", "忘",
+                    "记")
 _ERRAND = re.compile(
     rf"(?i:\b{_NOT_YET_DONE})"
     r"|(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"

@@ -393,7 +393,7 @@ _DIGIT_OR_CAP = re.compile(r"\d|(?<=\s)[A-Z]")
 
 _DIGIT = re.compile(r"\d")
 _ASKS_WORD = re.compile(
-    r"吗|呢|什么|哪|多少|几|怎么|为什么|是否|是不是|能不能|可不可以|有没有"
+    r"吗|呢|什么|啥|咋|哪|多少|几|怎么|为什么|是否|是不是|能不能|可不可以|有没有"
     r"|(?i:^\s*(?:what|where|when|how|why|which|who|whose|is|are|am|do|does|did|can|could"
     r"|would|will|should|shall|have|has|any)\b)")
 _HEAD_CLAUSE = re.compile(r"^([^，,？?]+?)(?:，|, )(.+[？?])\s*$")
@@ -405,6 +405,15 @@ _OWN_FACT_ZH = re.compile(r"我(?:家|的|们家)?[^，。？]{0,6}?(?:叫|在|�
 
 _TOLD_THEN_ASKED_EN = re.compile(
     r"^([^?]*\d[^?]*?),\s+((?:so|but|and|which)\b[^,]*\?)\s*$", re.I)
+# The user saying what they are, then asking about it: "I'm O-negative, does that mean they'll
+# want me back a lot?" ("My order is 4417, can you check it?" asks for something: whole.)
+_OWN_THEN_ASKED_EN = re.compile(
+    r"^((?:i'm|i am|i've|i have|i was|i live|i work|i drive|my [\w' -]{1,30}? (?:is|are|was))"
+    r"\b[^?,]{2,80}),\s+((?:(?:does|is|will|would|could|can) (?:that|it|this)"
+    r"|(?:should|do|can|am|must) (?:i|we)|how (?:do|should|can|often|long|much) (?:i|we)"
+    r"|what (?:should|can|do) (?:i|we))\b[^?]*\?)\s*$", re.I)
+# Where the user is from: "过年回湖南常德老家", "我是湖南人".
+_HOME_ZH = re.compile(r"老家|家乡|我是[\u4e00-\u9fff]{2,3}人")
 
 
 def split_stated_question(sentences: list[str]) -> list[str]:
@@ -425,12 +434,14 @@ def split_stated_question(sentences: list[str]) -> list[str]:
             # So is a value or an event told first: "钢琴老师说她那边调课了，以后改到周六15:20上，
             # …，可以给孩子报个游泳吗？", "之前那位阿姨回老家了，中介新介绍了一位蒋阿姨，…，要交代
             # 哪些事？".
-            told = q > 1 and (_OWN_FACT_ZH.search(head) is not None
-                              or sum("了" in c for c in clauses[:q]) >= 2)
+            told = (q > 1 and (_OWN_FACT_ZH.search(head) is not None
+                               or sum("了" in c for c in clauses[:q]) >= 2)) \
+                or (q == 1 and _HOME_ZH.search(head) is not None)
             if told or (q >= 1 and _DIGIT.search(head) is not None):
                 out += [head + "。", "，".join(clauses[q:]).strip()]
                 continue
-        stated = _TOLD_THEN_ASKED_EN.match(sentence) if sentence.isascii() else None
+        stated = (_TOLD_THEN_ASKED_EN.match(sentence) or _OWN_THEN_ASKED_EN.match(sentence)) \
+            if sentence.isascii() else None
         if stated is not None and not _ASKS_WORD.search(stated.group(1)):
             # "Had my follow-up, today's reading was 129/84, so I guess the amlodipine is
             # working?": a value told, then a question about it.

@@ -1361,7 +1361,9 @@ def _series(asked: list[str], least: int) -> list[str]:
         intro = _LIST_INTRO.search(sentence) or _SUGGEST_ZH.search(sentence)
         if intro is None:
             continue
-        rest = sentence[intro.end():]
+        # (The series ends with its sentence: "…or the ThinkPad at $1,280. The Air has the
+        # best battery, the XPS is the cheapest…" says more of the options, none new.)
+        rest = _INNER_END.split(sentence[intro.end():], maxsplit=1)[0]
         han = "、" in rest
         items = _SERIES_SPLIT.split(rest) if han else _SERIES_SPLIT_EN.split(rest)
         items[-1] = _SERIES_END.split(items[-1], maxsplit=1)[0]
@@ -1726,7 +1728,7 @@ _ASKS_OPTIONS = re.compile(
     r" better)|what (?:would|should|do) (?:you|i) (?:pick|choose|get|recommend|suggest)"
     r"|any (?:good )?(?:places|spots|ones|picks)|shortlist|find me|look(?:ing)? for"
     r"|search for)\b)"
-    r"|推荐|哪(?:个|家|款|种|班|所|位)|选哪|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
+    r"|推荐|哪(?:个|家|款|种|班|所|位|些)|选哪|比较一?下|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
     r"|帮我(?:找|搜|看看)|找(?:一)?下|搜(?:一)?下"  # (not 帮我查: a look-up, "查下报错数")
 )
 # A later message that says it chose: "team voted for the Middle Eastern place", "Going with
@@ -1734,8 +1736,12 @@ _ASKS_OPTIONS = re.compile(
 _CHOSE_LATER = re.compile(
     r"(?i:\b(?:go(?:ing)? with|went with|voted for|vote went to|chose|picked|decided on"
     r"|settled on|let'?s (?:do|go with|book|get)|(?:i|we)'?(?:ll| will) (?:take|get|go with|do)"
-    r"|booked|ordered|bought|signed up for|went for|going for)\b)"
+    r"|booked|ordered|bought|signed up for|went for|going for"
+    # an option said to be right: "The second one sounds perfect", "the webcam one works best"
+    r"|sounds (?:perfect|great|good|best|ideal)|works best|is (?:perfect|the one))\b)"
     r"|选了|选定|决定|定了|就(?:订|买|要|去|选|用|报|上)|订了|买了|报了|投票|还是(?:选|订|买|用)?(?=[^，。！？]{0,12}吧)"
+    # "选第二个吧", "就离地铁近的那家吧"
+    r"|选(?=第|这|那|最)|就(?=[^，。！？]{1,12}?那(?:家|个|款|种|套|趟|班|所)吧)"
 )
 # Still choosing: "haven't decided", "都行", "还没想好".
 _UNDECIDED_LATER = re.compile(
@@ -1801,11 +1807,18 @@ def later_pick(options: list[str], sentence: str) -> str | None:
         return None
     # What was chosen is said after saying so: "Celery feels like overkill, so going with the
     # lighter one" rules one option out before it picks another.
-    sentence = sentence[cue.start():]
+    # (An option said to be right comes before it: "The second one sounds perfect".)
+    appraised = cue.group().lower().startswith(("sounds", "works", "is "))
+    sentence = sentence[:cue.start()] if appraised else sentence[cue.start():]
     ordinal = (_ORDINAL_EN if sentence.isascii() else _ORDINAL_ZH).search(sentence)
     if ordinal is not None:
         picked = ordinal_pick([], options, sentence[ordinal.start():][:_MAX_ORDINAL_LATIN])
         if picked is not None:
             return picked[0]
+    # "I'll go with the cheapest of the three": by the prices the options give.
+    priced = priced_pick(options, sentence[:_MAX_PICK_LATIN if sentence.isascii() else
+                                           _MAX_PICK_HAN])
+    if priced is not None:
+        return _short_option(priced[0])
     option = _named_most(options, sentence, chars=True)
     return None if option is None else _short_option(option)
