@@ -5016,3 +5016,9 @@ def test_what_the_user_says_of_themselves_before_asking_stays(lang: str, said: s
         else "脐橙和板鸭都不错。"
     out = ask([user(said), assistant(reply)], language=lang)
     assert fact in out, out
+
+
+def test_a_flight_pushed_back_departs_at_its_new_time() -> None:
+    _assert_replaced("My flight home is DL 2044 on Sunday, it leaves at 6:10 pm.",
+                     "Got a text, it's been pushed back: DL 2044 now departs at 8:35 pm.",
+                     "6:10", "8:35")

@@ -75,7 +75,7 @@ _CHANGE = re.compile(
     # A pay change names no attribute: "Got a raise, I'm at $105k now".
     r"|(?:got|getting|had) a (?:raise|pay rise|pay raise|pay cut)"
     r"|not [\w']+(?: [\w']+)? but"
-    r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to"
+    r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to|pushed back"
     r"|(?:is|are|'s|got|been) (?:moving|moved|being moved) to"
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
@@ -317,6 +317,7 @@ _ALIASES = tuple((word, re.compile(r"(?i)\b(?:" + said + r")\b")) for word, said
     ("guest", r"guests?|head ?count|attendees?|guest count|guest list"),
     ("manager", r"manager|boss|supervisor|report(?:s|ing)? (?:directly )?to"),
     ("doctor", r"doctor|doc|gp|physician|primary care|pcp"),
+    ("depart", r"depart(?:s|ing|ure)?|leav(?:e|es|ing)|takes? off|taking off"),
 ))
 
 
@@ -529,6 +530,9 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     # A number both name the thing by ("the 529 contribution" / "the kids' 529"): a word in
     # common. (Not a year, which many statements share, nor a small count.)
     ids = {v for v in new.values & old.values if _ID_NUMBER.fullmatch(v)}
+    # (a code said with and without its letters: "AA 2291" / "2291")
+    ids |= {v for v in new.values for w in old.values if v != w and _ID_NUMBER.fullmatch(w)
+            and (v.endswith(" " + w) or w.endswith(" " + v))}
     shared = sum(1 for w in topic if _in(w, pool)) + len(new.names & old.topic) + len(ids)
     units = new.units & old.units
     # A new email address, phone number or street address of the same person replaces the old;
