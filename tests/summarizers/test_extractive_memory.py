@@ -5022,3 +5022,16 @@ def test_a_flight_pushed_back_departs_at_its_new_time() -> None:
     _assert_replaced("My flight home is DL 2044 on Sunday, it leaves at 6:10 pm.",
                      "Got a text, it's been pushed back: DL 2044 now departs at 8:35 pm.",
                      "6:10", "8:35")
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # A day with its part of the day is one value; a change naming no one is of the thing
+    # said before by all it names (whoever else the older statement names).
+    ("我家老二的书法课在周三下午，上完课还要去奶奶家吃饭。", "培训班通知了，书法以后改到周五晚上上",
+     "下午", "周五晚上"),
+    # A bare new address of the same kind.
+    ("我们预发环境的Redis在172.16.4.21上，帮我写个连接命令",
+     "预发Redis迁移了，新的是172.16.9.8，端口没变", "172.16.4.21", "172.16.9.8"),
+])
+def test_a_day_part_or_an_address_moved(old: str, new: str, gone: str, kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)

@@ -180,7 +180,8 @@ _VALUE = re.compile(
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
     rf"|[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|主管|主任|老板|医生|教授|律师|总|工|姐|哥)"
-    rf"|(?:周|星期|礼拜)[一二三四五六日天]|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天{_ZH_MEASURES}]|$)",
+    rf"|(?:周|星期|礼拜)[一二三四五六日天](?:上午|下午|晚上|早上|中午|傍晚)?"
+    rf"|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天{_ZH_MEASURES}]|$)",
 )
 _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
 _CUE_TOKENS = content_tokens(
@@ -518,9 +519,13 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     # People counted are not whose it is ("it's 17 kids now" / "Maya's party, 14 kids"); a
     # count naming no one else is of the one counted before.
     whose, was_whose = new.persons - told - new.units, old.persons - told - old.units
+    # So is a change naming no one of a thing said before by all it names ("奥数以后都挪到
+    # 周日下午上" / "我家老大的奥数课在周六上午").
+    unowned = not whose and not new.own and (
+        bool(new.units & old.units - _NOT_THING)
+        or (bool(new.topic) and all(_in(w, old.topic) for w in new.topic)))
     if whose != was_whose and not named and not renamed \
-            and not (of_anyone and not new.persons) \
-            and not (not whose and not new.own and new.units & old.units - _NOT_THING) \
+            and not (of_anyone and not new.persons) and not unowned \
             and not (new.pronoun and not new.persons and old.persons):
         return False  # someone else's: "my brother's flight", "我老婆"
     if new.of and old.of and not new.of & old.of:
@@ -543,8 +548,8 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     if strict:
         if topic and shared >= len(topic):
             return True
-        if same_kind or (not topic and units):
-            return True
+        if same_kind or (not topic and (units or _same_ip(new.values, old.values))):
+            return True  # (a bare new address: "新的是10.0.8.42" / "数据库在10.0.3.17上")
         # A word in common and the same thing counted ("2只猫" / "3只猫", "3楼" / "12楼"), not
         # a time or an amount, which many things have ("水电费每月300元" is no rent); or nothing
         # new but when it happens ("the party now starts at 7pm" / "the party is at 6pm").
@@ -621,6 +626,15 @@ def _with_topic(shape: _Shape, topic: frozenset[str]) -> _Shape:
 _CODE = re.compile(r"[a-z]{1,3} ?\d{3,5}")
 
 
+_IPV4 = re.compile(r"\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?")
+
+
+def _same_ip(new: frozenset[str], old: frozenset[str]) -> bool:
+    """Whether each gives one IPv4 address, and not the same one."""
+    a, b = ([v for v in values if _IPV4.fullmatch(v)] for values in (new, old))
+    return len(a) == len(b) == 1 and a != b
+
+
 def _same_code(new: frozenset[str], old: frozenset[str]) -> bool:
     """Whether each statement gives one code and both codes have the same shape (as many
     letters, as many digits): a statement of change giving one says it replaces the other."""
@@ -632,7 +646,7 @@ def _same_code(new: frozenset[str], old: frozenset[str]) -> bool:
 
 
 _DAY = re.compile(
-    r"(?:周|星期|礼拜)[一二三四五六日天]|(?:\d{1,2}月)?\d{1,2}[日号]"
+    r"(?:周|星期|礼拜)[一二三四五六日天](?:上午|下午|晚上|早上|中午|傍晚)?|(?:\d{1,2}月)?\d{1,2}[日号]"
     r"|(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.? \d{1,2}(?:st|nd|rd|th)?"
     r"|\d{1,2}(?:st|nd|rd|th)"
     r"|monday|tuesday|wednesday|thursday|friday|saturday|sunday")
