@@ -5035,3 +5035,12 @@ def test_a_flight_pushed_back_departs_at_its_new_time() -> None:
 ])
 def test_a_day_part_or_an_address_moved(old: str, new: str, gone: str, kept: str) -> None:
     _assert_replaced(old, new, gone, kept)
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # An amount said short is the amount said in full, and is written as the older one was.
+    ("The offer from Brightline is $88,000 base.", "They bumped the offer to 94k base after I "
+     "pushed back.", "88,000", "$94,000 base"),
+])
+def test_an_amount_in_thousands_said_short(old: str, new: str, gone: str, kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)

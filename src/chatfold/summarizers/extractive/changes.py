@@ -251,6 +251,9 @@ def _arabic(text: str) -> str:
     return _ZH_AMOUNT.sub(one, text)
 
 
+_THOUSANDS_K = re.compile(r"(?<![\w.,])(\d{1,3}(?:\.\d{1,2})?)(?:[kK]|\s?grand)\b")
+
+
 def _values(text: str) -> tuple[frozenset[str], str]:
     """The values a statement gives (normalised), and its text with them blanked out."""
     if not text.isascii():
@@ -278,6 +281,11 @@ def _values(text: str) -> tuple[frozenset[str], str]:
         for m in _EN_ADDRESS.finditer(text):
             found.add(m.group().lower())
         text = _EN_ADDRESS.sub(" <address> ", text)
+    if "k" in text or "K" in text or "grand" in text:
+        # "104k" and "104 grand" are 104,000, as "$96,000" said in full.
+        for m in _THOUSANDS_K.finditer(text):
+            found.add(f"{round(float(m.group(1)) * 1000):,}")
+        text = _THOUSANDS_K.sub(" ", text)
     out = []
     last = 0
     for m in _VALUE.finditer(text):
@@ -441,7 +449,7 @@ def _whose(body: str) -> frozenset[str]:
 _REPORTERS_EN = (
     _PERSON_TEXT + " landlord landlady owner agent realtor dentist vet clinic hospital office"
     " school airline bank company hr team insurer insurance pharmacy pharmacist nurse coach"
-    " contractor plumber mechanic dealer dealership"
+    " contractor plumber mechanic dealer dealership recruiter"
 )
 _REPORTED_KEYS = re.compile(r"(?i)\b(?:says|said|told|emailed|texted|called|mentioned|confirmed"
                             r"|informed|let (?:me|us) know)\b|'s [a-z]+ing\b")
@@ -1294,7 +1302,8 @@ def _settler(body: str, said: _Shape) -> frozenset[str]:
     and I talked it through, we're capping it at 44 grand" gives the speaker's)."""
     parts = _CLAUSE_SPLIT.split(body)[::2]
     holding = [p for p in parts
-               if any(_written(v, p if p.isascii() else _arabic(p)) for v in said.values)]
+               if any(_written(v, p if p.isascii() else _arabic(p)) or _written_short(v, p)
+                      for v in said.values)]
     return _whose(" ".join(holding)) if holding else said.persons
 
 
@@ -1372,11 +1381,16 @@ def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
     body = old.body if old.body.isascii() else _arabic(old.body)
     # "38k" … "capping it at 31 grand": the number is rewritten before its unit, when both
     # statements measure in the same unit.
-    was = _written(pair[0], body, unit)
+    was = _written(pair[0], body, unit) or _written_short(pair[0], body)
     now = _written(pair[1], said if said.isascii() else _arabic(said))
-    if was is None or now is None:
+    new = now.group() if now is not None else None
+    if now is None and (short := _written_short(pair[1], said)) is not None:
+        # An amount said short is written as the older one was: "104k" for "$96,000" is
+        # "$104,000"; "44 grand" for "48k", "44 grand".
+        new = short.group() if was is not None and not was.group()[-1:].isdigit() else pair[1]
+    if was is None or new is None:
         return False
-    old.body = body[:was.start()] + now.group() + body[was.end():]
+    old.body = body[:was.start()] + new + body[was.end():]
     return True
 
 
@@ -1434,6 +1448,14 @@ def _written(value: str, text: str, unit: bool = False) -> re.Match[str] | None:
     value = value.rstrip("/,")
     after = r"(?![0-9]|\.\d)" if unit and value[-1:].isdigit() else "(?![0-9A-Za-z])"
     return re.search(rf"(?<![0-9A-Za-z]){re.escape(value)}{after}", text, re.I)
+
+
+def _written_short(value: str, text: str) -> re.Match[str] | None:
+    """Where an amount in thousands ("48,000") is written short in ``text`` ("48k")."""
+    if not value.endswith(",000") or not text.isascii():
+        return None
+    short = f"{int(value.replace(',', '')) / 1000:g}"
+    return re.search(rf"(?<![\w.,]){re.escape(short)}(?:[kK]|\s?grand)\b", text)
 
 
 def _take_out_amount(old: _Item, units: frozenset[str]) -> None:
