@@ -5044,3 +5044,41 @@ def test_a_day_part_or_an_address_moved(old: str, new: str, gone: str, kept: str
 ])
 def test_an_amount_in_thousands_said_short(old: str, new: str, gone: str, kept: str) -> None:
     _assert_replaced(old, new, gone, kept)
+
+
+@pytest.mark.parametrize(("first", "later", "task"), [
+    # The user's report with where it was done.
+    ([user("Need to get the tire rotation done on the Civic, it's 2,000 miles overdue."),
+      assistant("Worth doing soon; uneven wear shortens tire life.")],
+     [user("Tire rotation done at Midas on Fifth. They said the tread looks fine."),
+      assistant("Good call getting it done.")], "rotation"),
+    # The assistant's bare report, then what it did, of the user's own errand.
+    ([user("Tonight I need to email the landlord about the broken dryer in unit 4B."),
+      assistant("Okay, tell me when and I'll help you write it.")],
+     [user("Go ahead, send the landlord an email about the dryer."),
+      assistant("Sent. I told the landlord the dryer in unit 4B stopped heating and asked for a "
+                "repair this week.")], "dryer"),
+])
+def test_an_errand_reported_done_in_more_ways_closes(first: list[dict[str, Any]],
+                                                     later: list[dict[str, Any]],
+                                                     task: str) -> None:
+    before = ask(first)
+    assert task in _open(before, "en"), before
+    out = ask(later, previous=before)
+    assert task not in _open(out, "en"), out
+
+
+@pytest.mark.parametrize(("said", "reply", "task"), [
+    ("Don't let me forget to renew harborline.dev, it expires in March.",
+     "I'll keep it in mind. You could also turn on auto-renew at your registrar so "
+     "harborline.dev never lapses.", "harborline"),
+    ("Can you later help me write a thank-you note to Mr. Okoro? He fixed our fence for free.",
+     "Of course. Whenever you're ready, we'll write something warm for Mr. Okoro.", "Okoro"),
+    ("On my list for Saturday: reseal the deck before the rain.",
+     "You'll want a dry day and a deck cleaner first.", "reseal"),
+    ("After the deploy finishes tonight I need to delete the old staging_2021 bucket.",
+     "Makes sense, check nothing still reads from it first.", "staging_2021"),
+])
+def test_a_task_for_later_stays_open(said: str, reply: str, task: str) -> None:
+    out = ask([user(said), assistant(reply)])
+    assert task in _open(out, "en"), out

@@ -851,6 +851,10 @@ _OWN_MID = re.compile(
     r"|got to(?! (?:see|meet|watch|hear|know|experience|enjoy|spend|try|hang|visit)\b)))"
     r" (?!(?:go|run|leave|head out|sleep|say|admit|agree|ask|wonder|laugh|love|be honest|relax"
     r"|chill|vent|rest)\b)\w)"
+    # "After the migration finishes tonight I need to drop the old table": when, then the duty.
+    r"|(?i:\b(?:tonight|tomorrow|today|later|afterwards|after that|this (?:week|weekend"
+    r"|morning|afternoon|evening)|next week) (?:i|we) (?:really |still |also )?(?:need to"
+    r"|have to|must|gotta) (?!(?:go|run|leave|head out|sleep|relax|chill|rest)\b)\w)"
     # "…, need someone to drive me home": what the speaker needs done for them.
     r"|(?i:[,;.—–]\s*(?:(?:so|and|but)\s+)?(?:(?:i|we) )?(?:still )?need (?:someone|somebody)"
     r" to \w)"
@@ -870,7 +874,9 @@ _OWN_MID = re.compile(
     r"(?:这周末?|周末|明天|今天|今晚|回头|下周|过两天)?(?:还|也)?得(?:赶紧|抽空|尽快|先)?"
     r"(?:去|把|给|找|跟|和|约|交|办|买|续|还|寄|拿|取|打|定|弄|做|联系|带)")
 _REMINDER = re.compile(
-    r"(?i:(?:please |can you |could you )?remind me\b"
+    # (and what the user puts on their list: "On my list for this weekend: regrout the shower")
+    r"(?i:on (?:my|the|our) (?:to-?do )?list(?: for [\w' ]{1,24}?)?:\s*(?=[a-z]))"
+    r"|(?i:(?:please |can you |could you )?remind me\b"
     r"|(?:please |pls )?(?:don't|do not) let me forget\b|make sure i (?:don't forget|remember)\b)"
     r"|(?:你|您)?(?:请|记得|帮我)?提醒我|别让我忘")
 # What opens a request said in passing: "Oh and remind me to…", "Unrelated, but can you…",
@@ -909,7 +915,8 @@ _ERRAND = re.compile(
     r"(?:pick up|drop off|renew|return|pay|file|submit|book|call|email|buy|get|fix|send|sign"
     r"|cancel|schedule|register|apply|finish|bring|mail|order|replace|repair|clean|write|draft"
     r"|review|update|deploy|migrate|test|document|rotate|merge|prepare|set up|clean up|refactor"
-    r"|upgrade|install|configure|fill out|sign up for)\b"
+    r"|upgrade|install|configure|fill out|sign up for|drop|delete|remove|back up|restore"
+    r"|verify|transfer|archive|patch|reboot|restart|rename|reset|unsubscribe from)\b"
     r"(?! (?:it|that|this|them|some rest|a break|some sleep|out|over|together|back|more"
     r"|something|anything)\b))"
     r"|[得要](?:去|给|把)?[\u4e00-\u9fff]{0,4}?(?:拿|取|交|办|续|还|买|寄|修|缴|付|签|退|约|订|打)"
@@ -1256,7 +1263,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     # (Text addressed to the summarizer is never an instruction worth keeping.)
     standing_ask = role == "user" and not mask & _INJECT and _is_standing_ask(text)
-    if standing_ask or (request and mask & _PREF and _AVOIDS.search(text)):
+    # ("Don't let me forget to renew kestrelworks.io" asks for a reminder: a task.)
+    if standing_ask or (request and mask & _PREF and _AVOIDS.search(text) and not reminder):
         # "Please don't recommend horror movies", "From now on, answer in metric units",
         # "以后都用中文回复我": asked once, meant for good; how the user wants things done.
         section = _PREFS

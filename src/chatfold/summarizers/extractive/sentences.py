@@ -281,6 +281,29 @@ def _join_to_previous(sentences: list[str], joins: Callable[[str, str], bool]) -
     return out
 
 
+# An assistant's bare report of what it did, then what: "Sent. I asked Coach Brandt to move
+# the lesson to Wednesdays.", "搞定了。已经把周会改到周四。"
+_BARE_REPORT = re.compile(
+    r"(?i:(?:ok(?:ay)?,?\s+)?(?:done|sent|booked|ordered|paid|submitted|scheduled|cancell?ed"
+    r"|emailed|mailed|filed|fixed|updated|all set)[.!]*)"
+    r"|(?:好了|搞定了?|办好了|发好了|订好了|改好了|发(?:出去|过去)了|已发送)[。！!]*")
+
+
+def join_bare_report(sentences: list[str]) -> list[str]:
+    """``sentences`` of an assistant's message with a bare report opening it ("Sent.") joined
+    to the sentence after it, which says what was done: one report."""
+    if len(sentences) < 2 or _BARE_REPORT.fullmatch(sentences[0].strip()) is None:
+        return sentences
+    return [_glue(sentences[0], sentences[1]), *sentences[2:]]
+
+
+def opens_with_report(text: str) -> bool:
+    """Whether an assistant's statement opens with a bare report of what it did ("Sent. I
+    asked Coach Brandt…"): it did the thing, whosever errand it was."""
+    first = split_sentences(text)[:1]
+    return bool(first) and _BARE_REPORT.fullmatch(first[0].strip()) is not None
+
+
 def _glue(before: str, sentence: str) -> str:
     sep = "" if _is_cjk(before[-1]) or before[-1] in "。！？；" else " "
     return f"{before}{sep}{sentence}"

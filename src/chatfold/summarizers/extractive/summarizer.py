@@ -71,7 +71,9 @@ from .sentences import (
     _strip_vocative,
     join_bare_corrections,
     join_bare_reminders,
+    join_bare_report,
     join_pointing,
+    opens_with_report,
     plain_spelling,
     split_sentences,
     split_stated_question,
@@ -365,7 +367,8 @@ def _closed_tasks(
                 continue  # its reminder is set: only the user's report or a tool closes it
             if rows[j].role == "user" and not_yet(j) & own:
                 continue  # "糕点盒已经订好了，域名还没弄": the domain is still to do
-            if theirs and rows[j].role == "assistant" and not confirms(rows[j].body):
+            if theirs and rows[j].role == "assistant" and not confirms(rows[j].body) \
+                    and not opens_with_report(rows[j].body):
                 continue  # advice on the user's own errand ("得赶紧把查重做了") does not do it
             wanted = own.union(*(w for d, w in lent if d < j)) if lent else own
             later = memo[rows[j].body] | attached.get(rows[j].msg, frozenset())
@@ -745,6 +748,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                     # (Not the assistant's "UA 2417 leaves at 7:05, shall I book it?": its
                     # offer is the whole sentence.)
                     split = join_pointing(split_stated_question(split))
+                elif p.role == "assistant":
+                    split = join_bare_report(split)
                 sentences[(p.role == "user", p.text)] = split
             replying = (p.role == "user" and bool(last_assistant) and p.msg == last_msg + 1
                         and bool(split or p.text.strip()))
@@ -1195,7 +1200,9 @@ class ExtractiveSummarizer(BaseSummarizer):
         for n, j in top:
             row = rows[j]
             # ("Got it, I'll remind you Thursday": a reminder, no rule taken on for good.)
-            if ack is not None and n >= need and not _SELF_LEAD.match(row.body) and (
+            # (Nor "Don't let me forget to renew…": a reminder asked for is a task.)
+            if ack is not None and n >= need and not _SELF_LEAD.match(row.body) \
+                    and not asks_reminder(row.body) and (
                     for_good or (standing_terms(row.body) and not reminds)):
                 rows[j] = _Row("", tag + row.body, "user", _PREFS, row.date, row.msg, "",
                                "decision")

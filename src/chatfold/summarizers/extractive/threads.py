@@ -89,8 +89,11 @@ _DONE = re.compile(
     r"|已经?|完成|搞定|好了|订好|办好|发好|改好|弄好|处理好|查到|结果|如下|这是"
 )
 _PROMISE = re.compile(
-    r"(?i:\b(?:i'll|i\s+will|will\s+do|i'm\s+going\s+to|let\s+me)\b)|我会|我来|我去|马上|稍后"
+    r"(?i:\b(?:i'll|i\s+will|will\s+do|i'm\s+going\s+to|let\s+me|we'll|we\s+will)\b)"
+    r"|我会|我来|我去|马上|稍后"
 )
+# For later, when the user is ready: "Whenever you're ready, we'll write something warm".
+_WHEN_READY = re.compile(r"(?i:\b(?:when|whenever)\s+you're\s+ready\b)|等你(?:准备好|有空|方便)")
 # A report that gives what a booking or an order made: a reference to quote later.
 _CONFIRMATION = re.compile(
     r"(?i:\b(?:confirmation|booking|reservation|order|reference|ticket|tracking)(?:\s+(?:number"
@@ -124,7 +127,8 @@ _TEXT_TASK = re.compile(
     r"|spell[- ]check)\b)|翻译|译成|改写|润色|总结|概括|缩写|改成英文|改成中文"
 )
 _QUESTIONISH = re.compile(
-    r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|show\s+me|give\s+me|list|find"
+    r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|show\s+me|give\s+me"
+    r"|(?<!my\s)(?<!the\s)(?<!our\s)list|find"
     r"|look\s+up|check|search|pull\s+up|any\s+(?:news|word|updates?)|status\s+of)\b)"
     r"|什么|哪|多少|几|查|告诉|怎么|调出|进度|进展|看看|看一下|看下"
     # "报告出来没", "到了没有": asked without a mark.
@@ -320,6 +324,7 @@ def _stem(word: str) -> str:
     return word
 
 
+
 # The assistant saying it took something down: "记下了，…", "Noted: …", "Got it, I'll remember".
 _NOTED = re.compile(
     r"\s*(?:好的?[，,]?\s*)?(?:记下了|记住了|记好了|已记下|已经记下|已记录)"
@@ -340,7 +345,7 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     :func:`names_thing`); then a user's report of it done needs only the one word it names
     the thing by ("我得去续签护照" … "新护照今天寄到了")."""
     if later_role == "assistant":
-        if _REFUSAL.search(later) or _NOTED.match(later):
+        if _REFUSAL.search(later) or _NOTED.match(later) or _WHEN_READY.search(later):
             return False  # (noting an errand down does not do it: "记下了，车险7月25号到期")
         promised = _PROMISE.search(later)
         done = _DONE.search(later) if promised is not None else None
@@ -985,7 +990,9 @@ _USER_DONE = re.compile(
 _DONE_LAST = re.compile(
     r"[\w' -]{2,40}? (?:submitted|sent|paid|booked|done|ordered|finished|fixed|renewed"
     r"|cancell?ed|filed|delivered|handled|sorted|mailed|returned|picked up|signed)"
-    r"(?:[.!]*|(?:,| and| but)[^.!?]*[.!]*)",
+    # (and where or when: "Oil change done at Jiffy Lube on Kessler.")
+    r"(?:[.!]*|(?:,| and| but| at| in| on| with| by| this| today| yesterday| last| earlier)"
+    r"[^.!?]*[.!]*)",
     re.I)
 # Literal pieces every match holds: most sentences are ruled out by a substring test in C.
 _USER_DONE_KEYS = (
