@@ -5082,3 +5082,24 @@ def test_an_errand_reported_done_in_more_ways_closes(first: list[dict[str, Any]]
 def test_a_task_for_later_stays_open(said: str, reply: str, task: str) -> None:
     out = ask([user(said), assistant(reply)])
     assert task in _open(out, "en"), out
+
+
+@pytest.mark.parametrize(("said", "reply", "task"), [
+    ("你回头帮我把部门聚餐的报名表整理一下，名单我晚点发你", "没问题，你发过来我就整理。",
+     "报名表"),
+    ("待办加一条：周日给鱼缸换水，水已经有点浑了", "加上了。换水别一次换太多，三分之一就够。",
+     "鱼缸"),
+    ("等这周上线完了我要把release/v3分支删掉，现在先别动", "明白，上线稳定后再删。", "release/v3"),
+    ("Add it to my list: renew the fishing license before April.",
+     "Added to your list. It takes five minutes online.", "fishing license"),
+])
+def test_a_task_put_for_later_stays_open_in_both_languages(said: str, reply: str,
+                                                           task: str) -> None:
+    lang = "en" if said.isascii() else "zh"
+    out = ask([user(said), assistant(reply)], language=lang)
+    assert task in _open(out, lang), out
+
+
+def test_a_chinese_role_filled_by_someone_else() -> None:
+    _assert_replaced("伴郎定了我发小阿杰，帮我想想送伴郎什么礼物", "伴郎换成我同事老周了",
+                     "阿杰", "老周")

@@ -738,7 +738,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r" it is[.!]*$", re.M), True, None, (" it is",)),
 ]
 _TASK_LEAD = re.compile(
-    r"(?:(?:你|您)?(?:再|还|也|然后|另外|顺便|那)?(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必)"
+    r"(?:(?:你|您)?(?:再|还|也|然后|另外|顺便|那|回头|晚点|有空(?:的时候)?|到时候?|等会儿?)?"
+    r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必)"
     r"|(?i:(?:(?:and|also|then|now),?\s+)?(?:please|remind(?!ers?\b)|don't\s+forget"
     r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you))"
     # Where first, then the ask: "prometheus 那边帮我加个磁盘使用率告警".
@@ -851,6 +852,8 @@ _OWN_MID = re.compile(
     r"|got to(?! (?:see|meet|watch|hear|know|experience|enjoy|spend|try|hang|visit)\b)))"
     r" (?!(?:go|run|leave|head out|sleep|say|admit|agree|ask|wonder|laugh|love|be honest|relax"
     r"|chill|vent|rest)\b)\w)"
+    # "发版完了我要把feature/pay-v2分支删掉": what is to go, by any name.
+    r"|我(?:们)?(?:要|得)把[^，。！？]{1,30}?(?:删掉|删除|清掉|清理掉?|关掉|下线|迁走|备份|合进|回滚|换掉)"
     # "After the migration finishes tonight I need to drop the old table": when, then the duty.
     r"|(?i:\b(?:tonight|tomorrow|today|later|afterwards|after that|this (?:week|weekend"
     r"|morning|afternoon|evening)|next week) (?:i|we) (?:really |still |also )?(?:need to"
@@ -875,10 +878,13 @@ _OWN_MID = re.compile(
     r"(?:去|把|给|找|跟|和|约|交|办|买|续|还|寄|拿|取|打|定|弄|做|联系|带)")
 _REMINDER = re.compile(
     # (and what the user puts on their list: "On my list for this weekend: regrout the shower")
-    r"(?i:on (?:my|the|our) (?:to-?do )?list(?: for [\w' ]{1,24}?)?:\s*(?=[a-z]))"
+    r"(?i:(?:(?:add|put)(?: (?:it|this|that))? (?:to|on) |on )(?:my|the|our) (?:to-?do )?list"
+    r"(?: for [\w' ]{1,24}?)?:\s*(?=[a-z]))"
     r"|(?i:(?:please |can you |could you )?remind me\b"
     r"|(?:please |pls )?(?:don't|do not) let me forget\b|make sure i (?:don't forget|remember)\b)"
-    r"|(?:你|您)?(?:请|记得|帮我)?提醒我|别让我忘")
+    r"|(?:你|您)?(?:请|记得|帮我)?提醒我|别让我忘"
+    # "待办加一条：周末给多肉换盆"
+    r"|待办(?:加一?条|里加上?|添一?条)?[：:]|(?:加|记)(?:到|进)待办")
 # What opens a request said in passing: "Oh and remind me to…", "Unrelated, but can you…",
 # "Quick thing — book…", "对了，帮我…".
 _LEAD_IN = re.compile(
@@ -920,6 +926,8 @@ _ERRAND = re.compile(
     r"(?! (?:it|that|this|them|some rest|a break|some sleep|out|over|together|back|more"
     r"|something|anything)\b))"
     r"|[得要](?:去|给|把)?[\u4e00-\u9fff]{0,4}?(?:拿|取|交|办|续|还|买|寄|修|缴|付|签|退|约|订|打)"
+    # "发版完了我要把feature/pay-v2分支删掉": what is to go, by any name.
+    r"|(?:要|得)把[^，。！？]{1,30}?(?:删掉|删除|清掉|清理掉?|关掉|下线|迁走|备份|合进|回滚|换掉)"
     # Due: "糯米的猫三联该打了", "护照该续了", "物业费该交了" (not "应该", "活该").
     r"|(?<![应活本])该(?:去|给|把)?(?:拿|取|交|办|续|还|买|约|打|换|缴|付|签)了"
     # "我得把登录重构在那之前合进去", "得抽空去医院给她开": a duty with its thing or its place.

@@ -864,7 +864,9 @@ _ZH_DONE_VERB = re.compile(
     r"(?P<v>[订买发写办弄做查改约寄交付])(?:好了|完了|完成)|(?P<f>[查找搜])到"
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
-_REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify))|提醒")
+_REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify)|\bon (?:my|the|our) (?:to-?do )?list\b"
+                     r"|\b(?:keep|put|add) (?:it|that|this) (?:on|to) (?:the|my) (?:list|to-?do))"
+                     r"|提醒|待办|记上")
 
 
 def promises_reminder(text: str) -> bool:
@@ -908,13 +910,18 @@ def asks_reminder(request: str) -> bool:
 
 
 _REMIND_ME = re.compile(r"(?i:\b(?:remind|ping|nudge|notify) me\b|\bdon't let me forget\b"
-                        r"|\b(?:keep|put) (?:it|that|this) on (?:the|my) list\b)"
-                        r"|提醒我|别让我忘")
+                        r"|\b(?:keep|put|add) (?:it|that|this) (?:on|to) (?:the|my) (?:list|to-?do)"
+                        r"|\b(?:(?:add|put)(?: (?:it|this|that))? (?:to|on) |on )(?:my|the|our)"
+                        r" (?:to-?do )?list(?: for [\w' ]{1,24}?)?:)"
+                        r"|提醒我|别让我忘|待办(?:加一?条|里加上?|添一?条)?[：:]|(?:加|记)(?:到|进)待办|记上")
 # A reminder set or promised, not "it reminds me of home" or "those reminders" in passing.
 _REMIND_SET = re.compile(
     r"(?i:\b(?:remind|ping|nudge|notify) you\b|\breminders? (?:is |are |has been |have been )?"
     r"(?:set|scheduled|added|created|on)\b|\bset (?:a |the |your |up a )?reminder)"
     r"|提醒(?:您|你)|(?:设|设置|定)(?:好|了)?(?:一个)?提醒|提醒(?:已|设)"
+    # put on the list asked for: "Added to your list.", "加上了。"
+    r"|(?i:\badded (?:it |that |this )?to (?:your|the) (?:list|to-?do)|\b(?:it's|is) on your list)"
+    r"|加上了|已加上|已添加|加到待办|已加入待办"
 )
 # The user saying they did it themselves: "the flight is booked, I did it myself", "我自己订好了".
 _USER_DONE = re.compile(
@@ -1735,7 +1742,7 @@ _ASKS_OPTIONS = re.compile(
     r" better)|what (?:would|should|do) (?:you|i) (?:pick|choose|get|recommend|suggest)"
     r"|any (?:good )?(?:places|spots|ones|picks)|shortlist|find me|look(?:ing)? for"
     r"|search for)\b)"
-    r"|推荐|哪(?:个|家|款|种|班|所|位|些)|选哪|比较一?下|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
+    r"|推荐|哪(?:个|家|款|种|班|所|位|些)|选哪|(?:比较|对比)一?下|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
     r"|帮我(?:找|搜|看看)|找(?:一)?下|搜(?:一)?下"  # (not 帮我查: a look-up, "查下报错数")
 )
 # A later message that says it chose: "team voted for the Middle Eastern place", "Going with
@@ -1749,6 +1756,7 @@ _CHOSE_LATER = re.compile(
     r"|选了|选定|决定|定了|就(?:订|买|要|去|选|用|报|上)|订了|买了|报了|投票|还是(?:选|订|买|用)?(?=[^，。！？]{0,12}吧)"
     # "选第二个吧", "就离地铁近的那家吧"
     r"|选(?=第|这|那|最)|就(?=[^，。！？]{1,12}?那(?:家|个|款|种|套|趟|班|所)吧)"
+
 )
 # Still choosing: "haven't decided", "都行", "还没想好".
 _UNDECIDED_LATER = re.compile(
