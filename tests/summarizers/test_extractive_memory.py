@@ -4557,6 +4557,15 @@ def test_a_carried_echo_of_a_changed_value_says_the_new_one() -> None:
     ("周末想带孩子去游泳，附近有哪些游泳馆？",
      "附近有三家：海洋游泳馆，一次60元；体育中心游泳馆，一次45元，离地铁站最近；星河会所，一次90元。",
      "就离地铁近的那家吧", "体育中心", "zh"),
+    ("Our dog needs his rabies shot this week, which one should I take?",
+     "Two openings: Dr. Lindgren on Monday at 4:10 PM, or Dr. Osei on Wednesday at 9:30 AM.",
+     "Wednesday morning works better for me.", "Dr. Osei", "en"),
+    ("Want a deep green for the hallway. Suggestions?",
+     "Three good ones: Benjamin Moore Essex Green, Sherwin-Williams Rainforest, or Farrow & "
+     "Ball Studio Green.", "Rainforest, definitely.", "Rainforest", "en"),
+    ("Need new wiper blades for the Civic, options?",
+     "Bosch Icon at $28 each, Rain-X Latitude at $19 each, or Michelin Stealth at $24 each.",
+     "Go cheapest, it's an old car.", "Rain-X", "en"),
 ])
 def test_options_left_open_are_kept_and_picked_from_folds_later(
         asked: str, listing: str, later: str, chosen: str, lang: str) -> None:
@@ -5103,3 +5112,11 @@ def test_a_task_put_for_later_stays_open_in_both_languages(said: str, reply: str
 def test_a_chinese_role_filled_by_someone_else() -> None:
     _assert_replaced("伴郎定了我发小阿杰，帮我想想送伴郎什么礼物", "伴郎换成我同事老周了",
                      "阿杰", "老周")
+
+
+def test_options_the_user_weighs_are_picked_from_folds_later() -> None:
+    first = ask([user("For the team offsite I'm torn between a cooking class at Sur La Table, "
+                      "an escape room downtown, or kayaking on the river.")])
+    middle = ask([user("I watched a film with my sister yesterday evening.")], previous=first)
+    out = ask([user("Decided, we're doing the kayaking.")], previous=middle)
+    assert any("kayaking on the river" in d for d in section(out, "Decisions")), out

@@ -129,6 +129,7 @@ from .threads import (
     shared_numbers,
     standing_terms,
     user_done,
+    weighed_options,
 )
 from .tools import _is_tool_block, _render_args, _render_result, _result_text, _ToolLine
 
@@ -930,6 +931,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # choice to make; priced in digits ("要六千五" is 6500 to compare).
                 own_listed = own_options(_arabic(p.text)) \
                     if not p.name and own_options(p.text) else []
+                weighed = weighed_options(p.text) if not p.name else []
+                if weighed:
+                    # Options the user weighs themselves stay open until a later message
+                    # picks one ("Decided, we're doing the pottery painting").
+                    pending.append((weighed, p.msg, p.date))
             if p.role == "user" and not p.name:
                 if p.msg != last_msg + 1:
                     turn = []

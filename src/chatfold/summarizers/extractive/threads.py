@@ -1542,6 +1542,30 @@ _OWN_OPTION = re.compile(
     r"|(?i:\b(?:one is|the other(?: one)? is|another is)\s+)")
 
 
+# The user weighing options of their own: "I'm torn between the trampoline park, a pottery
+# painting party at Glaze Craze, or just a movie at home", "纠结是去三亚还是去西双版纳".
+_TORN = re.compile(
+    r"(?i:\b(?:torn|deciding|choosing|debating|undecided|stuck) between\s+([^.?!]+))"
+    r"|(?:纠结|犹豫|拿不定主意)(?:是|要)?(?:选)?([^。？！]+?还是[^。？！]+)")
+
+
+def weighed_options(text: str) -> list[str]:
+    """The options the user says they are weighing ("torn between A, B, or C"), each whole;
+    [] when not two to six."""
+    m = _TORN.search(text)
+    if m is None:
+        return []
+    if m.group(1) is not None:
+        items = _SERIES_SPLIT_EN.split(m.group(1))
+        if len(items) == 1:
+            items = re.split(r"\s+(?:and|or)\s+", m.group(1))
+    else:
+        items = re.split(r"还是", m.group(2))
+    options = [_LEAD_OR.sub("", o).strip(" ,，;；") for o in items]
+    options = [o for o in options if o]
+    return options if 2 <= len(options) <= 6 else []
+
+
 def own_options(text: str) -> list[str]:
     """The options the user listed in ``text`` ("一个是乐刻，月卡199 一个是威尔士，年卡要4800 选
     哪个" gives "乐刻，月卡199" and "威尔士，年卡要4800"), without the question; [] when not
@@ -1751,8 +1775,13 @@ _CHOSE_LATER = re.compile(
     r"(?i:\b(?:go(?:ing)? with|went with|voted for|vote went to|chose|picked|decided on"
     r"|settled on|let'?s (?:do|go with|book|get)|(?:i|we)'?(?:ll| will) (?:take|get|go with|do)"
     r"|booked|ordered|bought|signed up for|went for|going for"
-    # an option said to be right: "The second one sounds perfect", "the webcam one works best"
-    r"|sounds (?:perfect|great|good|best|ideal)|works best|is (?:perfect|the one))\b)"
+    # an option said to be right: "The second one sounds perfect", "the webcam one works best",
+    # "Thursday morning works better", "Hague, definitely"
+    r"|sounds (?:perfect|great|good|best|ideal)|works (?:best|better)|is (?:perfect|the one)"
+    r"|definitely|for sure"
+    # "Decided, we're doing the pottery painting", "Go cheapest."
+    r"|decided(?=[,:])|(?:we're|we are|i'm|i am) doing|go(?= (?:for )?(?:the )?(?:cheap|pric"
+    r"|expensive|first|second|third|last|middle)))\b)"
     r"|选了|选定|决定|定了|就(?:订|买|要|去|选|用|报|上)|订了|买了|报了|投票|还是(?:选|订|买|用)?(?=[^，。！？]{0,12}吧)"
     # "选第二个吧", "就离地铁近的那家吧"
     r"|选(?=第|这|那|最)|就(?=[^，。！？]{1,12}?那(?:家|个|款|种|套|趟|班|所)吧)"
@@ -1823,7 +1852,8 @@ def later_pick(options: list[str], sentence: str) -> str | None:
     # What was chosen is said after saying so: "Celery feels like overkill, so going with the
     # lighter one" rules one option out before it picks another.
     # (An option said to be right comes before it: "The second one sounds perfect".)
-    appraised = cue.group().lower().startswith(("sounds", "works", "is "))
+    appraised = cue.group().lower().startswith(("sounds", "works", "is ", "definitely",
+                                                "for sure"))
     sentence = sentence[:cue.start()] if appraised else sentence[cue.start():]
     ordinal = (_ORDINAL_EN if sentence.isascii() else _ORDINAL_ZH).search(sentence)
     if ordinal is not None:
