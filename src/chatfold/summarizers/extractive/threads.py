@@ -1377,7 +1377,7 @@ def _series(asked: list[str], least: int) -> list[str]:
             continue
         # (The series ends with its sentence: "…or the ThinkPad at $1,280. The Air has the
         # best battery, the XPS is the cheapest…" says more of the options, none new.)
-        rest = _INNER_END.split(sentence[intro.end():], maxsplit=1)[0]
+        rest = _SERIES_STOP.split(sentence[intro.end():], maxsplit=1)[0]
         han = "、" in rest
         items = _SERIES_SPLIT.split(rest) if han else _SERIES_SPLIT_EN.split(rest)
         items[-1] = _SERIES_END.split(items[-1], maxsplit=1)[0]
@@ -1389,6 +1389,10 @@ def _series(asked: list[str], least: int) -> list[str]:
 
 
 _INNER_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=[。！？])(?=.)")
+_TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|vs)\.$")
+# The end of a series' sentence, not of a title inside it ("Dr. Osei on Wednesday").
+_SERIES_STOP = re.compile(r"(?<!\bDr\.)(?<!\bMr\.)(?<!\bMs\.)(?<!\bMrs\.)(?<!\bSt\.)(?<!\bJr\.)"
+                          r"(?<!\bvs\.)(?<=[.!?])\s+(?=[A-Z])|(?<=[。！？])(?=.)")
 # A sentence that opens on the speaker's own condition says what they do, it lists no choice:
 # "If I'm having trouble coming up with ideas, I usually…".
 _CONDITION = re.compile(r"(?i:\s*(?:if|when|whenever|because|since)\s+(?:i|i'm|i've|we)\b)"
@@ -1447,7 +1451,8 @@ _SERIES_SPLIT_EN = re.compile(
     r",(?!\d{3})(?![^(]*\))(?!\s*(?:which|who|whose|where)\b)\s*(?:(?:and|or)\s+)?")
 # (Not inside brackets: "or soapstone (softer, heat-proof)" ends after its bracket.)
 _SERIES_END = re.compile(
-    r"(?:[，。；;!！?？]|,(?!\d{3})(?!\s*(?:which|who|whose|where)\b)|\.(?:\s|$))(?![^(（]*[)）])")
+    r"(?:[，。；;!！?？]|,(?!\d{3})(?!\s*(?:which|who|whose|where)\b)"
+    r"|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bJr)\.(?:\s|$))(?![^(（]*[)）])")
 _LAST_OR = re.compile(r"(?i)[,，]?\s+(?:or|and)$|[，,]?(?:或者|或|还是)$")
 _LEAD_OR = re.compile(r"(?i)^\s*(?:or|and|或者|或是|还有)\s*")
 
@@ -1813,7 +1818,8 @@ def _first_sentence(option: str) -> str:
         elif ch in ")）":
             depth = max(0, depth - 1)
         elif depth == 0 and (ch in "\n。！？"
-                             or (ch in ".!?" and option[i + 1:i + 2] in (" ", ""))):
+                             or (ch in ".!?" and option[i + 1:i + 2] in (" ", "")
+                                 and not _TITLE.search(option, max(0, i - 4), i + 1))):
             return option[:i].strip(" ;；，,.")
     return option.strip(" ;；，,.。")
 
