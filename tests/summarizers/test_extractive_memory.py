@@ -5120,3 +5120,8 @@ def test_options_the_user_weighs_are_picked_from_folds_later() -> None:
     middle = ask([user("I watched a film with my sister yesterday evening.")], previous=first)
     out = ask([user("Decided, we're doing the kayaking.")], previous=middle)
     assert any("kayaking on the river" in d for d in section(out, "Decisions")), out
+
+
+def test_a_name_after_a_title_is_the_value_that_changes() -> None:
+    _assert_replaced("Our pediatrician is Dr. Haverford at Lakeside Clinic.",
+                     "We switched, our pediatrician is Dr. Quintero now.", "Haverford", "Quintero")

@@ -176,7 +176,9 @@ _VALUE = re.compile(
     r"|\d(?:[\d,.:/-]*\d)?(?:\s?(?:am|pm))?"  # numbers, times, dates (not the "." after)
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<![A-Za-z])[A-Z]{2}\s\d{2,4}(?![\d,.:])"  # a flight written apart: UA 1187, DL 2046
-    r"|(?<=[^\s.!?。！？])\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"  # a capitalised word inside a sentence
+    # a capitalised word inside a sentence, a name after a title too ("Dr. Abernathy")
+    r"|(?:(?<=[^\s.!?。！？])|(?<=\bDr\.)|(?<=\bMr\.)|(?<=\bMs\.)|(?<=\bMrs\.))"
+    r"\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
     rf"|[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|主管|主任|老板|医生|教授|律师|总|工|姐|哥)"
