@@ -5125,12 +5125,3 @@ def test_options_the_user_weighs_are_picked_from_folds_later() -> None:
 def test_a_name_after_a_title_is_the_value_that_changes() -> None:
     _assert_replaced("Our pediatrician is Dr. Haverford at Lakeside Clinic.",
                      "We switched, our pediatrician is Dr. Quintero now.", "Haverford", "Quintero")
-
-
-@pytest.mark.parametrize("said", [
-    "Best part of the trip – I got to cook with a chef from Lyon at the food festival!",
-    "Must've been a long drive back from the coast with the kids in the car.",
-])
-def test_a_chance_had_or_a_guess_is_no_task(said: str) -> None:
-    out = ask([user(said), assistant("That sounds like quite a day.")])
-    assert _open(out, "en") == "", out

@@ -810,8 +810,6 @@ _TASK_OWN = re.compile(
     # say, …" is an aside.
     r"(?! (?:go|run|leave|head out|sleep)(?: now)?\s*(?:[,.!;]|$))"
     r"(?! (?:say|admit|agree|ask|wonder|laugh|love|be honest)\b)"
-    # ("Must've been a cool experience", "must be nice": a guess, no duty.)
-    r"(?<!must(?='ve))(?!'ve been|'ve had| be\b| have been\b)"
     r"|i'd like you to|(?:remember|don't forget) to"
     # What the speaker needs done for them: "need someone to drive me home".
     r"|(?:(?:i|we) )?(?:still )?need (?:someone|somebody) to"
@@ -848,9 +846,8 @@ _TASK_OWN = re.compile(
 # be done, the speaker unsaid: "得赶紧把毕业论文的查重做了". (Not "…, so you need to": advice.)
 _OWN_MID = re.compile(
     r"(?i:[,;.—–]\s*(?:(?:so|and|but|then|which means|plus)\s+)?(?:(?:i|we)(?:'ll| will)?"
-    r" (?:really |still |also |just |now )?(?:need to|have to|must|should really|gotta)"
-    # ("I got to work with one of my gaming pals": a chance had; "I've got to" is a duty.)
-    r"|(?:i|we)'ve (?:really |still |also |just )?got to|(?:still )?(?:need to|have to|gotta"
+    r" (?:really |still |also |just |now )?(?:need to|have to|must|should really|gotta"
+    r"|(?:'ve )?got to)|(?:still )?(?:need to|have to|gotta"
     # ("gotta" is read as "got to"; not a chance had: "got to see the Perseids".)
     r"|got to(?! (?:see|meet|watch|hear|know|experience|enjoy|spend|try|hang|visit)\b)))"
     r" (?!(?:go|run|leave|head out|sleep|say|admit|agree|ask|wonder|laugh|love|be honest|relax"
