@@ -300,8 +300,12 @@ def join_bare_report(sentences: list[str]) -> list[str]:
 def opens_with_report(text: str) -> bool:
     """Whether an assistant's statement opens with a bare report of what it did ("Sent. I
     asked Coach Brandt…"): it did the thing, whosever errand it was."""
-    first = split_sentences(text)[:1]
-    return bool(first) and _BARE_REPORT.fullmatch(first[0].strip()) is not None
+    text = text.lstrip()
+    opening = _BARE_REPORT.match(text)
+    if opening is None:
+        return False
+    end = opening.end()
+    return text[end:end + 1] in ("", " ") or text[end - 1:end] in (".", "!", "。", "！")
 
 
 def _glue(before: str, sentence: str) -> str:
