@@ -44,6 +44,7 @@ from .lexicon import (
     _ROLE_TAGS,
     _SURNAMES,
     _TASKS,
+    TITLES,
     ZH_NUMERALS,
 )
 from .scoring import _VALUE_WEIGHT, USER_FACTOR, _is_question, _is_standing_ask
@@ -177,7 +178,7 @@ _VALUE = re.compile(
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
     r"|(?<![A-Za-z])[A-Z]{2}\s\d{2,4}(?![\d,.:])"  # a flight written apart: UA 1187, DL 2046
     # a capitalised word inside a sentence, a name after a title too ("Dr. Abernathy")
-    r"|(?:(?<=[^\s.!?。！？])|(?<=\bDr\.)|(?<=\bMr\.)|(?<=\bMs\.)|(?<=\bMrs\.))"
+    r"|(?:(?<=[^\s.!?。！？])|" + "|".join(rf"(?<=\b{t}\.)" for t in TITLES) + ")"
     r"\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"

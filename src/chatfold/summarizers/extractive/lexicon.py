@@ -339,3 +339,14 @@ CASUAL_SPELLINGS = {
     "wouldnt": "wouldn't", "thats": "that's", "whats": "what's", "theres": "there's",
     "youre": "you're", "theyre": "they're", "shes": "she's", "hes": "he's",
 }
+
+
+# Putting a thing on the user's list, asked in passing ("can you keep that on my list?") or as
+# a heading ("Add it to my list: …", "On my list for Saturday: …", "待办加一条：…"): regex text,
+# shared by the scoring of a request and the threads that keep its errand open.
+ON_LIST_ASK_EN = r"(?:keep|put|add) (?:it|that|this) (?:on|to) (?:the|my) (?:list|to-?do(?: list)?)"
+ON_LIST_HEAD_EN = (r"(?:(?:add|put)(?: (?:it|this|that))? (?:to|on) |on )(?:my|the|our)"
+                   r" (?:to-?do )?list(?: for [\w' ]{1,24}?)?:")
+ON_LIST_ZH = r"待办(?:加一?条|里加上?|添一?条)?[：:]|(?:加|记)(?:到|进)待办"
+# Titles before a name, whose full stop ends no sentence or option ("Dr. Osei on Wednesday").
+TITLES = ("Dr", "Mr", "Mrs", "Ms", "St", "Jr")

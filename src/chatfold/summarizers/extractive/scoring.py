@@ -45,6 +45,9 @@ from .lexicon import (
     _WHEN,
     _ZH_NEUTRAL,
     _ZH_WORDS,
+    ON_LIST_ASK_EN,
+    ON_LIST_HEAD_EN,
+    ON_LIST_ZH,
     ZH_NUMERALS,
     _is_pleasantry,
 )
@@ -878,13 +881,12 @@ _OWN_MID = re.compile(
     r"(?:去|把|给|找|跟|和|约|交|办|买|续|还|寄|拿|取|打|定|弄|做|联系|带)")
 _REMINDER = re.compile(
     # (and what the user puts on their list: "On my list for this weekend: regrout the shower")
-    r"(?i:(?:(?:add|put)(?: (?:it|this|that))? (?:to|on) |on )(?:my|the|our) (?:to-?do )?list"
-    r"(?: for [\w' ]{1,24}?)?:\s*(?=[a-z]))"
+    rf"(?i:{ON_LIST_HEAD_EN}\s*(?=[a-z]))"
     r"|(?i:(?:please |can you |could you )?remind me\b"
     r"|(?:please |pls )?(?:don't|do not) let me forget\b|make sure i (?:don't forget|remember)\b)"
     r"|(?:你|您)?(?:请|记得|帮我)?提醒我|别让我忘"
     # "待办加一条：周末给多肉换盆"
-    r"|待办(?:加一?条|里加上?|添一?条)?[：:]|(?:加|记)(?:到|进)待办")
+    rf"|{ON_LIST_ZH}")
 # What opens a request said in passing: "Oh and remind me to…", "Unrelated, but can you…",
 # "Quick thing — book…", "对了，帮我…".
 _LEAD_IN = re.compile(
@@ -908,7 +910,7 @@ _REMIND_MID = re.compile(
     r"(?i:(?:[,;:—–.!]\s*|\s(?:and|but|so)\s+)(?:please\s+|pls\s+|just\s+"
     r"|(?:can|could|would|will) you\s+)?(?:remind me\b"
     r"|don't let me forget\b|make sure i (?:don't forget|remember)\b"
-    r"|(?:keep|put|add) (?:it|that|this) (?:on|to) (?:the|my) (?:list|to-?do(?: list)?)\b))"
+    rf"|{ON_LIST_ASK_EN}\b))"
     r"|[，；：]\s*(?:你|您)?(?:到时候?)?(?:记得[^，。！？]{0,6}?|麻烦|请|帮我)?提醒我|别让我忘"
     # "打算下个月找时间去，先帮我记上": put on the list
     r"|[，；：]\s*(?:先|就)?(?:帮我|给我)?记(?:上|着|到待办|进待办)"

@@ -39,8 +39,8 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
+from .lexicon import ON_LIST_ASK_EN, ON_LIST_HEAD_EN, ON_LIST_ZH, TITLES, _is_pleasantry
 from .lexicon import ZH_PLACES as _ZH_PLACES
-from .lexicon import _is_pleasantry
 from .sentences import _normalise, split_sentences
 
 # The user's opening words that accept what was just offered.
@@ -864,9 +864,8 @@ _ZH_DONE_VERB = re.compile(
     r"(?P<v>[订买发写办弄做查改约寄交付])(?:好了|完了|完成)|(?P<f>[查找搜])到"
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
-_REMIND = re.compile(r"(?i:\b(?:remind|ping|nudge|notify)|\bon (?:my|the|our) (?:to-?do )?list\b"
-                     r"|\b(?:keep|put|add) (?:it|that|this) (?:on|to) (?:the|my) (?:list|to-?do))"
-                     r"|提醒|待办|记上")
+_REMIND = re.compile(rf"(?i:\b(?:remind|ping|nudge|notify)|\bon (?:my|the|our) (?:to-?do )?list\b"
+                     rf"|\b{ON_LIST_ASK_EN})|提醒|待办|记上")
 
 
 def promises_reminder(text: str) -> bool:
@@ -910,10 +909,8 @@ def asks_reminder(request: str) -> bool:
 
 
 _REMIND_ME = re.compile(r"(?i:\b(?:remind|ping|nudge|notify) me\b|\bdon't let me forget\b"
-                        r"|\b(?:keep|put|add) (?:it|that|this) (?:on|to) (?:the|my) (?:list|to-?do)"
-                        r"|\b(?:(?:add|put)(?: (?:it|this|that))? (?:to|on) |on )(?:my|the|our)"
-                        r" (?:to-?do )?list(?: for [\w' ]{1,24}?)?:)"
-                        r"|提醒我|别让我忘|待办(?:加一?条|里加上?|添一?条)?[：:]|(?:加|记)(?:到|进)待办|记上")
+                        rf"|\b{ON_LIST_ASK_EN}|\b{ON_LIST_HEAD_EN})"
+                        rf"|提醒我|别让我忘|{ON_LIST_ZH}|记上")
 # A reminder set or promised, not "it reminds me of home" or "those reminders" in passing.
 _REMIND_SET = re.compile(
     r"(?i:\b(?:remind|ping|nudge|notify) you\b|\breminders? (?:is |are |has been |have been )?"
@@ -1389,7 +1386,7 @@ def _series(asked: list[str], least: int) -> list[str]:
 
 
 _INNER_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=[。！？])(?=.)")
-_TITLE = re.compile(r"\b(?:Dr|Mr|Mrs|Ms|St|Jr|vs)\.$")
+_TITLE = re.compile(r"\b(?:" + "|".join(TITLES) + r")\.$")
 
 
 def _first_of(text: str) -> str:
@@ -1458,7 +1455,7 @@ _SERIES_SPLIT_EN = re.compile(
 # (Not inside brackets: "or soapstone (softer, heat-proof)" ends after its bracket.)
 _SERIES_END = re.compile(
     r"(?:[，。；;!！?？]|,(?!\d{3})(?!\s*(?:which|who|whose|where)\b)"
-    r"|(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bMrs)(?<!\bSt)(?<!\bJr)\.(?:\s|$))(?![^(（]*[)）])")
+    r"|" + "".join(rf"(?<!\b{t})" for t in TITLES) + r"\.(?:\s|$))(?![^(（]*[)）])")
 _LAST_OR = re.compile(r"(?i)[,，]?\s+(?:or|and)$|[，,]?(?:或者|或|还是)$")
 _LEAD_OR = re.compile(r"(?i)^\s*(?:or|and|或者|或是|还有)\s*")
 
