@@ -719,8 +719,9 @@ def test_bilingual_sample_in_two_rolls_matches_the_essentials() -> None:
         assert needle in second, needle
 
 
-def test_the_same_tool_call_made_again_keeps_each_result() -> None:
-    # One fold renders each distinct arguments and result text once; the lines stay separate.
+def test_the_same_look_up_made_again_keeps_what_it_found_last() -> None:
+    # The same call with the same arguments looks the same thing up again: its latest result is
+    # what holds (1.09 no longer does), and a result repeated word for word is rendered once.
     def call(i: int) -> dict[str, Any]:
         fn = {"name": "get_rate", "arguments": '{"pair": "EUR/USD"}'}
         return {
@@ -736,7 +737,6 @@ def test_the_same_tool_call_made_again_keeps_each_result() -> None:
     assert ask(messages).splitlines() == [
         "Facts:",
         "- Tool get_rate(pair=EUR/USD) → rate=1.08",
-        "- Tool get_rate(pair=EUR/USD) → rate=1.09",
     ]
 
 

@@ -5125,3 +5125,123 @@ def test_options_the_user_weighs_are_picked_from_folds_later() -> None:
 def test_a_name_after_a_title_is_the_value_that_changes() -> None:
     _assert_replaced("Our pediatrician is Dr. Haverford at Lakeside Clinic.",
                      "We switched, our pediatrician is Dr. Quintero now.", "Haverford", "Quintero")
+
+
+_CHATTER = "Hey Dave, I invited my old high school buddy to see me perform in Boston!"
+
+
+@pytest.mark.parametrize("said", [
+    # A value said to hold now.
+    "Amtrak emailed, the train's leaving at 6:48 now.",
+    "fund's at 5,150 now",
+    "Traded in the old SUV this weekend, we're a Subaru Outback family now.",
+    # A switch said without its subject, as people type.
+    "Ported my number over to US Mobile last week, their hotspot allowance is way better.",
+    # A blood type.
+    "I'm O-negative and the blood bank keeps calling me.",
+])
+def test_what_holds_now_or_is_asked_to_be_remembered_outranks_chatter(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    scores = _score_all([said, _CHATTER], ["user", "user"])
+    assert scores[0].score > scores[1].score, scores
+
+
+@pytest.mark.parametrize("said", [
+    "Remind me to book a piano tuner before the spring recital, the middle C is off.",
+    "Put this on my to-do list: repot the fig tree into a bigger pot once it warms up.",
+])
+def test_what_the_user_asks_to_be_remembered_outranks_an_outing(said: str) -> None:
+    # Asked, in so many words, to be remembered: worth what "my X is Y" is, more than a dated
+    # outing with a name.
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    outing = "Last Friday I went to the Pride parade in Seattle with Mel."
+    scores = _score_all([said, outing], ["user", "user"])
+    assert scores[0].score > scores[1].score, scores
+
+
+def test_a_chinese_ask_to_put_it_on_the_list_is_an_open_task() -> None:
+    out = ask([user("阳台那几盆多肉根都长出来了，等天凉快点要给它们换盆，帮我加到待办里"),
+               assistant("已加到待办：天凉快后给多肉换盆。")], language="zh")
+    assert "换盆" in _open(out, "zh"), out
+
+
+@pytest.mark.parametrize(("said", "reply"), [
+    # "remind me of/why" is no reminder
+    ("They motivate me and remind me why I'm doing this.", "That's lovely."),
+])
+def test_what_reminds_the_user_of_something_is_no_task(said: str, reply: str) -> None:
+    out = ask([user(said), assistant(reply)])
+    assert not _open(out, "en"), out
+
+
+def test_a_day_of_the_week_is_no_new_name_for_whom_the_user_greeted() -> None:
+    out = ask([user("Hey Dave, not everything has been going smoothly. I had an incident last "
+                    "week where my place got flooded."),
+               user("They were short-staffed so I've switched my food bank shift, I'm now going "
+                    "weekly, on Fridays."),
+               assistant("That's generous of you.")])
+    assert "Dave" in out and "Hey Fridays" not in out, out
+
+
+def test_a_number_said_next_is_no_revision_of_one_far_from_it() -> None:
+    out = ask([user("Moreover, Max is already old, he is 8 years old."),
+               user("Last weigh-in of the cut: ended up at 176.8."),
+               assistant("Nice work.")])
+    assert "8 years old" in out and "176.8 years" not in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # A day for another, of a thing named by two words in common.
+    ("I volunteer at the Harbor Street food bank every other Tuesday.",
+     "They were short-staffed so I've switched my food bank shift, I'm now going weekly, on "
+     "Fridays.", "Tuesday", "Fridays"),
+    # "pushing … back", "to be safe" name nothing the plan is about.
+    ("I'm planning to plant out my tomato seedlings on May 12.",
+     "Ugh, frost warning for next week. I'm pushing the tomatoes back to May 19 to be safe.",
+     "May 12", "May 19"),
+])
+def test_more_changes_replace_what_they_change(old: str, new: str, gone: str,
+                                               kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+@pytest.mark.parametrize(("first", "later", "task", "lang"), [
+    ([user("Don't let me forget, I have to move the electricity account to the new address "
+           "before the 17th."),
+      assistant("Noted: transfer the electricity account to the new address before the 17th.")],
+     [user("Northwind Power confirmed the transfer, the electricity is in my name at the new "
+           "place from the 16th."),
+      assistant("Perfect, that's sorted.")], "electricity", "en"),
+    ([user("体检报告说下周三出，到时候我得去医院拿一下"),
+      assistant("好的，下周三去医院领体检报告。")],
+     [user("体检报告拿到了，别的都正常，就是写了个甲状腺结节2类"),
+      assistant("甲状腺结节2类一般是良性的。")], "体检报告", "zh"),
+])
+def test_an_errand_done_by_whoever_was_to_do_it_closes(first: list[dict[str, Any]],
+                                                       later: list[dict[str, Any]],
+                                                       task: str, lang: str) -> None:
+    before = ask(first, language=lang)
+    assert task in _open(before, lang), before
+    out = ask(later, previous=before, language=lang)
+    assert task not in _open(out, lang), out
+
+
+def _lookup(cid: str, sku: str) -> dict[str, Any]:
+    fn = {"name": "inventory_lookup", "arguments": f'{{"sku": "{sku}"}}'}
+    return assistant("", tool_calls=[{"id": cid, "type": "function", "function": fn}])
+
+
+def test_the_same_look_up_a_fold_later_replaces_what_it_found() -> None:
+    first = ask([user("How many Cedar & Smoke candles do we have in the back?"),
+                 _lookup("c1", "CND-CEDAR-SMOKE"),
+                 {"role": "tool", "tool_call_id": "c1",
+                  "content": "CND-CEDAR-SMOKE (Cedar & Smoke 8oz): 48 in stock, back shelf B"}])
+    assert "48 in stock" in first, first
+    out = ask([user("The craft fair went crazy this weekend. Can you check Cedar & Smoke again?"),
+               _lookup("c2", "CND-CEDAR-SMOKE"),
+               {"role": "tool", "tool_call_id": "c2",
+                "content": "CND-CEDAR-SMOKE (Cedar & Smoke 8oz): 7 in stock, back shelf B"}],
+              previous=first)
+    assert "7 in stock" in out and "48 in stock" not in out, out

@@ -190,7 +190,7 @@ _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
 _CUE_TOKENS = content_tokens(
     "no longer anymore instead change changed changes moved switched updated turned became now "
     "postponed rescheduled delayed pushed bumped raised lowered increased reduced dropped grew "
-    "stretch stretched boost boosted upped "
+    "stretch stretched boost boosted upped pushing back forward safe were "
     "extended extend renewed down just yesterday today tonight recently last week good news "
     "these days lately nowadays currently started start since "
     "morning afternoon evening night week month year scratch never mind make raise rise got "
@@ -569,6 +569,11 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
         return True
     if shared >= 2 and _one_near_number(new.values, old.values):
         return True  # "托管班又涨价了，现在一个月4500了" / "托管班一个月3800": one amount
+    if shared >= 2 and _one_day_replaced(new.values, old.values):
+        # "…switched my food bank shift, I'm now going weekly, on Fridays" / "I volunteer at
+        # the Harbor Street food bank every other Tuesday": a day for another, of a thing
+        # named by two words in common.
+        return True
     new_day, old_day = _when(new.values), _when(old.values)
     if new_day and old_day and new_day != old_day and new.values & old.values - old_day \
             and (not _hans(new.topic).isdisjoint(_hans(old.topic))
@@ -621,6 +626,14 @@ def _one_near_number(new: frozenset[str], old: frozenset[str]) -> bool:
     """Whether each gives one amount (not a date or a time) and the two are near."""
     a, b = _numbers(new), _numbers(old)
     return len(a) == len(b) == 1 and a[0] != b[0] and _near_amount(a[0], b[0])
+
+
+def _one_day_replaced(new: frozenset[str], old: frozenset[str]) -> bool:
+    """Whether what ``new`` gives and ``old`` does not is one day of the week, and ``old`` gives
+    another. (Names are too many to tell one for another; amounts: :func:`_one_near_number`.)"""
+    fresh = [v for v in new - old]
+    return len(fresh) == 1 and _value_kind(fresh[0]) == "day" \
+        and any(_value_kind(v) == "day" for v in old - new)
 
 
 def _with_topic(shape: _Shape, topic: frozenset[str]) -> _Shape:
@@ -1369,8 +1382,9 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
     pair = _pair(stale, fresh, near_only=units is not None)
     if pair is None:
         return None
-    if _value_kind(pair[1]) == "number" and units is not None and all(units) \
-            and not units[0] & units[1]:
+    if _value_kind(pair[1]) == "number" and units is not None and not units[0] & units[1] \
+            and (all(units) or _far_amount(*pair)):
+        # (The next turn's "ended up at 176.8" is no revision of "he is 8 years old".)
         return None
     return pair if _rewrite(old, pair, said, units is not None and bool(units[0] & units[1])) \
         else None
@@ -1431,16 +1445,30 @@ def _near_amount(old: str, new: str) -> bool:
     return min(x, y) > 0 and max(x, y) <= 1.5 * min(x, y)
 
 
+def _far_amount(old: str, new: str) -> bool:
+    """Whether two numbers are more than three times apart (8 and 176.8)."""
+    a, b = _AMOUNT.search(old), _AMOUNT.search(new)
+    if a is None or b is None:
+        return False
+    x, y = float(a.group().replace(",", "")), float(b.group().replace(",", ""))
+    return min(x, y) <= 0 or max(x, y) > 3 * min(x, y)
+
+
 def _value_kind(value: str) -> str:
-    """date, time, number or word: what a normalised value is, to pair an old one with a new."""
+    """date, day, time, number or word: what a normalised value is, to pair an old one with a
+    new ("Fridays" is no new name for "Dave")."""
     if _DAY_VALUE.search(value):
         return "date"
+    if _WEEKDAY_VALUE.fullmatch(value):
+        return "day"
     if ":" in value or "点" in value or value.endswith(("am", "pm")):
         return "time"
     return "number" if value[:1].isdigit() or value[:1] in "$€£¥" else "word"
 
 
 _DAY_VALUE = re.compile(r"^[a-z]{3,9}\.? \d|\d(?:st|nd|rd|th)$|月|\d[日号]$")
+_WEEKDAY_VALUE = re.compile(
+    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?|(?:周|星期|礼拜)[一二三四五六日天]")
 
 
 def _written(value: str, text: str, unit: bool = False) -> re.Match[str] | None:
@@ -1502,7 +1530,8 @@ def _drop_clauses(old: _Item, parts: list[str], removed: set[int]) -> None:
 _TOOL_KEY = re.compile(r"(?:(?<=\()|(?<=, )|(?<=→ ))([A-Za-z_][\w.-]{0,40})=")
 _TOOL_VALUE_END = re.compile(r"…?\) → |…?\)$| → ")
 _ID_KEY = re.compile(r"(?i)(?:^|[_.-])(?:id|ids|uuid|ref|no|number|num|code|sku|path|file"
-                     r"|filename|url|host|hostname|key)$")
+                     r"|filename|url|host|hostname|key|deployment|service|repo|repository"
+                     r"|branch|table|bucket|cluster|instance|container|app)$")
 _ID_VALUE = re.compile(r"(?=[^ ]*\d)(?=[^ ]*[A-Za-z])[\w./:#@+-]{3,}")
 _DATETIME = re.compile(r"\d{4}-\d\d-\d\d|\d\d?:\d\d")
 
@@ -1600,6 +1629,20 @@ def supersede_tool_state(items: list[_Item]) -> list[_Item]:
     lines = [(it, _tool_pairs(it.body))
              for it in sorted(items, key=lambda it: it.order) if _is_tool_line(it.body)]
     stale_reads: set[int] = set()
+    # The same look-up made again ("inventory_lookup(sku=CND-CEDAR-SMOKE) → 48 in stock", later
+    # "… → 7 in stock"): the newer result is what holds; an action done twice is not a look-up.
+    latest: dict[str, _Item] = {}
+    for it, _ in reversed(lines):
+        call = it.body.partition(" → ")[0]
+        if not call.endswith(")") or _CHANGING_TOOL.match(call) or _ACTING_TOOL.match(call):
+            continue
+        if call in latest and latest[call].order > it.order and latest[call].body != it.body:
+            stale_reads.add(id(it))
+            latest[call].score = max(latest[call].score, it.score)
+        else:
+            latest.setdefault(call, it)
+    if stale_reads:
+        lines = [(it, pairs) for it, pairs in lines if id(it) not in stale_reads]
     for n in range(len(lines) - 1, 0, -1):
         newer, new_pairs = lines[n]
         if not _object_ids(newer.body):
@@ -1634,7 +1677,11 @@ def supersede_tool_state(items: list[_Item]) -> list[_Item]:
 # "write_file", "set_xml_value"); one that only reads ("read_file", "get_order", "cat").
 _CHANGING_TOOL = re.compile(
     r"(?:Tool |工具 )[\w.-]*?(?i:modify|update|change|edit|set|patch|swap|reschedule|rebook"
-    r"|amend|write|put|save|replace)")
+    r"|amend|write|put|save|replace|scale|resize)")
+# One that acts each time it is called ("send_email", "create_ticket", "place_order").
+_ACTING_TOOL = re.compile(
+    r"(?:Tool |工具 )[\w.-]*?(?i:create|add|send|post|book|place|submit|insert|make|order|pay"
+    r"|transfer|schedule|delete|remove|cancel|run|exec|deploy|upload|charge|refund|notify)")
 _READING_TOOL = re.compile(
     r"(?:Tool |工具 )(?i:read|get|cat|show|view|fetch|load|open|describe|inspect|check|query)")
 

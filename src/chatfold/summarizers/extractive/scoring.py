@@ -317,10 +317,18 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      False, _has_letter_after_capital, "."),
     # What the user now uses, said as a switch: "We switched the CI from Jenkins to GitHub
     # Actions", "数据库换成了PostgreSQL".
+    # ("Ported my number over to US Mobile": the subject left out, as people type.)
     (_FACT | _ATTR, re.compile(
-        r"\b(?:[Ii]|[Ww]e) (?:just |recently |finally |have |'ve )?(?:switched|moved|migrated"
-        r"|changed|upgraded|downgraded)\b(?: [\w-]+){0,4}? to (?:the )?[A-Z]"
+        r"(?:\b(?:[Ii]|[Ww]e) (?:just |recently |finally |have |'ve )?|(?<![^\n])(?:[Jj]ust "
+        r"|[Ff]inally )?)(?:[Ss]witched|[Mm]oved|[Mm]igrated|[Cc]hanged|[Uu]pgraded"
+        r"|[Dd]owngraded|[Pp]orted|[Rr]enamed|[Tt]ransferred)\b(?: [\w-]+){0,4}? to (?:the )?[A-Z]"
         r"|(?:换成|改用|迁移到|迁到|切换到|切到|升级到)了?\s?[A-Z]"), False, None, ""),
+    # A value that holds now: "we're at C9 now", "the train's leaving at 6:48 now", "we're a
+    # Subaru Outback family now". (Not "Mel, I'm off now": a name after a comma is whom it is
+    # said to, and a capital opening the sentence is no value.)
+    (_FACT | _ATTR, re.compile(
+        r"(?:\d[\d,.:/]*\w*|(?<=[a-z] )(?!I\b|I')[A-Z][\w'-]+)(?: [\w'-]+){0,2} now\b"
+        r"(?! (?:that|and|i|we|you|if|when|what|how|is|it|on)\b)"), False, None, (" now",)),
     # What the user's stack or setup is: "We're on Python 3.11", "我们用的是Django 4.2".
     (_FACT | _ATTR, re.compile(
         r"\b(?:[Ww]e're|[Ww]e are|I'm|I am) (?:on|running|using) [A-Z]"
@@ -572,11 +580,15 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"\b(?:i'm|i am|i've|i have|i've got|i got)\s+(?:been\s+)?(?:a\s+)?(?:lactose|gluten"
         # ("since I'm allergic" names nothing: what to is the fact.)
         r"|celiac|diabetic|diabetes|asthma|asthmatic|epilep|pregnant|allergic(?= to\b)|allergies"
-        r"|vegetarian|vegan|pescatarian|colou?r-?blind|deaf|hard of hearing|type [12])"),
+        r"|vegetarian|vegan|pescatarian|colou?r-?blind|deaf|hard of hearing|type [12]"
+        # a blood type: "I'm O-negative", "I'm AB+"
+        r"|(?:ab|a|b|o)(?:[ -](?:negative|positive|neg|pos)\b|[+-](?![\w-])))"),
      True, None, ("lactose", "gluten", "celiac", "diabet", "asthma", "epilep", "pregnan",
-                  "allerg", "vegetarian", "vegan", "pescatarian", "blind", "deaf", "type ")),
+                  "allerg", "vegetarian", "vegan", "pescatarian", "blind", "deaf", "type ",
+                  "negative", "positive", " neg", " pos", "+", "-")),
     (_ATTR | _FACT, re.compile(
-        r"我(?:有|是|对)?.{0,4}?(?:不耐受|过敏|糖尿病|哮喘|高血压|怀孕|色盲|素食)"),
+        r"我(?:有|是|对)?.{0,4}?(?:不耐受|过敏|糖尿病|哮喘|高血压|怀孕|色盲|素食)"
+        r"|我(?:是|的血型是)(?:AB|A|B|O|ab|a|b|o)型(?:血|Rh阴性)?"),
      False, None, ""),
     # Someone else's condition: "Leo is allergic to penicillin", "her sesame allergy is on
     # file", "孩子对芒果过敏": what nobody around them may get wrong. ("Allergies can be tough.")
@@ -882,7 +894,7 @@ _OWN_MID = re.compile(
 _REMINDER = re.compile(
     # (and what the user puts on their list: "On my list for this weekend: regrout the shower")
     rf"(?i:{ON_LIST_HEAD_EN}\s*(?=[a-z]))"
-    r"|(?i:(?:please |can you |could you )?remind me\b"
+    r"|(?i:(?:please |can you |could you )?remind me\b(?! (?:of|why|what|how|who|where|which)\b)"
     r"|(?:please |pls )?(?:don't|do not) let me forget\b|make sure i (?:don't forget|remember)\b)"
     r"|(?:你|您)?(?:请|记得|帮我)?提醒我|别让我忘"
     # "待办加一条：周末给多肉换盆"
@@ -908,15 +920,15 @@ _LEAD_IN = re.compile(
 # "…Monday — don't let me forget", "校服又小了，提醒我抽空买套新的".
 _REMIND_MID = re.compile(
     r"(?i:(?:[,;:—–.!]\s*|\s(?:and|but|so)\s+)(?:please\s+|pls\s+|just\s+"
-    r"|(?:can|could|would|will) you\s+)?(?:remind me\b"
+    r"|(?:can|could|would|will) you\s+)?(?:remind me\b(?! (?:of|why|what|how|who|where|which)\b)"
     r"|don't let me forget\b|make sure i (?:don't forget|remember)\b"
     rf"|{ON_LIST_ASK_EN}\b))"
     r"|[，；：]\s*(?:你|您)?(?:到时候?)?(?:记得[^，。！？]{0,6}?|麻烦|请|帮我)?提醒我|别让我忘"
     # "打算下个月找时间去，先帮我记上": put on the list
-    r"|[，；：]\s*(?:先|就)?(?:帮我|给我)?记(?:上|着|到待办|进待办)"
+    r"|[，；：]\s*(?:先|就)?(?:帮我|给我)?(?:记(?:上|着)|(?:加|记|放)(?:到|进)待办)"
 )
 _REMIND_MID_KEYS = ("remind", "forget", "remember", " list", " to-do", " todo", "提醒", "忘",
-                    "记")
+                    "记", "待办")
 _ERRAND = re.compile(
     rf"(?i:\b{_NOT_YET_DONE})"
     r"|(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"
@@ -1227,6 +1239,10 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # "I still need to pick up my prescription", "我还得去药店拿药": an errand of the
         # speaker's own with its thing named, worth what "I have to call the landlord" is.
         score += _FACT_WEIGHT
+    if reminder:
+        # "Remind me to book a piano tuner", "Put this on my to-do list: …", "别让我忘了…": the
+        # user asked, in so many words, that this be remembered; worth what "my X is Y" is.
+        score += _FACT_WEIGHT + _ATTR_WEIGHT
     # The assistant telling the user what is theirs, with a value ("Your plan renews on May 3",
     # "您的会员等级是金卡"): the user's account, order or booking, as much theirs as "my X is".
     yours = role == "assistant" and bool(mask & _ANCHORS or n_caps) \

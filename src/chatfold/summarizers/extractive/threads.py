@@ -929,6 +929,9 @@ _USER_DONE = re.compile(
     r"|reserved|ordered|sent|paid|done|sorted|handled|finished|submitted|fixed|filed|renewed"
     r"|completed|delivered|mailed|returned|signed|scheduled|repaired|approved|installed)"
     r"|did it myself|took care of it"
+    # Whoever was to do it says so: "Northwind Power confirmed the transfer", "the clinic
+    # confirmed my appointment".
+    r"|(?<!not )(?<!n't )(?<!never )confirmed (?:the|my|our|it|that)\b"
     # Someone did it: "my brother-in-law fixed it last night".
     r"|(?:fixed|repaired|replaced|unclogged|sorted)\s+(?:it|that|them)\b"
     # Someone else did it, or it came: "The plumber came and fixed the sink", "Got my renewed
@@ -952,6 +955,8 @@ _USER_DONE = re.compile(
     r"|(?:[写做办弄改][完好]|交|付|缴|寄|还|拿|取|转|汇)(?:上去|出去|回去|过去|掉|完)?了(?=[，,。！!~～]|$)"
     # "把药拿了", "打了电话，约了周四上午10点": done, the thing first or the time after.
     r"|把[^，。！？]{1,8}?(?:拿|取|还|交|买|订|寄|办|修|付)了|打了电话|打过电话"
+    # "体检报告拿到了", "护照领到了": what was to be fetched, fetched.
+    r"|(?:拿|取|领)到了"
     r"|约(?:了|好了)[^，。！？]{0,8}?[点号]"
     # "个税申报完了", "水管工把水槽修好了", "新护照寄到了": done, said by its result.
     # ("再大一点就好了", "太好了" wish and cheer: nothing done.)
@@ -1007,6 +1012,7 @@ _USER_DONE_KEYS = (
     "installed", " back", "的", "picked up", "dropped off", "called", "got", "电话", "ed ",
     "went out", "off my plate", "crossed", "ticked", "squared", "took", "sent", "brought",
     "gave", "put", "made", "did", "dropped", "showed up", "arrived", "came ", "delivered",
+    "confirmed",
 )
 
 
