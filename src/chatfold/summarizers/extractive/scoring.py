@@ -1241,8 +1241,8 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         score += _FACT_WEIGHT
     if reminder:
         # "Remind me to book a piano tuner", "Put this on my to-do list: …", "别让我忘了…": the
-        # user asked, in so many words, that this be remembered; worth what "my X is Y" is.
-        score += _FACT_WEIGHT + _ATTR_WEIGHT
+        # user asked, in so many words, that this be remembered: a fact of theirs to keep.
+        score += _FACT_WEIGHT
     # The assistant telling the user what is theirs, with a value ("Your plan renews on May 3",
     # "您的会员等级是金卡"): the user's account, order or booking, as much theirs as "my X is".
     yours = role == "assistant" and bool(mask & _ANCHORS or n_caps) \
