@@ -5245,3 +5245,41 @@ def test_the_same_look_up_a_fold_later_replaces_what_it_found() -> None:
                 "content": "CND-CEDAR-SMOKE (Cedar & Smoke 8oz): 7 in stock, back shelf B"}],
               previous=first)
     assert "7 in stock" in out and "48 in stock" not in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    ("My water-damage claim was assigned to an adjuster called Tom Halvorsen.",
+     "Quick update on the claim: Halvorsen went on leave, so a Priya Dasgupta is handling my "
+     "file now.", "Halvorsen", "Priya Dasgupta"),
+    ("我报名了社区垃圾分类的志愿者，负责人是王姐。",
+     "王姐调去街道了，现在志愿者这块是刘老师在管，排班都找他", "王姐", "刘老师"),
+    ("装修找的老周师傅来贴厨房瓷砖，下周一进场。",
+     "老周那边临时接了个大活来不了，装修公司给换了小吴师傅", "老周", "小吴"),
+])
+def test_someone_who_took_over_from_someone_replaces_them(old: str, new: str, gone: str,
+                                                          kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+def test_someone_leaving_who_was_never_named_replaces_no_one() -> None:
+    out = ask([user("My sister lives in Tucson with her husband Mark."),
+               user("Dana left, so a Priya Okafor is handling my claim now."),
+               assistant("OK.")])
+    assert "Mark" in out and "Priya Okafor" in out, out
+
+
+def test_a_look_up_made_again_puts_right_what_was_said_of_its_result() -> None:
+    def lookup(cid: str) -> dict[str, Any]:
+        fn = {"name": "tax_settlement_estimate", "arguments": '{"year": 2023}'}
+        return assistant("", tool_calls=[{"id": cid, "type": "function", "function": fn}])
+
+    first = ask([user("帮我算一下个税汇算能退多少"), lookup("t1"),
+                 {"role": "tool", "tool_call_id": "t1",
+                  "content": "2023年度综合所得汇算：应退税额 1236元（未填报专项附加扣除）"},
+                 assistant("预估可以退1236元。不过你还没填专项附加扣除。")], language="zh")
+    out = ask([user("我把住房贷款利息和赡养老人都填上了，再算一次"), lookup("t2"),
+               {"role": "tool", "tool_call_id": "t2",
+                "content": "2023年度综合所得汇算：应退税额 2180元（已填报：住房贷款利息、"
+                           "赡养老人）"},
+               assistant("填完以后应退税额变成2180元了。")], previous=first, language="zh")
+    assert "1236" not in out and "2180" in out, out

@@ -1639,6 +1639,7 @@ def supersede_tool_state(items: list[_Item]) -> list[_Item]:
         if call in latest and latest[call].order > it.order and latest[call].body != it.body:
             stale_reads.add(id(it))
             latest[call].score = max(latest[call].score, it.score)
+            _looked_up_again(items, it, latest[call])
         else:
             latest.setdefault(call, it)
     if stale_reads:
@@ -1675,15 +1676,35 @@ def supersede_tool_state(items: list[_Item]) -> list[_Item]:
 
 # A tool that changes what it is given ("modify_order", "update_yaml", "change_ticket",
 # "write_file", "set_xml_value"); one that only reads ("read_file", "get_order", "cat").
+# (A verb is a word of the name: "tax_settlement_estimate" sets nothing, "setPrice" does.)
 _CHANGING_TOOL = re.compile(
-    r"(?:Tool |工具 )[\w.-]*?(?i:modify|update|change|edit|set|patch|swap|reschedule|rebook"
-    r"|amend|write|put|save|replace|scale|resize)")
+    r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:modify|update|change|edit|set|patch|swap|reschedule"
+    r"|rebook|amend|write|put|save|replace|scale|resize)(?![a-z])")
+def _looked_up_again(items: list[_Item], older: _Item, newer: _Item) -> None:
+    """When a look-up made again gives one number for another ("48 in stock" → "7 in stock",
+    "应退税额 1236元" → "2180元"), what was said of the old one ("You have 48 of the Cedar &
+    Smoke candles", "预估可以退1236元") says the new one: lines with a word of the old result."""
+    was, now = older.body.partition(" → ")[2], newer.body.partition(" → ")[2]
+    stale = set(_AMOUNT.findall(was)) - set(_AMOUNT.findall(now))
+    fresh = set(_AMOUNT.findall(now)) - set(_AMOUNT.findall(was))
+    if len(stale) != 1 or len(fresh) != 1:
+        return
+    pair = (stale.pop(), fresh.pop())
+    words = content_tokens(was)
+    for it in items:
+        if it is not older and it is not newer and it.order < newer.order \
+                and not _is_tool_line(it.body) and content_tokens(it.body) & words:
+            _rewrite(it, pair, now, False)
+
+
 # One that acts each time it is called ("send_email", "create_ticket", "place_order").
 _ACTING_TOOL = re.compile(
-    r"(?:Tool |工具 )[\w.-]*?(?i:create|add|send|post|book|place|submit|insert|make|order|pay"
-    r"|transfer|schedule|delete|remove|cancel|run|exec|deploy|upload|charge|refund|notify)")
+    r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:create|add|send|post|book|place|submit|insert|make"
+    r"|order|pay|transfer|schedule|delete|remove|cancel|run|exec|deploy|upload|charge|refund"
+    r"|notify)(?![a-z])")
 _READING_TOOL = re.compile(
-    r"(?:Tool |工具 )(?i:read|get|cat|show|view|fetch|load|open|describe|inspect|check|query)")
+    r"(?:Tool |工具 )(?i:read|get|cat|show|view|fetch|load|open|describe|inspect|check|query)"
+    r"(?![a-z])")
 
 
 def _named_in_text(new_pairs: tuple[tuple[str, str, int, int], ...], old: str) -> str:
@@ -1800,3 +1821,82 @@ def zh_moves(items: list[_Item]) -> None:
             if found is not None and found.group("old") != new:
                 old.body = old.body[:found.start("old")] + new + old.body[found.end("old"):]
                 break
+
+
+# Someone leaving what they did for the user, and someone else doing it now: "Halvorsen went on
+# leave, so a Priya Dasgupta is handling my file now", "王姐调去街道了，现在志愿者这块是刘老师在管",
+# "老周那边临时接了个大活来不了，装修公司给换了小吴师傅".
+_NAME_EN = r"[A-Z][a-z][\w'-]*(?: [A-Z][a-z][\w'-]*)?"
+_LEFT_EN = re.compile(
+    rf"(?P<old>{_NAME_EN}) (?:has |had |just )?(?:went on (?:\w+ )?leave|went on (?:vacation"
+    r"|holiday)|is on (?:\w+ )?leave|left(?! (?:a|an|the|me|us|it|for)\b)|quit|retired|resigned"
+    r"|moved on|stepped down|is out|got reassigned|was reassigned|got promoted|is leaving"
+    r"|can't make it|couldn't make it|dropped out|never showed(?: up)?|stopped answering)\b")
+_TAKES_OVER_EN = re.compile(
+    rf"(?:(?:replaced by|taken over by|handed (?:it |me |us |the \w+ )?(?:off |over )?to"
+    rf"|reassigned (?:it |me |us |the \w+ )?to|transferred (?:it |me |us )?to) (?P<a>{_NAME_EN})"
+    rf"|(?P<b>{_NAME_EN}) (?:is |will be |'s )?(?:now )?(?:handling|taking over|took over"
+    r"|covering|in charge|running|managing|leading|looking after|doing|teaching|coaching"
+    r"|can do|will do)\b)")
+_ZH_HOLDER = (r"(?:[老小][\u4e00-\u9fff](?:老师|师傅|医生|大夫|教练|经理|主任|律师)?"
+              r"|(?![是的了在给由换和跟找让把被向对说叫请这那个们也都就还现])[\u4e00-\u9fff]{1,2}?"
+              r"(?:老师|师傅|医生|大夫|教练|经理|主任|律师|阿姨|姐|哥|总))")
+_LEFT_ZH = re.compile(
+    rf"(?P<old>{_ZH_HOLDER})(?:那边|他|她)?[^，。！？；]{{0,12}}?(?:调(?:去|走|到|岗)|离职|退休|走了"
+    r"|不干了|请假|休假|辞职|跳槽|来不了|去不了|不负责|不带了)")
+_TAKES_OVER_ZH = re.compile(
+    rf"(?:换了|换成|改成|现在是|接手的是|由|变成)(?:了)?(?P<a>{_ZH_HOLDER})"
+    rf"|(?P<b>{_ZH_HOLDER})(?:在管|来管|负责|接手|接替|顶上|来带|在带|带)")
+_ZH_TITLE = re.compile(r"(?:老师|师傅|医生|大夫|教练|经理|主任|律师)$")
+_NOT_HOLDERS = frozenset(("老家", "小区", "老板", "老公", "老婆", "老人", "小时", "小孩", "老是",
+                          "小心", "老实", "老大", "老二", "小姐", "老师", "小学", "老总", "小组"))
+_THEN = re.compile(
+    r"^(?:,|，|;|；)?\s*(?:so |and |but |now |then )?(?:a |an )?|^[，,]?(?:所以|然后)?")
+
+
+def _core(name: str) -> str:
+    """A Chinese holder by what names them ("老周师傅" → "老周"; "刘老师" stays)."""
+    bare = _ZH_TITLE.sub("", name)
+    return bare if len(bare) == 2 and bare[0] in "老小" else name
+
+
+def hand_overs(items: list[_Item]) -> None:
+    """Write who does a thing now over who did it, when the user says the one left and the other
+    took it over: "…assigned to an adjuster called Tom Halvorsen" becomes "…called Priya
+    Dasgupta" after "Halvorsen went on leave, so a Priya Dasgupta is handling my file now", and
+    the clause saying who left goes. Only someone an older statement names is replaced."""
+    for n, it in enumerate(items):
+        if _assistants(it) or it.role == "tool":
+            continue
+        ascii_ = it.body.isascii()
+        left = (_LEFT_EN if ascii_ else _LEFT_ZH).search(it.body)
+        if left is None:
+            continue
+        taker = (_TAKES_OVER_EN if ascii_ else _TAKES_OVER_ZH).search(it.body, left.end())
+        if taker is None:
+            continue
+        old, new = left.group("old"), taker.group("a") or taker.group("b")
+        if not ascii_:
+            old, new = _core(old), _core(new)
+            if old in _NOT_HOLDERS or new in _NOT_HOLDERS:
+                continue
+        if old == new or old in new or new in old or old.split()[-1] in new.split():
+            continue
+        said = re.compile(
+            rf"(?:[A-Z][a-z][\w'-]* )?{re.escape(old.split()[-1])}\b" if ascii_
+            else re.escape(old))
+        older = [o for o in items[:n] if o.role != "tool" and said.search(o.body)]
+        if not older:
+            continue  # nobody said before that they did it: nothing to replace
+        for o in older:
+            o.body = said.sub(new, o.body)
+        # The clause that says who left goes, with the word that led to the next one.
+        end = len(it.body)
+        stop = re.compile(r"[,;，；。]").search(it.body, left.end())
+        if stop is not None and stop.start() < taker.start():
+            end = stop.start()
+        rest = it.body[end:]
+        rest = _THEN.sub("", rest, count=1) if rest else rest
+        kept = (it.body[:left.start()] + rest).strip(" ,;，；")
+        if new in kept:
+            it.body = kept[:1].upper() + kept[1:] if ascii_ else kept

@@ -19,6 +19,7 @@ from .changes import (
     _values,
     correct_slips,
     end_states,
+    hand_overs,
     replace_instructions,
     says_settled,
     supersede_changes,
@@ -640,6 +641,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         settled = frozenset(i for i, m in enumerate(request.messages) if m.get("role") == "user"
                             and says_settled(content_text(m.get("content"))))
         kept = supersede_changes(merged, settled)
+        hand_overs(kept)
         kept = end_states(replace_instructions(kept))
         kept = supersede_tool_state(kept)
         tool_updates(kept)
