@@ -5283,3 +5283,24 @@ def test_a_look_up_made_again_puts_right_what_was_said_of_its_result() -> None:
                            "赡养老人）"},
                assistant("填完以后应退税额变成2180元了。")], previous=first, language="zh")
     assert "1236" not in out and "2180" in out, out
+
+
+def test_an_account_renamed_replaces_its_handle() -> None:
+    first = ask([user("My GitHub handle is @quietfern. How do I add one of those profile READMEs?"),
+                 assistant("Create a public repository named exactly quietfern and add a "
+                           "README.md to it.")])
+    out = ask([user("Renamed my account to fernwright. Will old links to my repos still "
+                    "redirect?"), assistant("Repo links redirect automatically.")],
+              previous=first)
+    assert "quietfern" not in out and "@fernwright" in out, out
+
+
+@pytest.mark.parametrize("said", [
+    "Renamed my account to fernwright.",
+    "Now that we're settled into the new place on Larchmont Avenue I could also host dessert.",
+])
+def test_a_rename_or_a_new_home_outranks_chatter(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    scores = _score_all([said, _CHATTER], ["user", "user"])
+    assert scores[0].score > scores[1].score, scores

@@ -65,6 +65,7 @@ _ZH_CHANGED = (
 _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|写错了|写错|记错了|记错|应该是"
 _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
+    r"|renamed|ported"
     r"|(?:is|are|was|were|'re|'s|'m) now|now (?:is|are)|from now on|postponed|rescheduled"
     r"|delayed|renewed|re-?book(?:ed)?|put (?:me|him|her|us|them) on|revised|negotiated"
     r"|upgraded|downgraded|bump(?:ing|s)? (?:[\w']+ ){0,4}?(?:up |down )?to"
@@ -187,6 +188,9 @@ _VALUE = re.compile(
     rf"|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天{_ZH_MEASURES}]|$)",
 )
 _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
+_HANDLE = re.compile(
+    r"(?<![\w@.])@(?P<at>[A-Za-z0-9_][\w.-]*[A-Za-z0-9_])"
+    r"|\b[Rr]enamed\b(?: [\w-]+){0,4}? to @?(?P<to>[A-Za-z0-9_][\w.-]*[A-Za-z0-9_])")
 _CUE_TOKENS = content_tokens(
     "no longer anymore instead change changed changes moved switched updated turned became now "
     "postponed rescheduled delayed pushed bumped raised lowered increased reduced dropped grew "
@@ -284,6 +288,13 @@ def _values(text: str) -> tuple[frozenset[str], str]:
         for m in _EN_ADDRESS.finditer(text):
             found.add(m.group().lower())
         text = _EN_ADDRESS.sub(" <address> ", text)
+    if "@" in text or "enamed" in text:
+        # An account's name, in whatever case: "My GitHub handle is @quietfern", "Renamed my
+        # account to fernwright".
+        for m in _HANDLE.finditer(text):
+            found.add((m.group("at") or m.group("to")).lower())
+        text = _HANDLE.sub(lambda m: m.group()[: m.start("to") - m.start()] + " "
+                           if m.group("to") else " ", text)
     if ("k" in text or "K" in text or "grand" in text) and _DIGITS.search(text):
         # "104k" and "104 grand" are 104,000, as "$96,000" said in full.
         for m in _THOUSANDS_K.finditer(text):
@@ -329,6 +340,8 @@ _ALIASES = re.compile(r"(?i)\b(?:" + "|".join(f"(?P<{word}>{said})" for word, sa
     ("manager", r"manager|boss|supervisor|report(?:s|ing)? (?:directly )?to"),
     ("doctor", r"doctor|doc|gp|physician|primary care|pcp"),
     ("depart", r"depart(?:s|ing|ure)?|leav(?:e|es|ing)|takes? off|taking off"),
+    # what an account goes by: "My GitHub handle is @quietfern" / "Renamed my account to …"
+    ("handle", r"handle|username|user ?name|screen ?name|renamed (?:my|our) account"),
 )) + r")\b")
 
 
@@ -340,6 +353,7 @@ _CHANGE_KEYS = (
     "打错", "写错", "记错", "应该", "不是", "scratch", "never mind", "make", "算了", "raise",
     "rise", "薪", "工资", "房租",
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
+    "renam", "ported",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
     "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "agreed",
@@ -1379,6 +1393,11 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
     same kind, as each is written; return the two. None, ``old`` unchanged, when they do not
     pair so, or when ``units`` (old and new, where nothing else said they speak of the same
     thing) show both count things and not the same things ("4 apples", "6 bananas")."""
+    if len(stale) > 1 and len(fresh) == 1:
+        # "My GitHub handle is @quietfern" → "Renamed my account to fernwright": the handle.
+        handles = [v for v in stale if f"@{v}" in old.body.lower()]
+        if len(handles) == 1:
+            stale = frozenset(handles)
     pair = _pair(stale, fresh, near_only=units is not None)
     if pair is None:
         return None

@@ -322,7 +322,13 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"(?:\b(?:[Ii]|[Ww]e) (?:just |recently |finally |have |'ve )?|(?<![^\n])(?:[Jj]ust "
         r"|[Ff]inally )?)(?:[Ss]witched|[Mm]oved|[Mm]igrated|[Cc]hanged|[Uu]pgraded"
         r"|[Dd]owngraded|[Pp]orted|[Rr]enamed|[Tt]ransferred)\b(?: [\w-]+){0,4}? to (?:the )?[A-Z]"
-        r"|(?:换成|改用|迁移到|迁到|切换到|切到|升级到)了?\s?[A-Z]"), False, None, ""),
+        r"|(?:换成|改用|迁移到|迁到|切换到|切到|升级到)了?\s?[A-Z]"
+        # A handle or a name renamed, in whatever case: "Renamed my account to fernwright".
+        r"|(?:\b(?:[Ii]|[Ww]e) (?:just |finally |have |'ve )?|(?<![^\n])(?:[Jj]ust |[Ff]inally )?)"
+        r"[Rr]enamed\b(?: [\w-]+){0,4}? to @?[\w.-]*[a-z][\w.-]*"
+        # Where the user lives or works now: "settled into the new place on Larchmont Avenue".
+        r"|\b(?:the|our|my) new (?:place|apartment|flat|house|home|address|office|job|school"
+        r"|clinic|studio) (?:is )?(?:on|at|in) [A-Z0-9]"), False, None, ""),
     # A value that holds now: "we're at C9 now", "the train's leaving at 6:48 now", "we're a
     # Subaru Outback family now". (Not "Mel, I'm off now": a name after a comma is whom it is
     # said to, and a capital opening the sentence is no value.)
