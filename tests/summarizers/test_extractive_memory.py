@@ -5304,3 +5304,16 @@ def test_a_rename_or_a_new_home_outranks_chatter(said: str) -> None:
 
     scores = _score_all([said, _CHATTER], ["user", "user"])
     assert scores[0].score > scores[1].score, scores
+
+
+def test_several_standing_facts_take_the_place_of_kept_outings_in_one_fold() -> None:
+    outings = ["Last month I visited my mom's house which holds a special place in my heart.",
+               "Yesterday my partner and I got back from an awesome trip to Rio de Janeiro.",
+               "We visited an animal sanctuary on the road trip with Mark and Josh.",
+               "Last Friday I went to the Pride parade in Seattle with Mel.",
+               "I went to a support group yesterday and it was so powerful."]
+    first = ask([user(o) for o in outings])
+    out = ask([user("My blood type is O negative."), user("I'm allergic to penicillin."),
+               user("My daughter's name is Ottilie."), assistant("Noted.")],
+              previous=first, max_tokens=count(first))
+    assert all(k in out for k in ("O negative", "penicillin", "Ottilie")), out
