@@ -5317,3 +5317,29 @@ def test_several_standing_facts_take_the_place_of_kept_outings_in_one_fold() -> 
                user("My daughter's name is Ottilie."), assistant("Noted.")],
               previous=first, max_tokens=count(first))
     assert all(k in out for k in ("O negative", "penicillin", "Ottilie")), out
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    # Where the user is from, said before asking.
+    ("我老家郴州的，过年回去想给爸妈带点实用的东西，预算两千左右，有啥推荐吗？", "郴州"),
+    # A child by a doubled name, said before asking.
+    ("我女儿朵朵下个月上幼儿园小班，怎么帮她度过分离焦虑？", "朵朵"),
+    ("我是RH阴性血，下周要做个小手术切个囊肿，需要提前跟医院说什么吗？", "RH阴性"),
+])
+def test_what_the_user_says_of_themselves_in_chinese_outranks_chatter(said: str,
+                                                                      kept: str) -> None:
+    chatter = ["今天天气真不错，我们去公园散步了，很开心。",
+               "哈哈，那家店的奶茶真的很好喝，下次再去。",
+               "周末和朋友看了场电影，挺有意思的。", "最近工作有点累，不过还好。"]
+    first = ask([user(c) for c in chatter], language="zh")
+    out = ask([user(said), assistant("好的。")], previous=first, language="zh",
+              max_tokens=count(first))
+    assert kept in out, out
+
+
+def test_a_name_said_to_hold_now_and_more_after_it_outranks_chatter() -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    said = "the kids outvoted me, she's Pickles now and already answers to it lol."
+    scores = _score_all([said, _CHATTER], ["user", "user"])
+    assert scores[0].score > scores[1].score, scores

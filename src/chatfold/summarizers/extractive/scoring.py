@@ -334,7 +334,8 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # said to, and a capital opening the sentence is no value.)
     (_FACT | _ATTR, re.compile(
         r"(?:\d[\d,.:/]*\w*|(?<=[a-z] )(?!I\b|I')[A-Z][\w'-]+)(?: [\w'-]+){0,2} now\b"
-        r"(?! (?:that|and|i|we|you|if|when|what|how|is|it|on)\b)"), False, None, (" now",)),
+        r"(?! (?:that|and then|and again|i|we|you|if|when|what|how|is|it|on)\b)"), False, None,
+     (" now",)),
     # What the user's stack or setup is: "We're on Python 3.11", "我们用的是Django 4.2".
     (_FACT | _ATTR, re.compile(
         r"\b(?:[Ww]e're|[Ww]e are|I'm|I am) (?:on|running|using) [A-Z]"
@@ -594,7 +595,13 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
                   "negative", "positive", " neg", " pos", "+", "-")),
     (_ATTR | _FACT, re.compile(
         r"我(?:有|是|对)?.{0,4}?(?:不耐受|过敏|糖尿病|哮喘|高血压|怀孕|色盲|素食)"
-        r"|我(?:是|的血型是)(?:AB|A|B|O|ab|a|b|o)型(?:血|Rh阴性)?"),
+        r"|我(?:是|的血型是)(?:(?:AB|A|B|O|ab|a|b|o)型|(?:RH|Rh|rh)阴性|熊猫血)"
+        # Where the speaker is from: "过年回湖南常德老家", "我老家郴州的", "我是湖南人".
+        r"|(?:回|在)[\u4e00-\u9fff]{2,6}老家|我?老家(?:是|在)[\u4e00-\u9fff]{2,4}|我老家"
+        r"[\u4e00-\u9fff]{2,4}|家乡(?:是|在)"
+        r"|我是(?![个一好坏新老大小男女外病穷富懒真])[\u4e00-\u9fff]{2,3}人"
+        # A child called by a doubled name, as Chinese parents do: "我女儿朵朵下个月上幼儿园".
+        r"|我(?:家)?(?:女儿|儿子|闺女|宝宝|孩子|老大|老二|小孩)([\u4e00-\u9fff])\1"),
      False, None, ""),
     # Someone else's condition: "Leo is allergic to penicillin", "her sesame allergy is on
     # file", "孩子对芒果过敏": what nobody around them may get wrong. ("Allergies can be tough.")

@@ -440,7 +440,9 @@ _OWN_THEN_ASKED_EN = re.compile(
     r"|(?:should|do|can|am|must) (?:i|we)|how (?:do|should|can|often|long|much) (?:i|we)"
     r"|what (?:should|can|do) (?:i|we))\b[^?]*\?)\s*$", re.I)
 # Where the user is from: "过年回湖南常德老家", "我是湖南人".
-_HOME_ZH = re.compile(r"老家|家乡|我是[\u4e00-\u9fff]{2,3}人")
+# Or names a child by a doubled name: "我女儿朵朵下个月上幼儿园小班，怎么…？".
+_HOME_ZH = re.compile(r"老家|家乡|我是[\u4e00-\u9fff]{2,3}人"
+                      r"|我(?:家)?(?:女儿|儿子|闺女|宝宝|孩子|老大|老二|小孩)([\u4e00-\u9fff])\1")
 
 
 def split_stated_question(sentences: list[str]) -> list[str]:
@@ -463,7 +465,7 @@ def split_stated_question(sentences: list[str]) -> list[str]:
             # 哪些事？".
             told = (q > 1 and (_OWN_FACT_ZH.search(head) is not None
                                or sum("了" in c for c in clauses[:q]) >= 2)) \
-                or (q == 1 and _HOME_ZH.search(head) is not None)
+                or (q >= 1 and _HOME_ZH.search(head) is not None)
             if told or (q >= 1 and _DIGIT.search(head) is not None):
                 out += [head + "。", "，".join(clauses[q:]).strip()]
                 continue
