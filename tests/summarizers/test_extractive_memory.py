@@ -5255,6 +5255,11 @@ def test_the_same_look_up_a_fold_later_replaces_what_it_found() -> None:
      "王姐调去街道了，现在志愿者这块是刘老师在管，排班都找他", "王姐", "刘老师"),
     ("装修找的老周师傅来贴厨房瓷砖，下周一进场。",
      "老周那边临时接了个大活来不了，装修公司给换了小吴师傅", "老周", "小吴"),
+    # the one who left named by their role only
+    ("我在健身房办了私教课，教练是王教练，每周二四练。", "原来那个教练离职了，现在带我的是李佳琪",
+     "王教练", "李佳琪"),
+    ("家里请了个保姆，李阿姨，每天来做饭。",
+     "之前那位阿姨家里有事回老家了，中介新介绍了一位蒋阿姨，今天第一天上工。", "李阿姨", "蒋阿姨"),
 ])
 def test_someone_who_took_over_from_someone_replaces_them(old: str, new: str, gone: str,
                                                           kept: str) -> None:
@@ -5335,6 +5340,19 @@ def test_what_the_user_says_of_themselves_in_chinese_outranks_chatter(said: str,
     out = ask([user(said), assistant("好的。")], previous=first, language="zh",
               max_tokens=count(first))
     assert kept in out, out
+
+
+@pytest.mark.parametrize("said", [
+    "Change of plans, we're doing Porto instead, flights were way cheaper.",
+    "组织架构调整了，现在带我们组的是岑晓梅，从隔壁增长组调过来的。",
+    "我们后来转去省人民医院了，现在是欧阳敏医生在看，她建议直接做关节镜。",
+])
+def test_a_plan_switched_or_who_does_it_now_outranks_chatter(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    chatter = _CHATTER if said.isascii() else "周末和朋友看了场电影，挺有意思的，下次还想去。"
+    scores = _score_all([said, chatter], ["user", "user"])
+    assert scores[0].score > scores[1].score, scores
 
 
 def test_a_name_said_to_hold_now_and_more_after_it_outranks_chatter() -> None:

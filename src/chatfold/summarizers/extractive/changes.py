@@ -1860,12 +1860,18 @@ _TAKES_OVER_EN = re.compile(
 _ZH_HOLDER = (r"(?:[老小][\u4e00-\u9fff](?:老师|师傅|医生|大夫|教练|经理|主任|律师)?"
               r"|(?![是的了在给由换和跟找让把被向对说叫请这那个们也都就还现])[\u4e00-\u9fff]{1,2}?"
               r"(?:老师|师傅|医生|大夫|教练|经理|主任|律师|阿姨|姐|哥|总))")
+_ZH_ROLES = r"教练|医生|老师|阿姨|经理|师傅|律师|主任|大夫|保姆|班主任"
+# (or by the role alone: "原来那个教练离职了", "之前那位阿姨家里有事回老家了")
 _LEFT_ZH = re.compile(
-    rf"(?P<old>{_ZH_HOLDER})(?:那边|他|她)?[^，。！？；]{{0,12}}?(?:调(?:去|走|到|岗)|离职|退休|走了"
-    r"|不干了|请假|休假|辞职|跳槽|来不了|去不了|不负责|不带了)")
+    rf"(?:(?P<old>{_ZH_HOLDER})|(?:原来|之前|以前)(?:的|那个|那位)?(?P<role>{_ZH_ROLES}))"
+    r"(?:那边|他|她)?[^，。！？；]{0,12}?(?:调(?:去|走|到|岗)|离职|退休|走了|不干了|请假|休假|辞职"
+    r"|跳槽|来不了|去不了|不负责|不带了|回老家)")
 _TAKES_OVER_ZH = re.compile(
     rf"(?:换了|换成|改成|现在是|接手的是|由|变成)(?:了)?(?P<a>{_ZH_HOLDER})"
-    rf"|(?P<b>{_ZH_HOLDER})(?:在管|来管|负责|接手|接替|顶上|来带|在带|带)")
+    rf"|(?P<b>{_ZH_HOLDER})(?:在管|来管|负责|接手|接替|顶上|来带|在带|带)"
+    rf"|(?:介绍了|来了|换了|派了)一?位(?P<c>{_ZH_HOLDER})"
+    r"|现在[^，。！？]{1,8}的是(?P<d>[\u4e00-\u9fff]{2,3})(?=[，。！？,]|$)")
+_FUNCTION_ZH = "是的了在给由换和跟找让把被向对说叫请这那个们也都就还现位"
 _ZH_TITLE = re.compile(r"(?:老师|师傅|医生|大夫|教练|经理|主任|律师)$")
 _NOT_HOLDERS = frozenset(("老家", "小区", "老板", "老公", "老婆", "老人", "小时", "小孩", "老是",
                           "小心", "老实", "老大", "老二", "小姐", "老师", "小学", "老总", "小组"))
@@ -1877,6 +1883,15 @@ def _core(name: str) -> str:
     """A Chinese holder by what names them ("老周师傅" → "老周"; "刘老师" stays)."""
     bare = _ZH_TITLE.sub("", name)
     return bare if len(bare) == 2 and bare[0] in "老小" else name
+
+
+def _holder_of(items: list[_Item], role: str) -> str:
+    """The latest holder of a Chinese role an older statement names ("王教练" for "教练")."""
+    said = re.compile(rf"(?![{_FUNCTION_ZH}])[\u4e00-\u9fff](?:{role})")
+    for it in reversed(items):
+        if it.role != "tool" and (m := said.search(it.body)) is not None:
+            return m.group()
+    return ""
 
 
 def hand_overs(items: list[_Item]) -> None:
@@ -1894,7 +1909,11 @@ def hand_overs(items: list[_Item]) -> None:
         taker = (_TAKES_OVER_EN if ascii_ else _TAKES_OVER_ZH).search(it.body, left.end())
         if taker is None:
             continue
-        old, new = left.group("old"), taker.group("a") or taker.group("b")
+        new = taker.group("a") or taker.group("b") or (
+            "" if ascii_ else taker.group("c") or taker.group("d"))
+        old = left.group("old") or _holder_of(items[:n], left.group("role"))
+        if not old:
+            continue
         if not ascii_:
             old, new = _core(old), _core(new)
             if old in _NOT_HOLDERS or new in _NOT_HOLDERS:

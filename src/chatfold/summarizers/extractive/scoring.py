@@ -329,6 +329,16 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         # Where the user lives or works now: "settled into the new place on Larchmont Avenue".
         r"|\b(?:the|our|my) new (?:place|apartment|flat|house|home|address|office|job|school"
         r"|clinic|studio) (?:is )?(?:on|at|in) [A-Z0-9]"), False, None, ""),
+    # A plan switched to another: "Change of plans, we're doing Porto instead".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:we're|we are|i'm|i am|we'll|i'll) (?:doing|going with|going to|taking|getting"
+        r"|picking|booking|using|flying) (?:the |a )?[A-Z][\w'-]*(?: [\w'-]+){0,3}? instead\b"),
+     False, None, (" instead",)),
+    # Who does it for the user now: "现在带我的是李佳琪", "现在是欧阳敏医生在看".
+    (_FACT | _ATTR, re.compile(
+        r"现在[^，。！？]{1,8}的是[\u4e00-\u9fff]{2,4}"
+        r"|现在(?:是|由|换成了?)[\u4e00-\u9fff]{2,3}(?:医生|老师|教练|经理|主任|律师|师傅|大夫)"),
+     False, None, ("现在",)),
     # A value that holds now: "we're at C9 now", "the train's leaving at 6:48 now", "we're a
     # Subaru Outback family now". (Not "Mel, I'm off now": a name after a comma is whom it is
     # said to, and a capital opening the sentence is no value.)
