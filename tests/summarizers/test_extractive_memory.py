@@ -5361,3 +5361,19 @@ def test_a_name_said_to_hold_now_and_more_after_it_outranks_chatter() -> None:
     said = "the kids outvoted me, she's Pickles now and already answers to it lol."
     scores = _score_all([said, _CHATTER], ["user", "user"])
     assert scores[0].score > scores[1].score, scores
+
+
+def test_a_third_value_rewrites_the_earlier_change_carried_beside_the_first() -> None:
+    summary = ask([user("Emergency fund is at $4,300. Target is three months of expenses, about "
+                        "$9,000."), assistant("You need about $4,700 more.")])
+    summary = ask([user("payday! fund's at 5,150 now"), assistant("Nice, ahead of schedule.")],
+                  previous=summary)
+    out = ask([user("Crossed $6,020 today. Should I move it to a high-yield savings account?"),
+               assistant("Move it to a high-yield savings account.")], previous=summary)
+    assert "4,300" not in out and "5,150" not in out and "6,020" in out, out
+
+
+def test_a_new_blood_pressure_reading_replaces_the_old() -> None:
+    _assert_replaced("My home blood pressure readings this week have been averaging about "
+                     "138/91.", "Had my follow-up, the nurse said today's reading was 129/84.",
+                     "138/91", "129/84")

@@ -574,6 +574,8 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
             return True
         if same_kind or (not topic and (units or _same_ip(new.values, old.values))):
             return True  # (a bare new address: "新的是10.0.8.42" / "数据库在10.0.3.17上")
+        if shared and len(topic) <= 3 and _same_reading(new.values, old.values):
+            return True  # "today's reading was 129/84" / "readings … averaging about 138/91"
         # A word in common and the same thing counted ("2只猫" / "3只猫", "3楼" / "12楼"), not
         # a time or an amount, which many things have ("水电费每月300元" is no rent); or nothing
         # new but when it happens ("the party now starts at 7pm" / "the party is at 6pm").
@@ -617,8 +619,16 @@ def _same_reading(new: frozenset[str], old: frozenset[str]) -> bool:
     are within a sixth of each other: "scale said 180.1" after "weighed in at 183.4 lb"."""
     a = [v for v in new if _READING.fullmatch(v)]
     b = [v for v in old if _READING.fullmatch(v)]
+    if not a and not b:
+        # A blood pressure: "today's reading was 129/84" after "averaging about 138/91".
+        a = [v for v in new if _PRESSURE.fullmatch(v)]
+        b = [v for v in old if _PRESSURE.fullmatch(v)]
+        return len(a) == len(b) == 1 and a != b
     return len(a) == len(b) == 1 and a != b \
         and max(float(a[0]), float(b[0])) <= 1.17 * min(float(a[0]), float(b[0]))
+
+
+_PRESSURE = re.compile(r"(?:[89]\d|1\d\d|2[0-4]\d)/(?:[4-9]\d|1[0-4]\d)")
 
 
 def _numbers(values: frozenset[str]) -> list[str]:
@@ -640,6 +650,13 @@ def _one_near_number(new: frozenset[str], old: frozenset[str]) -> bool:
     """Whether each gives one amount (not a date or a time) and the two are near."""
     a, b = _numbers(new), _numbers(old)
     return len(a) == len(b) == 1 and a[0] != b[0] and _near_amount(a[0], b[0])
+
+
+def _distinct(values: frozenset[str] | set[str]) -> bool:
+    """Whether each value is an amount of four digits or more that is not a year ("5,150")."""
+    return bool(values) and all(
+        len(re.sub(r"\D", "", v)) >= 4 and v[:1].isdigit()
+        and not re.fullmatch(r"(?:19|20)\d\d", v) for v in values)
 
 
 def _one_day_replaced(new: frozenset[str], old: frozenset[str]) -> bool:
@@ -723,9 +740,14 @@ def _in(word: str, pool: frozenset[str]) -> bool:
     if word in pool:
         return True
     if len(word) < 5 or not word.isascii():
-        return False
+        # A short stem and its -ing, -s, -er form: "read" / "reading".
+        return len(word) == 4 and word.isascii() and any(
+            w.startswith(word) and w[4:] in _SUFFIXES for w in pool)
     head = word[:5]
     return any(w.startswith(head) for w in pool)
+
+
+_SUFFIXES = frozenset(("s", "es", "ed", "er", "ers", "ing", "ings"))
 
 
 _ASSISTANT_TAGS = ("Assistant", "助手")
@@ -927,11 +949,15 @@ def supersede_changes(
             # An older statement that an earlier change was written into ("…Lantus, 22 units
             # at bedtime", from 18 when the endo raised it) holds the value replaced now too.
             replaced = was.values - said.values
-            for echo in items[:k] if replaced else ():
-                if id(echo) in emptied or _speaker_tag(echo) != tag:
+            # So does an earlier change carried beside it ("fund's at 5,150 now", then "Crossed
+            # $6,020 today"): an amount as distinct as "5,150" is the same one wherever said.
+            for echo in items[:n] if replaced else ():
+                if echo is old or id(echo) in emptied or _speaker_tag(echo) != tag \
+                        or (echo.order > old.order and not _distinct(replaced)):
                     continue
                 held = (echo_shape := _Shape(echo.body)).values & replaced
-                if held and _speaks_of(echo_shape, new, says == 1, anyone, also) \
+                if held and (_speaks_of(echo_shape, new, says == 1, anyone, also)
+                             or (_distinct(held) and echo.msg < 0)) \
                         and (carried := _pair(held, said.values - echo_shape.values, True)):
                     _rewrite(echo, carried, it.body, True)
             if not old.body or (tool_line and not _is_tool_line(old.body)):
