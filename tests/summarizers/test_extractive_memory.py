@@ -5377,3 +5377,9 @@ def test_a_new_blood_pressure_reading_replaces_the_old() -> None:
     _assert_replaced("My home blood pressure readings this week have been averaging about "
                      "138/91.", "Had my follow-up, the nurse said today's reading was 129/84.",
                      "138/91", "129/84")
+
+
+def test_a_rate_raised_by_an_amount_to_a_new_one_replaces_it() -> None:
+    _assert_replaced("Can you help me word a rate sheet? I charge $85 per hour, with a 2-hour "
+                     "minimum.", "I decided to raise it by ten bucks for new clients starting "
+                     "next month, so $95 an hour.", "$85", "$95")

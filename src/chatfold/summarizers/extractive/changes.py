@@ -66,6 +66,9 @@ _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|�
 _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
     r"|renamed|ported"
+    # "I decided to raise it by ten bucks, so $95 an hour"
+    r"|(?:raise|raising|increase|increasing|bump|bumping|lower|lowering|cut|cutting|drop"
+    r"|dropping) (?:it|them|that|this|(?:the|my|our) [\w' -]{1,20}?) by"
     r"|(?:is|are|was|were|'re|'s|'m) now|now (?:is|are)|from now on|postponed|rescheduled"
     r"|delayed|renewed|re-?book(?:ed)?|put (?:me|him|her|us|them) on|revised|negotiated"
     r"|upgraded|downgraded|bump(?:ing|s)? (?:[\w']+ ){0,4}?(?:up |down )?to"
