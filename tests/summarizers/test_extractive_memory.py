@@ -5383,3 +5383,8 @@ def test_a_rate_raised_by_an_amount_to_a_new_one_replaces_it() -> None:
     _assert_replaced("Can you help me word a rate sheet? I charge $85 per hour, with a 2-hour "
                      "minimum.", "I decided to raise it by ten bucks for new clients starting "
                      "next month, so $95 an hour.", "$85", "$95")
+
+
+def test_a_temperature_changed_replaces_the_old_one() -> None:
+    _assert_replaced("酵母菌培养我打算放37℃培养箱里过夜。",
+                     "刚被师兄提醒了，老板也说酿酒酵母用30℃，我就改成30℃了", "37℃", "30℃")

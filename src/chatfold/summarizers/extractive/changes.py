@@ -382,7 +382,8 @@ def _has(text: str, keys: tuple[str, ...]) -> bool:
 
 _UNIT = re.compile(
     r"(?P<cur>[$€£¥])\s?\d"
-    r"|\d(?:[\d,.]*\d)?\s?(?:(?P<en>[A-Za-z]{1,8})(?![A-Za-z])|个?(?P<zh>[公千毫厘]?[\u4e00-\u9fff]))"
+    r"|\d(?:[\d,.]*\d)?\s?(?:(?P<en>[A-Za-z]{1,8})(?![A-Za-z])|个?(?P<zh>[公千毫厘]?[\u4e00-\u9fff])"
+    r"|(?P<deg>℃|°C|°F|℉))"
     rf"|[{ZH_NUMERALS}]+(?P<zhm>[{_ZH_MEASURES}])"  # "三只猫": a count in Chinese numerals
 )
 
@@ -394,7 +395,7 @@ def _units(text: str) -> frozenset[str]:
     if not text.isascii():
         text = _arabic(text)
     for m in _UNIT.finditer(text):
-        unit = m.group("cur") or m.group("zh") or m.group("zhm") \
+        unit = m.group("cur") or m.group("zh") or m.group("zhm") or m.group("deg") \
             or _stem((m.group("en") or "").lower())
         if unit and unit not in _NOT_UNIT:
             out.add(_SAME_UNIT.get(unit, unit))
