@@ -317,18 +317,25 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      False, _has_letter_after_capital, "."),
     # What the user now uses, said as a switch: "We switched the CI from Jenkins to GitHub
     # Actions", "数据库换成了PostgreSQL".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:[Ii]|[Ww]e) (?:just |recently |finally |have |'ve )?(?:switched|moved|migrated"
+        r"|changed|upgraded|downgraded|ported|renamed|transferred)\b(?: [\w-]+){0,4}? to (?:the )?"
+        r"[A-Z]|(?:换成|改用|迁移到|迁到|切换到|切到|升级到)了?\s?[A-Z]"), False, None, ""),
     # ("Ported my number over to US Mobile": the subject left out, as people type.)
     (_FACT | _ATTR, re.compile(
-        r"(?:\b(?:[Ii]|[Ww]e) (?:just |recently |finally |have |'ve )?|(?<![^\n])(?:[Jj]ust "
-        r"|[Ff]inally )?)(?:[Ss]witched|[Mm]oved|[Mm]igrated|[Cc]hanged|[Uu]pgraded"
-        r"|[Dd]owngraded|[Pp]orted|[Rr]enamed|[Tt]ransferred)\b(?: [\w-]+){0,4}? to (?:the )?[A-Z]"
-        r"|(?:换成|改用|迁移到|迁到|切换到|切到|升级到)了?\s?[A-Z]"
-        # A handle or a name renamed, in whatever case: "Renamed my account to fernwright".
-        r"|(?:\b(?:[Ii]|[Ww]e) (?:just |finally |have |'ve )?|(?<![^\n])(?:[Jj]ust |[Ff]inally )?)"
-        r"[Rr]enamed\b(?: [\w-]+){0,4}? to @?[\w.-]*[a-z][\w.-]*"
-        # Where the user lives or works now: "settled into the new place on Larchmont Avenue".
-        r"|\b(?:the|our|my) new (?:place|apartment|flat|house|home|address|office|job|school"
-        r"|clinic|studio) (?:is )?(?:on|at|in) [A-Z0-9]"), False, None, ""),
+        r"(?<![^\n])(?:[Jj]ust |[Ff]inally )?(?:[Ss]witched|[Mm]oved|[Mm]igrated|[Cc]hanged"
+        r"|[Uu]pgraded|[Dd]owngraded|[Pp]orted|[Rr]enamed|[Tt]ransferred)\b(?: [\w-]+){0,4}? to "
+        r"(?:the )?[A-Z]"), False, None,
+     ("witched", "oved", "igrated", "hanged", "pgraded", "owngraded", "orted", "enamed",
+      "ransferred")),
+    # A handle or a name renamed, in whatever case: "Renamed my account to fernwright".
+    (_FACT | _ATTR, re.compile(
+        r"(?:\b(?:[Ii]|[Ww]e) (?:just |finally |have |'ve )?|(?<![^\n])(?:[Jj]ust |[Ff]inally )?)"
+        r"[Rr]enamed\b(?: [\w-]+){0,4}? to @?[\w.-]*[a-z][\w.-]*"), False, None, ("enamed",)),
+    # Where the user lives or works now: "settled into the new place on Larchmont Avenue".
+    (_FACT | _ATTR, re.compile(
+        r"\b(?:the|our|my) new (?:place|apartment|flat|house|home|address|office|job|school"
+        r"|clinic|studio) (?:is )?(?:on|at|in) [A-Z0-9]"), False, None, (" new ",)),
     # A plan switched to another: "Change of plans, we're doing Porto instead".
     (_FACT | _ATTR, re.compile(
         r"\b(?:we're|we are|i'm|i am|we'll|i'll) (?:doing|going with|going to|taking|getting"
@@ -602,17 +609,20 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"|(?:ab|a|b|o)(?:[ -](?:negative|positive|neg|pos)\b|[+-](?![\w-])))"),
      True, None, ("lactose", "gluten", "celiac", "diabet", "asthma", "epilep", "pregnan",
                   "allerg", "vegetarian", "vegan", "pescatarian", "blind", "deaf", "type ",
-                  "negative", "positive", " neg", " pos", "+", "-")),
+                  "negative", "positive", " neg", " pos")),
+    # (Every branch opens with 我: one literal the scan looks for.)
     (_ATTR | _FACT, re.compile(
-        r"我(?:有|是|对)?.{0,4}?(?:不耐受|过敏|糖尿病|哮喘|高血压|怀孕|色盲|素食)"
-        r"|我(?:是|的血型是)(?:(?:AB|A|B|O|ab|a|b|o)型|(?:RH|Rh|rh)阴性|熊猫血)"
-        # Where the speaker is from: "过年回湖南常德老家", "我老家郴州的", "我是湖南人".
-        r"|(?:回|在)[\u4e00-\u9fff]{2,6}老家|我?老家(?:是|在)[\u4e00-\u9fff]{2,4}|我老家"
-        r"[\u4e00-\u9fff]{2,4}|家乡(?:是|在)"
-        r"|我是(?![个一好坏新老大小男女外病穷富懒真])[\u4e00-\u9fff]{2,3}人"
+        r"我(?:(?:有|是|对)?.{0,4}?(?:不耐受|过敏|糖尿病|哮喘|高血压|怀孕|色盲|素食)"
+        r"|(?:是|的血型是)(?:(?:AB|A|B|O|ab|a|b|o)型|(?:RH|Rh|rh)阴性|熊猫血)"
+        # Where the speaker is from: "我是湖南人".
+        r"|是(?![个一好坏新老大小男女外病穷富懒真])[\u4e00-\u9fff]{2,3}人"
         # A child called by a doubled name, as Chinese parents do: "我女儿朵朵下个月上幼儿园".
-        r"|我(?:家)?(?:女儿|儿子|闺女|宝宝|孩子|老大|老二|小孩)([\u4e00-\u9fff])\1"),
+        r"|家?(?:女儿|儿子|闺女|宝宝|孩子|老大|老二|小孩)([\u4e00-\u9fff])\1)"),
      False, None, ""),
+    # Where the speaker is from: "过年回湖南常德老家", "我老家郴州的".
+    (_ATTR | _FACT, re.compile(
+        r"(?:回|在)[\u4e00-\u9fff]{2,6}老家|我?老家(?:是|在)[\u4e00-\u9fff]{2,4}|我老家"
+        r"[\u4e00-\u9fff]{2,4}|家乡(?:是|在)"), False, None, ("老家", "家乡")),
     # Someone else's condition: "Leo is allergic to penicillin", "her sesame allergy is on
     # file", "孩子对芒果过敏": what nobody around them may get wrong. ("Allergies can be tough.")
     (_ATTR | _FACT, re.compile(
