@@ -5176,20 +5176,19 @@ def test_what_reminds_the_user_of_something_is_no_task(said: str, reply: str) ->
     assert not _open(out, "en"), out
 
 
-def test_a_day_of_the_week_is_no_new_name_for_whom_the_user_greeted() -> None:
-    out = ask([user("Hey Dave, not everything has been going smoothly. I had an incident last "
-                    "week where my place got flooded."),
-               user("They were short-staffed so I've switched my food bank shift, I'm now going "
-                    "weekly, on Fridays."),
-               assistant("That's generous of you.")])
-    assert "Dave" in out and "Hey Fridays" not in out, out
-
-
-def test_a_number_said_next_is_no_revision_of_one_far_from_it() -> None:
-    out = ask([user("Moreover, Max is already old, he is 8 years old."),
-               user("Last weigh-in of the cut: ended up at 176.8."),
-               assistant("Nice work.")])
-    assert "8 years old" in out and "176.8 years" not in out, out
+@pytest.mark.parametrize(("first", "then", "kept", "gone"), [
+    # A day of the week is no new name for whom the user greeted.
+    ("Hey Dave, not everything has been going smoothly. I had an incident last week where my "
+     "place got flooded.", "They were short-staffed so I've switched my food bank shift, I'm "
+     "now going weekly, on Fridays.", "Dave", "Hey Fridays"),
+    # The next turn's number is no revision of one far from it in another unit.
+    ("Moreover, Max is already old, he is 8 years old.",
+     "Last weigh-in of the cut: ended up at 176.8.", "8 years old", "176.8 years"),
+])
+def test_a_value_is_not_written_where_it_does_not_belong(first: str, then: str, kept: str,
+                                                        gone: str) -> None:
+    out = ask([user(first), user(then), assistant("OK.")])
+    assert kept in out and gone not in out, out
 
 
 @pytest.mark.parametrize(("old", "new", "gone", "kept"), [
