@@ -46,6 +46,7 @@ from .lexicon import (
     _TASKS,
     TITLES,
     ZH_NUMERALS,
+    ZH_TITLES,
 )
 from .scoring import _VALUE_WEIGHT, USER_FACTOR, _is_question, _is_standing_ask
 from .slots import _CLAUSE_SPLIT, _without_clauses
@@ -659,14 +660,17 @@ def _one_near_number(new: frozenset[str], old: frozenset[str]) -> bool:
 def _distinct(values: frozenset[str] | set[str]) -> bool:
     """Whether each value is an amount of four digits or more that is not a year ("5,150")."""
     return bool(values) and all(
-        len(re.sub(r"\D", "", v)) >= 4 and v[:1].isdigit()
-        and not re.fullmatch(r"(?:19|20)\d\d", v) for v in values)
+        v[:1].isdigit() and sum(ch.isdigit() for ch in v) >= 4 and not _YEAR.fullmatch(v)
+        for v in values)
+
+
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 def _one_day_replaced(new: frozenset[str], old: frozenset[str]) -> bool:
     """Whether what ``new`` gives and ``old`` does not is one day of the week, and ``old`` gives
     another. (Names are too many to tell one for another; amounts: :func:`_one_near_number`.)"""
-    fresh = [v for v in new - old]
+    fresh = list(new - old)
     return len(fresh) == 1 and _value_kind(fresh[0]) == "day" \
         and any(_value_kind(v) == "day" for v in old - new)
 
@@ -1485,22 +1489,25 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
 _AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
-def _near_amount(old: str, new: str) -> bool:
-    """Whether two numbers are within half of each other (4,200 and 3,950; not 30 and 18.25)."""
+def _two_amounts(old: str, new: str) -> tuple[float, float] | None:
+    """The smaller and the larger of two values' first numbers, None when one has none."""
     a, b = _AMOUNT.search(old), _AMOUNT.search(new)
     if a is None or b is None:
-        return False
+        return None
     x, y = float(a.group().replace(",", "")), float(b.group().replace(",", ""))
-    return min(x, y) > 0 and max(x, y) <= 1.5 * min(x, y)
+    return min(x, y), max(x, y)
+
+
+def _near_amount(old: str, new: str) -> bool:
+    """Whether two numbers are within half of each other (4,200 and 3,950; not 30 and 18.25)."""
+    pair = _two_amounts(old, new)
+    return pair is not None and pair[0] > 0 and pair[1] <= 1.5 * pair[0]
 
 
 def _far_amount(old: str, new: str) -> bool:
     """Whether two numbers are more than three times apart (8 and 176.8)."""
-    a, b = _AMOUNT.search(old), _AMOUNT.search(new)
-    if a is None or b is None:
-        return False
-    x, y = float(a.group().replace(",", "")), float(b.group().replace(",", ""))
-    return min(x, y) <= 0 or max(x, y) > 3 * min(x, y)
+    pair = _two_amounts(old, new)
+    return pair is not None and (pair[0] <= 0 or pair[1] > 3 * pair[0])
 
 
 def _value_kind(value: str) -> str:
@@ -1729,6 +1736,16 @@ def supersede_tool_state(items: list[_Item]) -> list[_Item]:
 _CHANGING_TOOL = re.compile(
     r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:modify|update|change|edit|set|patch|swap|reschedule"
     r"|rebook|amend|write|put|save|replace|scale|resize)(?![a-z])")
+# One that acts each time it is called ("send_email", "create_ticket", "place_order").
+_ACTING_TOOL = re.compile(
+    r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:create|add|send|post|book|place|submit|insert|make"
+    r"|order|pay|transfer|schedule|delete|remove|cancel|run|exec|deploy|upload|charge|refund"
+    r"|notify)(?![a-z])")
+_READING_TOOL = re.compile(
+    r"(?:Tool |工具 )(?i:read|get|cat|show|view|fetch|load|open|describe|inspect|check|query)"
+    r"(?![a-z])")
+
+
 def _looked_up_again(items: list[_Item], older: _Item, newer: _Item) -> None:
     """When a look-up made again gives one number for another ("48 in stock" → "7 in stock",
     "应退税额 1236元" → "2180元"), what was said of the old one ("You have 48 of the Cedar &
@@ -1744,16 +1761,6 @@ def _looked_up_again(items: list[_Item], older: _Item, newer: _Item) -> None:
         if it is not older and it is not newer and it.order < newer.order \
                 and not _is_tool_line(it.body) and content_tokens(it.body) & words:
             _rewrite(it, pair, now, False)
-
-
-# One that acts each time it is called ("send_email", "create_ticket", "place_order").
-_ACTING_TOOL = re.compile(
-    r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:create|add|send|post|book|place|submit|insert|make"
-    r"|order|pay|transfer|schedule|delete|remove|cancel|run|exec|deploy|upload|charge|refund"
-    r"|notify)(?![a-z])")
-_READING_TOOL = re.compile(
-    r"(?:Tool |工具 )(?i:read|get|cat|show|view|fetch|load|open|describe|inspect|check|query)"
-    r"(?![a-z])")
 
 
 def _named_in_text(new_pairs: tuple[tuple[str, str, int, int], ...], old: str) -> str:
@@ -1887,10 +1894,11 @@ _TAKES_OVER_EN = re.compile(
     rf"|(?P<b>{_NAME_EN}) (?:is |will be |'s )?(?:now )?(?:handling|taking over|took over"
     r"|covering|in charge|running|managing|leading|looking after|doing|teaching|coaching"
     r"|can do|will do)\b)")
-_ZH_HOLDER = (r"(?:[老小][\u4e00-\u9fff](?:老师|师傅|医生|大夫|教练|经理|主任|律师)?"
-              r"|(?![是的了在给由换和跟找让把被向对说叫请这那个们也都就还现])[\u4e00-\u9fff]{1,2}?"
-              r"(?:老师|师傅|医生|大夫|教练|经理|主任|律师|阿姨|姐|哥|总))")
-_ZH_ROLES = r"教练|医生|老师|阿姨|经理|师傅|律师|主任|大夫|保姆|班主任"
+# Characters that open no one's name ("是刘老师" is "刘老师").
+_FUNCTION_ZH = "是的了在给由换和跟找让把被向对说叫请这那个们也都就还现"
+_ZH_HOLDER = (rf"(?:[老小][\u4e00-\u9fff](?:{ZH_TITLES})?"
+              rf"|(?![{_FUNCTION_ZH}])[\u4e00-\u9fff]{{1,2}}?(?:{ZH_TITLES}|阿姨|姐|哥|总))")
+_ZH_ROLES = rf"{ZH_TITLES}|阿姨|保姆|班主任"
 # (or by the role alone: "原来那个教练离职了", "之前那位阿姨家里有事回老家了")
 _LEFT_ZH = re.compile(
     rf"(?:(?P<old>{_ZH_HOLDER})|(?:原来|之前|以前)(?:的|那个|那位)?(?P<role>{_ZH_ROLES}))"
@@ -1901,10 +1909,10 @@ _TAKES_OVER_ZH = re.compile(
     rf"|(?P<b>{_ZH_HOLDER})(?:在管|来管|负责|接手|接替|顶上|来带|在带|带)"
     rf"|(?:介绍了|来了|换了|派了)一?位(?P<c>{_ZH_HOLDER})"
     r"|现在[^，。！？]{1,8}的是(?P<d>[\u4e00-\u9fff]{2,3})(?=[，。！？,]|$)")
-_FUNCTION_ZH = "是的了在给由换和跟找让把被向对说叫请这那个们也都就还现位"
-_ZH_TITLE = re.compile(r"(?:老师|师傅|医生|大夫|教练|经理|主任|律师)$")
+_ZH_TITLE = re.compile(rf"(?:{ZH_TITLES})$")
 _NOT_HOLDERS = frozenset(("老家", "小区", "老板", "老公", "老婆", "老人", "小时", "小孩", "老是",
                           "小心", "老实", "老大", "老二", "小姐", "老师", "小学", "老总", "小组"))
+_CLAUSE_END = re.compile(r"[,;，；。]")
 _THEN = re.compile(
     r"^(?:,|，|;|；)?\s*(?:so |and |but |now |then )?(?:a |an )?|^[，,]?(?:所以|然后)?")
 
@@ -1917,7 +1925,7 @@ def _core(name: str) -> str:
 
 def _holder_of(items: list[_Item], role: str) -> str:
     """The latest holder of a Chinese role an older statement names ("王教练" for "教练")."""
-    said = re.compile(rf"(?![{_FUNCTION_ZH}])[\u4e00-\u9fff](?:{role})")
+    said = re.compile(rf"(?![{_FUNCTION_ZH}位])[\u4e00-\u9fff](?:{role})")
     for it in reversed(items):
         if it.role != "tool" and (m := said.search(it.body)) is not None:
             return m.group()
@@ -1960,7 +1968,7 @@ def hand_overs(items: list[_Item]) -> None:
             o.body = said.sub(new, o.body)
         # The clause that says who left goes, with the word that led to the next one.
         end = len(it.body)
-        stop = re.compile(r"[,;，；。]").search(it.body, left.end())
+        stop = _CLAUSE_END.search(it.body, left.end())
         if stop is not None and stop.start() < taker.start():
             end = stop.start()
         rest = it.body[end:]

@@ -350,3 +350,7 @@ ON_LIST_HEAD_EN = (r"(?:(?:add|put)(?: (?:it|this|that))? (?:to|on) |on )(?:my|t
 ON_LIST_ZH = r"待办(?:加一?条|里加上?|添一?条)?[：:]|(?:加|记)(?:到|进)待办"
 # Titles before a name, whose full stop ends no sentence or option ("Dr. Osei on Wednesday").
 TITLES = ("Dr", "Mr", "Mrs", "Ms", "St", "Jr")
+# What a Chinese name of someone who does a job for the user ends in ("刘老师", "小吴师傅").
+ZH_TITLES = "老师|师傅|医生|大夫|教练|经理|主任|律师"
+# A child called by a doubled name, as Chinese parents do ("我女儿朵朵").
+ZH_CHILD_NAMED = r"(?:女儿|儿子|闺女|宝宝|孩子|老大|老二|小孩)(?P<twice>[\u4e00-\u9fff])(?P=twice)"

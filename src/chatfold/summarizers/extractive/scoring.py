@@ -48,7 +48,9 @@ from .lexicon import (
     ON_LIST_ASK_EN,
     ON_LIST_HEAD_EN,
     ON_LIST_ZH,
+    ZH_CHILD_NAMED,
     ZH_NUMERALS,
+    ZH_TITLES,
     _is_pleasantry,
 )
 from .sentences import _normalise, _trie_pattern
@@ -344,7 +346,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     # Who does it for the user now: "现在带我的是李佳琪", "现在是欧阳敏医生在看".
     (_FACT | _ATTR, re.compile(
         r"现在[^，。！？]{1,8}的是[\u4e00-\u9fff]{2,4}"
-        r"|现在(?:是|由|换成了?)[\u4e00-\u9fff]{2,3}(?:医生|老师|教练|经理|主任|律师|师傅|大夫)"),
+        rf"|现在(?:是|由|换成了?)[\u4e00-\u9fff]{{2,3}}(?:{ZH_TITLES})"),
      False, None, ("现在",)),
     # A value that holds now: "we're at C9 now", "the train's leaving at 6:48 now", "we're a
     # Subaru Outback family now". (Not "Mel, I'm off now": a name after a comma is whom it is
@@ -617,7 +619,7 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         # Where the speaker is from: "我是湖南人".
         r"|是(?![个一好坏新老大小男女外病穷富懒真])[\u4e00-\u9fff]{2,3}人"
         # A child called by a doubled name, as Chinese parents do: "我女儿朵朵下个月上幼儿园".
-        r"|家?(?:女儿|儿子|闺女|宝宝|孩子|老大|老二|小孩)([\u4e00-\u9fff])\1)"),
+        rf"|家?{ZH_CHILD_NAMED})"),
      False, None, ""),
     # Where the speaker is from: "过年回湖南常德老家", "我老家郴州的".
     (_ATTR | _FACT, re.compile(
@@ -924,10 +926,12 @@ _OWN_MID = re.compile(
     r"|(?:^|[，；。！]\s*(?:(?:所以|然后|哦对|对了|另外)[，,]?)?)(?:我们?)?"
     r"(?:这周末?|周末|明天|今天|今晚|回头|下周|过两天)?(?:还|也)?得(?:赶紧|抽空|尽快|先)?"
     r"(?:去|把|给|找|跟|和|约|交|办|买|续|还|寄|拿|取|打|定|弄|做|联系|带)")
+# "remind me why / of …" asks for nothing.
+_REMIND_ME = r"remind me\b(?! (?:of|why|what|how|who|where|which)\b)"
 _REMINDER = re.compile(
     # (and what the user puts on their list: "On my list for this weekend: regrout the shower")
     rf"(?i:{ON_LIST_HEAD_EN}\s*(?=[a-z]))"
-    r"|(?i:(?:please |can you |could you )?remind me\b(?! (?:of|why|what|how|who|where|which)\b)"
+    rf"|(?i:(?:please |can you |could you )?{_REMIND_ME}"
     r"|(?:please |pls )?(?:don't|do not) let me forget\b|make sure i (?:don't forget|remember)\b)"
     r"|(?:你|您)?(?:请|记得|帮我)?提醒我|别让我忘"
     # "待办加一条：周末给多肉换盆"
@@ -953,7 +957,7 @@ _LEAD_IN = re.compile(
 # "…Monday — don't let me forget", "校服又小了，提醒我抽空买套新的".
 _REMIND_MID = re.compile(
     r"(?i:(?:[,;:—–.!]\s*|\s(?:and|but|so)\s+)(?:please\s+|pls\s+|just\s+"
-    r"|(?:can|could|would|will) you\s+)?(?:remind me\b(?! (?:of|why|what|how|who|where|which)\b)"
+    rf"|(?:can|could|would|will) you\s+)?(?:{_REMIND_ME}"
     r"|don't let me forget\b|make sure i (?:don't forget|remember)\b"
     rf"|{ON_LIST_ASK_EN}\b))"
     r"|[，；：]\s*(?:你|您)?(?:到时候?)?(?:记得[^，。！？]{0,6}?|麻烦|请|帮我)?提醒我|别让我忘"

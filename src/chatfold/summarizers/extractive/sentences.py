@@ -14,6 +14,7 @@ from .lexicon import (
     _NOT_NAMES,
     _SURNAMES,
     CASUAL_SPELLINGS,
+    ZH_CHILD_NAMED,
 )
 
 
@@ -441,8 +442,7 @@ _OWN_THEN_ASKED_EN = re.compile(
     r"|what (?:should|can|do) (?:i|we))\b[^?]*\?)\s*$", re.I)
 # Where the user is from: "过年回湖南常德老家", "我是湖南人".
 # Or names a child by a doubled name: "我女儿朵朵下个月上幼儿园小班，怎么…？".
-_HOME_ZH = re.compile(r"老家|家乡|我是[\u4e00-\u9fff]{2,3}人"
-                      r"|我(?:家)?(?:女儿|儿子|闺女|宝宝|孩子|老大|老二|小孩)([\u4e00-\u9fff])\1")
+_HOME_ZH = re.compile(rf"老家|家乡|我是[\u4e00-\u9fff]{{2,3}}人|我(?:家)?{ZH_CHILD_NAMED}")
 
 
 def split_stated_question(sentences: list[str]) -> list[str]:
