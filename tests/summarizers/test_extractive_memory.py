@@ -5387,3 +5387,124 @@ def test_a_rate_raised_by_an_amount_to_a_new_one_replaces_it() -> None:
 def test_a_temperature_changed_replaces_the_old_one() -> None:
     _assert_replaced("酵母菌培养我打算放37℃培养箱里过夜。",
                      "刚被师兄提醒了，老板也说酿酒酵母用30℃，我就改成30℃了", "37℃", "30℃")
+
+
+# ---------------------------------------------------------------------------------------------
+# stop 39: changes said by a place, a firm, an instruction, a count of people; errands that
+# point back, are answered by the reply itself, or come through; chatter that is no errand
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # People counted or pointed at ("the other parents", "two more kids") are not whose it is.
+    ("I have to order 14 jerseys, when should I ask the other parents for sizes?",
+     "Two more kids signed up, so we're at 16 jerseys now.", "14 jerseys", "16 jerseys"),
+    # What someone who decides it said to do: "my supervisor said to anneal at 58°C".
+    ("I'm running the annealing step at 55°C for 30 seconds.",
+     "My supervisor checked the primers and said to anneal at 58°C, same 30 seconds.",
+     "55°C", "58°C"),
+    # A place for another, of a thing named by two words in common.
+    ("I'm planning our knitting circle's monthly swap night at Cedar Point Library.",
+     "The library is closing for repairs, so knitting circle is meeting at the Birch Avenue "
+     "community hall from now on.", "Cedar Point", "Birch Avenue"),
+    # A firm's name holds no kin: "Delgado & Sons" is who does it now.
+    ("We hired Summit Roofing to replace the shingles, they start on the 3rd.",
+     "Delgado & Sons can do the roof instead, starting the 12th.", "Summit Roofing",
+     "Delgado & Sons"),
+    # Who teaches it now, said without who left.
+    ("女儿的钢琴课一直是钱老师带的。", "琴行通知，下个月开始换邵老师带了。", "钱老师", "邵老师"),
+    # A count settled; an amount raised with 提到; a deal struck.
+    ("婚宴先订了16桌，每桌4288。", "最后定下来19桌。", "16桌", "19桌"),
+    ("我每个月定投800元到中证500指数基金。", "发了奖金，我把定投提到每月1200元了。", "800元",
+     "1200元"),
+    ("看中了一套一居室，房租4800一个月。", "跟房东谈了半天，最后4500成交。", "4800", "4500"),
+])
+def test_a_change_said_by_place_firm_instruction_or_settlement_replaces(
+        old: str, new: str, gone: str, kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+def test_whose_it_is_counts_no_one_counted_or_pointed_at() -> None:
+    from chatfold.summarizers.extractive.changes import _whose
+
+    assert _whose("I booked the bus for the kids.") == frozenset()
+    assert _whose("Three more kids joined the team.") == frozenset()
+    assert _whose("My two kids start school on Monday.") == {"kid"}
+    assert _whose("Kim's kids are 3 and 5.") >= {"kid"}
+    assert _whose("My brother's flight lands at 9pm.") == {"brother"}
+    assert _whose("Harlow & Sons quoted $4,200.") == frozenset()
+
+
+def test_a_change_made_to_a_booking_its_result_named_by_code_rewrites_the_old_result() -> None:
+    first = ask([user("Book me a 10-foot van for Saturday."),
+                 *_tool_turn("c1", "book_van", '{"size": "10-foot", "date": "2025-06-07"}',
+                             "Reservation VN-40219 confirmed: 10-foot van, Jun 7, 9:00 AM."),
+                 assistant("Booked a 10-foot van for Saturday (VN-40219).")])
+    out = ask([user("It won't fit the couch, can you switch it to the bigger one?"),
+               *_tool_turn("c2", "modify_van", '{"reservation": "VN-40219", "size": "15-foot"}',
+                           "Reservation VN-40219 updated: 15-foot van, Jun 7, 9:00 AM."),
+               assistant("Done, it's a 15-foot van now.")], previous=first)
+    assert "10-foot" not in out and "15-foot" in out, out
+
+
+@pytest.mark.parametrize(("messages", "lang"), [
+    # "I got to…" is a chance had, not a duty.
+    ([user("Something great happened last Thursday, I got to work with an old friend on a game "
+           "jam project!"), assistant("That sounds like a blast!")], "en"),
+    # Cheering is no errand.
+    ([user("You've been working so hard. And don't forget, you deserve a break too!"),
+      assistant("Thanks, that means a lot.")], "en"),
+])
+def test_chatter_shaped_like_an_errand_opens_no_task(messages: list[dict[str, Any]],
+                                                     lang: str) -> None:
+    out = ask(messages, language=lang)
+    assert _open(out, lang) == "", out
+
+
+def test_an_ask_to_tell_more_is_no_offer_agreed() -> None:
+    out = ask([user("Garlic is my go-to ingredient."),
+               assistant("Do you have a favorite dish with it? Would you like to share the "
+                         "recipe?"),
+               user("Sure! Roasted chicken is one of my favorites, I'll send it later.")])
+    assert "agreed" not in out, out
+
+
+def test_let_me_know_how_it_goes_is_no_ask_taken_on() -> None:
+    out = ask([user("Great job, Sam! Let me know how it goes. Small changes add up."),
+               assistant("Hey Evan, thanks! Appreciate it. I'll definitely keep you posted.")])
+    assert "how it goes" not in out, out
+
+
+@pytest.mark.parametrize(("said", "lang", "key"), [
+    ("The school says I can't chaperone until my TB test results are in. I haven't done it "
+     "yet, can you keep it on my to-do list?", "en", "TB test"),
+    ("The pool pass renewal opens Monday for returning members. Remind me to do that first "
+     "thing?", "en", "pool pass"),
+])
+def test_a_reminder_that_points_back_names_its_errand(said: str, lang: str, key: str) -> None:
+    out = ask([user(said), assistant("Added to your list.")], language=lang)
+    assert key in _open(out, lang), out
+
+
+@pytest.mark.parametrize(("request_", "report"), [
+    ("I still need the notarized lease copy from the county office. Keep that on my list?",
+     "The notarized lease copy came back in the mail today."),
+    ("Don't let me forget the background check for the volunteer program.",
+     "Good news, the background check cleared this morning."),
+])
+def test_what_was_waited_for_coming_through_closes_the_errand(request_: str,
+                                                              report: str) -> None:
+    first = ask([user(request_), assistant("Added to your list.")])
+    out = ask([user(report), assistant("Great, one less thing to track.")], previous=first)
+    assert _open(out, "en") == "", out
+
+
+@pytest.mark.parametrize(("said", "reply", "lang"), [
+    ("Can you write a short bio for my pottery shop page?",
+     "'Hand-thrown stoneware from a small studio in Asheville, glazed in small batches and "
+     "fired twice for strength.'", "en"),
+    ("帮我算下一共要付多少钱？", "押一付三的话，第一次要付4个月的房租，一共19200元。", "zh"),
+])
+def test_an_ask_the_reply_itself_answers_does_not_stay_open(said: str, reply: str,
+                                                            lang: str) -> None:
+    out = ask([user(said), assistant(reply)], language=lang)
+    assert _open(out, lang) == "", out

@@ -57,6 +57,8 @@ _ZH_CHANGED = (
     "|宽限到|延后到|推到|挪到|砍到|压到|改(?=\\d)"
     "|涨薪|加薪|降薪|涨工资|涨房租|转网到|转网了"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个|加到|减到|调整到"
+    # "上调至6%", "最后5300成交"
+    "|(?<=\\d)成交|提高到|降低到|调高到|调低到|[上下]调[到至]"
     # "车票改签了", "堆直接给到 3584m", "预算现在只剩 19800 了"
     f"|改签|给到(?=\\s*[\\d{ZH_NUMERALS}])|只剩下?(?=\\s*[\\d{ZH_NUMERALS}])"
     # "剂量调成每次6毫升", "月薪谈到了 21K", "最后定的是19桌"
@@ -94,6 +96,9 @@ _CHANGE = re.compile(
     r"|bump|raise|lower|increase|reduce|decrease|extend|shorten|upgrade|downgrade|resize"
     r"|scale)(?: [\w']+){0,4}? to"
     r"|since (?:we|i) (?:moved|switched|changed)"
+    # What someone who decides it said to do now: "my PI said to spin at 4,200 rpm".
+    r"|(?:said|says|told (?:me|us)|advised(?: me| us)?|wants (?:me|us)) to(?: [\w']+){1,3}?"
+    r"(?= [$€£¥]?\d)"
     # a value as it turned out, or as agreed: "ended up at 176.8", "turns out I'm on the Flex
     # 40 plan", "we agreed on 150s"
     r"|ended up (?:at|being|with)|came (?:in|out) at|turns out|turned out|agreed on|settled on"
@@ -101,6 +106,8 @@ _CHANGE = re.compile(
     r"|final(?: [\w'-]+){1,6}? (?:is|was|came to)(?= [$€£¥]?\d)"
     r")\b)"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
+    # "我把定投提到每月2300元" (not "医生提到3个…": 提到 is as often "mentioned").
+    rf"|把[^，。！？\d]{{1,8}}?提到(?=每?[天周月年]?\s*[\d{ZH_NUMERALS}])"
     # "搬家以后通勤只要25分钟了": what changed it, then the new value; "升四年级".
     rf"|[\u4e00-\u9fff](?:以后|之后)[，,]?(?=[\u4e00-\u9fff])|升(?=[\d{ZH_NUMERALS}])"
     rf"|{_ZH_CORRECTED}|不是[^，。！？,.!?]{{1,8}}[，,]\s*(?:而)?是|算了[，,]?\s*(?:还是|改|换)"
@@ -119,7 +126,7 @@ _WEAK_CHANGE = re.compile(
     r"|new(?: [\w']+){1,2}? (?:is|are)|(?:just )?started)\b|\bnew(?: [\w']+){1,2}?:)"
     r"|现在|最近|如今|目前|这阵子|新[\u4e00-\u9fff]{1,4}?[是为]|今天[^，。！？\d]{0,4}?(?=\d)"
     # A count settled: "定下来是22桌", "最终确定为30人", "敲定了".
-    r"|定下来(?:是|了)|(?:最终|最后)?确定(?:是|为|了)|敲定"
+    rf"|定下来(?:是|了)|定下来(?=\s*[\d{ZH_NUMERALS}])|(?:最终|最后)?确定(?:是|为|了)|敲定"
 )
 # "现在有三只猫了", "最近能睡8个小时了": a count followed by 了 is a new state, and with a word of
 # "current" it says the value changed.
@@ -131,7 +138,7 @@ _ZH_TO_VALUE = re.compile(rf"[\u4e00-\u9fff]到了?(?=\d|[{ZH_NUMERALS}])")
 # frame: "raised our rent to" still speaks of the rent, "new manager is" of the manager.
 _ZH_CUE = re.compile(
     rf"{_ZH_CHANGED}|只剩下?|给到|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}"
-    r"|不是|而是"
+    r"|不是|而是|(?:最后|最终)?定下来(?:是|了)?|最后|最终"
     r"|算了|(?:今天|昨天|今早|今晚)?(?:早上|上午|中午|下午|晚上)|今天|昨天|今早|今晚"
     rf"|[\u4e00-\u9fff]到了?(?=[\s\d{ZH_NUMERALS}])"  # _ZH_TO_VALUE, once values are blanked
 )
@@ -185,6 +192,7 @@ _VALUE = re.compile(
     # a capitalised word inside a sentence, a name after a title too ("Dr. Abernathy")
     r"|(?:(?<=[^\s.!?。！？])|" + "|".join(rf"(?<=\b{t}\.)" for t in TITLES) + ")"
     r"\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"
+    r"|(?<![A-Za-z])[A-Z][a-z]+(?= & [A-Z])"  # a firm's name, first word too: "Okafor & Sons"
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
     rf"|[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|主管|主任|老板|医生|教授|律师|总|工|姐|哥)"
@@ -454,12 +462,48 @@ def _persons(body: str, words: frozenset[str]) -> frozenset[str]:
              if w in _PERSON_WORDS or (w[-1:] == "s" and w[:-1] in _PERSON_WORDS)}
     if "children" in words:
         found.add("child")
+    if found and ("&" in body or "Brothers" in body or "Partners" in body):
+        # A firm's name is no one's kin: "Okafor & Sons", "Kessler Brothers Moving".
+        found -= {m.group(1).lower() for m in _FIRM.finditer(body)}
+    if found and body.isascii():
+        # People counted or pointed at ("three more kids joined", "ask the other parents for
+        # sizes") are whom it is done with, not whose it is: "my son's", "Kim's kids", a bare
+        # "mom" are.
+        low = body.lower()
+        found = {w for w in found if not all(
+            _counted(m) and low[m.end():m.end() + 1] not in ("'", "’")
+            for m in _person_at(w).finditer(low))}
     if "'s" in body:
         found.update(n.lower() for n in _POSSESSIVE_NAME.findall(body)
                      if n.lower() not in _NOT_POSSESSIVE)
     if not body.isascii():
         found.update(_PERSON_ZH.findall(body))
     return frozenset(found)
+
+
+_FIRM = re.compile(r"[A-Z][\w'.-]* (?:& |and )?(Son|Daughter|Brother|Partner)s?\b")
+_COUNTED_PERSON_TEXT = (
+    "the a an other more some any all few many several both two three four five six seven eight"
+    " nine ten"
+)
+_COUNTED_PERSON = frozenset(_COUNTED_PERSON_TEXT.split())
+_HOLDER_TEXT = "my our your his her their"
+_HOLDER = frozenset(_HOLDER_TEXT.split())
+
+
+@lru_cache(maxsize=64)
+def _person_at(word: str) -> re.Pattern[str]:
+    """Each place ``word`` (or its plural) is said, with the two words before it."""
+    return re.compile(rf"(?:\b([\w']+)\s+)?(?:\b([\w']+)\s+)?\b{word}(?:s|ren)?\b")
+
+
+def _counted(m: re.Match[str]) -> bool:
+    """Whether the person word ``m`` ends on is counted or pointed at ("the other parents"),
+    not held ("my two kids", "Kim's kids")."""
+    before = [w for w in m.groups() if w]
+    if any(w in _HOLDER or w.endswith(("'s", "’s")) for w in before):
+        return False
+    return any(w in _COUNTED_PERSON or w.isdigit() for w in before)
 
 
 def _whose(body: str) -> frozenset[str]:
@@ -487,12 +531,15 @@ _REPORTED = re.compile(
 )
 
 
+_AT_PLACE = re.compile(r"\b(?:at|in) (?:the )?((?:[A-Z][\w'&.-]*)(?: [A-Z][\w'&.-]*)*)")
+
+
 class _Shape:
     """What supersession compares of a statement: its values, the names among them, its topic
     and the units of its numbers."""
 
-    __slots__ = ("names", "of", "own", "persons", "pronoun", "reporters", "topic", "units",
-                 "values", "words")
+    __slots__ = ("names", "of", "own", "persons", "places", "pronoun", "reporters", "topic",
+                 "units", "values", "words")
 
     def __init__(self, body: str) -> None:
         # Who reports a change is not whose it is: "Landlord says starting March it goes up to
@@ -506,6 +553,10 @@ class _Shape:
                 body = _REPORTED.sub(" ", body)
         self.values, rest = _values(body)
         self.names = frozenset(v for v in self.values if v[:1].isalpha())
+        # The names of where it is: "at Rosewood Library", "at the Alder Street hall".
+        self.places = frozenset(w for m in _AT_PLACE.finditer(body)
+                                for w in m.group(1).lower().split()) & self.values \
+            if (" at " in body or " in " in body) and body.isascii() else frozenset()
         self.topic = _topic(rest)
         self.units = _units(body) if _DIGITS.search(body) or not body.isascii() else frozenset()
         # Every Latin word, short ones too: a name opening a sentence is no value ("Mia …").
@@ -590,6 +641,12 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
         return True
     if shared >= 2 and _one_near_number(new.values, old.values):
         return True  # "托管班又涨价了，现在一个月4500了" / "托管班一个月3800": one amount
+    if shared >= 2 and new.places and old.places and not new.places & old.places \
+            and new.values <= new.places | old.values:
+        # "…chess club is meeting at the Alder Street community hall from now on" / "our chess
+        # club's monthly blitz night at Rosewood Library": a place for another, of a thing
+        # named by two words in common.
+        return True
     if shared >= 2 and _one_day_replaced(new.values, old.values):
         # "…switched my food bank shift, I'm now going weekly, on Fridays" / "I volunteer at
         # the Harbor Street food bank every other Tuesday": a day for another, of a thing
@@ -748,9 +805,11 @@ def _in(word: str, pool: frozenset[str]) -> bool:
     if word in pool:
         return True
     if len(word) < 5 or not word.isascii():
-        # A short stem and its -ing, -s, -er form: "read" / "reading".
+        # A short stem and its -ing, -s, -er form: "read" / "reading", "spin" / "spinning".
         return len(word) == 4 and word.isascii() and any(
-            w.startswith(word) and w[4:] in _SUFFIXES for w in pool)
+            w.startswith(word) and (w[4:] in _SUFFIXES
+                                    or (w[4:5] == word[3] and w[5:] in _SUFFIXES))
+            for w in pool)
     head = word[:5]
     return any(w.startswith(head) for w in pool)
 
@@ -978,6 +1037,12 @@ def supersede_changes(
                 # It now says all the change said of it: it ranks first, the change after it
                 # (kept when there is room, as a repeat of its value otherwise).
                 old.score = it.score + _REWRITTEN_EDGE
+                if it.section == _DECISIONS and old.section != _DECISIONS:
+                    # Unless the change is a decision the older statement was not: "…said to
+                    # spin at 4,200 rpm. I'll go with that." is carried as a decision, worth
+                    # more in the folds to come than "I'm spinning the lysate at 4,200 rpm".
+                    old.score = it.score - _REWRITTEN_EDGE
+                    old.yields = True
                 # What was said of the old value in between says the new one too: the
                 # assistant's echo ("Noted: $60 to Jess for the cabin.") and what the user
                 # agreed to ("set reminders a week before April 30", due May 12 now).
@@ -1148,9 +1213,11 @@ def _change_clause_en(body: str) -> str | None:
 
 # An amount raised or cut to a number said without its unit: "涨到七千三", "降到5200".
 _RISE_OR_CUT = re.compile(
-    r"(?:涨到|升到|加到|降到|减到|砍到|压到|调到|调整到)(\d{3,}(?:\.\d+)?)(?![\d.:/%-])")
+    r"(?:涨到|升到|加到|降到|减到|砍到|压到|调到|调整到|(?<=最后)|(?<=最终))(\d{3,}(?:\.\d+)?)"
+    r"(?![\d.:/%-])")
 _BARE_NUMBER = re.compile(r"(?<![\d.:/-])\d{3,}(?:\.\d+)?(?![\d.:/%-])")
-_MEASURED = re.compile(r"\s?(?:[A-Za-z]|(?![元块])[\u4e00-\u9fff])")  # not money: "90平"
+# (not money, nor a rate: "90平", not "6800元", "5600一个月")
+_MEASURED = re.compile(r"\s?(?:[A-Za-z]|(?![元块]|一个?月|每)[\u4e00-\u9fff])")
 
 
 _PARTICLES = frozenset("了啦吧呢啊的嘛")
@@ -1161,8 +1228,10 @@ def _bare_rise(body: str) -> str:
     ("涨到七千三" → "7300"), else ""."""
     text = _arabic(body)
     # (A particle after it is no unit: "涨到4200了".)
+    # (Nor is a deal struck: "最后5300成交".)
     found = [m for m in _RISE_OR_CUT.finditer(text)
-             if _UNIT.match(text, m.start(1)) is None or text[m.end(1):m.end(1) + 1] in _PARTICLES]
+             if _UNIT.match(text, m.start(1)) is None or text[m.end(1):m.end(1) + 1] in _PARTICLES
+             or text.startswith("成交", m.end(1))]
     return found[0].group(1) if len(found) == 1 else ""
 
 
@@ -1561,8 +1630,11 @@ def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
         values, rest = _values(parts[i])
         # (A clause alone may read "Gareth" opening it as a word, its sentence as a value.)
         own = _topic(rest) - stale_words
+        # (or of a name that says it: "Summit Roofing" speaks of the roof)
+        named = {w for v in values & stale for w in v.split()}
         if own & topic or (not own and (values & stale or any(
-                w in stale_words for v in values for w in v.split()))):
+                w in stale_words for v in values for w in v.split()))) \
+                or (named and any(_in(t, frozenset(named)) for t in topic)):
             removed.add(i // 2)
     if not removed:  # the thing was named across clauses: take out the stale values' clauses
         removed = {i // 2 for i in range(0, len(parts), 2) if _values(parts[i])[0] & stale}
@@ -1763,12 +1835,17 @@ def _looked_up_again(items: list[_Item], older: _Item, newer: _Item) -> None:
             _rewrite(it, pair, now, False)
 
 
+_CAPS_CODE = re.compile(r"(?=[^ ]*\d)(?=[^ ]*[A-Z])[A-Z0-9][\w#-]{3,}")
+
+
 def _named_in_text(new_pairs: tuple[tuple[str, str, int, int], ...], old: str) -> str:
     """The key of the newer line's pair that names its object ("order_id=W-58213") when the
     older line gives that value in its own text ("Order #W-58213 confirmed", "订单号E29318475")
     and no other value under that key; "" when none does."""
     for k, v, _, _ in new_pairs:
-        if _ID_KEY.search(k) is None or k.lower().startswith("new") or len(v) < 4:
+        # (Under any key, a code of capitals and digits names it: "reservation=TRK-55102".)
+        if (_ID_KEY.search(k) is None and _CAPS_CODE.fullmatch(v) is None) \
+                or k.lower().startswith("new") or len(v) < 4:
             continue
         if re.search(r"(?<![A-Za-z0-9])" + re.escape(v) + r"(?![A-Za-z0-9])", old) is None:
             continue
@@ -1910,6 +1987,8 @@ _TAKES_OVER_ZH = re.compile(
     rf"|(?:介绍了|来了|换了|派了)一?位(?P<c>{_ZH_HOLDER})"
     r"|现在[^，。！？]{1,8}的是(?P<d>[\u4e00-\u9fff]{2,3})(?=[，。！？,]|$)")
 _ZH_TITLE = re.compile(rf"(?:{ZH_TITLES})$")
+_SWAPPED_IN_ZH = re.compile(
+    rf"(?:换成?了?|改由|改成)(?:个|位|一位)?(?P<new>{_ZH_HOLDER})(?:来)?(?:带|教|管|负责|上课|接手|主刀|看)")
 _NOT_HOLDERS = frozenset(("老家", "小区", "老板", "老公", "老婆", "老人", "小时", "小孩", "老是",
                           "小心", "老实", "老大", "老二", "小姐", "老师", "小学", "老总", "小组"))
 _CLAUSE_END = re.compile(r"[,;，；。]")
@@ -1942,14 +2021,23 @@ def hand_overs(items: list[_Item]) -> None:
             continue
         ascii_ = it.body.isascii()
         left = (_LEFT_EN if ascii_ else _LEFT_ZH).search(it.body)
-        if left is None:
+        swapped = _SWAPPED_IN_ZH.search(it.body) if left is None and not ascii_ else None
+        taker = None
+        if swapped is not None:
+            # "下学期换喻老师带这个班了": who does it now, said without who left; the one
+            # before is the latest of that title ("钟老师").
+            new = swapped.group("new")
+            title = _ZH_TITLE.search(new)
+            old = _holder_of(items[:n], re.escape(title.group())) if title is not None else ""
+        elif left is not None:
+            taker = (_TAKES_OVER_EN if ascii_ else _TAKES_OVER_ZH).search(it.body, left.end())
+            if taker is None:
+                continue
+            new = taker.group("a") or taker.group("b") or (
+                "" if ascii_ else taker.group("c") or taker.group("d"))
+            old = left.group("old") or _holder_of(items[:n], left.group("role"))
+        else:
             continue
-        taker = (_TAKES_OVER_EN if ascii_ else _TAKES_OVER_ZH).search(it.body, left.end())
-        if taker is None:
-            continue
-        new = taker.group("a") or taker.group("b") or (
-            "" if ascii_ else taker.group("c") or taker.group("d"))
-        old = left.group("old") or _holder_of(items[:n], left.group("role"))
         if not old:
             continue
         if not ascii_:
@@ -1966,6 +2054,8 @@ def hand_overs(items: list[_Item]) -> None:
             continue  # nobody said before that they did it: nothing to replace
         for o in older:
             o.body = said.sub(new, o.body)
+        if left is None or taker is None:
+            continue
         # The clause that says who left goes, with the word that led to the next one.
         end = len(it.body)
         stop = _CLAUSE_END.search(it.body, left.end())

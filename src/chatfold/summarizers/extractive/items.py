@@ -78,6 +78,8 @@ class _Item:
     """A new statement of what stays true until said otherwise."""
     msg: int = -1
     """The message it comes from in this fold (-1: carried from the previous summary)."""
+    yields: bool = False
+    """Carried, and rewritten by a decision of this fold: the decision claims the room first."""
 
     @property
     def text(self) -> str:

@@ -790,7 +790,9 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
 _TASK_LEAD = re.compile(
     r"(?:(?:你|您)?(?:再|还|也|然后|另外|顺便|那|回头|晚点|有空(?:的时候)?|到时候?|等会儿?)?"
     r"(?:帮我|帮忙|麻烦|记得|别忘|请(?!问)|提醒|务必)"
-    r"|(?i:(?:(?:and|also|then|now),?\s+)?(?:please|remind(?!ers?\b)|don't\s+forget"
+    # ("And don't forget, you're worth it too!" cheers: something to not forget is named.)
+    r"|(?i:(?:(?:and|also|then|now),?\s+)?(?:please|remind(?!ers?\b)"
+    r"|don't\s+forget(?=\s+(?:to|about|the|my|our|this|it)\b)"
     r"|make\s+sure|todo|to-do|can\s+you|could\s+you|will\s+you))"
     # Where first, then the ask: "prometheus 那边帮我加个磁盘使用率告警".
     r"|[^，。！？,.!?\n]{1,16}?(?:那边|这边|那块|这块|那里|这里|的话)(?:你)?(?:帮我|帮忙|麻烦你?))"
@@ -895,9 +897,11 @@ _TASK_OWN = re.compile(
 # so I need to call Dr. Okafor's office", "…防水有问题，得找他们家谈谈"; or opening with what must
 # be done, the speaker unsaid: "得赶紧把毕业论文的查重做了". (Not "…, so you need to": advice.)
 _OWN_MID = re.compile(
-    r"(?i:[,;.—–]\s*(?:(?:so|and|but|then|which means|plus)\s+)?(?:(?:i|we)(?:'ll| will)?"
+    # ("I got to work with a friend on it" is a chance had: "got to" with a speaker only as
+    # "I've got to".)
+    r"(?i:[,;.—–]\s*(?:(?:so|and|but|then|which means|plus)\s+)?(?:(?:i|we)(?:'ll| will|'ve)?"
     r" (?:really |still |also |just |now )?(?:need to|have to|must|should really|gotta"
-    r"|(?:'ve )?got to)|(?:still )?(?:need to|have to|gotta"
+    r"|(?<='ve )got to)|(?:still )?(?:need to|have to|gotta"
     # ("gotta" is read as "got to"; not a chance had: "got to see the Perseids".)
     r"|got to(?! (?:see|meet|watch|hear|know|experience|enjoy|spend|try|hang|visit)\b)))"
     r" (?!(?:go|run|leave|head out|sleep|say|admit|agree|ask|wonder|laugh|love|be honest|relax"

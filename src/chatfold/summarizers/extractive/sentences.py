@@ -330,8 +330,14 @@ def join_bare_reminders(sentences: list[str]) -> list[str]:
 _POINTING_ERRAND = re.compile(
     r"(?i:\b(?:i|we)(?:'ll| will|'ve)? (?:really )?(?:should|need to|have to|gotta|got to|must"
     r"|still need to|still have to)(?: really| still)? (?:get|do|set|sort|look into|deal with"
-    r"|handle|take care of|finish|book|file|send|fix|schedule|renew|cancel) (?:that|this|it)\b)"
-    r"|(?:得|要|还得|必须)把(?:这事|那事|这件事|那件事|这个|那个|它)")
+    r"|handle|take care of|finish|book|file|send|fix|schedule|renew|cancel) (?:that|this|it)\b"
+    # A reminder or a list asked for by pointing back: "Remind me to do that once…", "can you
+    # keep it on my to-do list?", "don't let me forget it".
+    r"|\bremind me (?:to (?:do|handle|send|book|file) )?(?:about )?(?:that|this|it)\b"
+    r"|\b(?:keep|put|add|stick) (?:that|this|it) (?:on|to) (?:my|the) (?:to-?do )?list\b"
+    r"|\bdon't let me forget (?:about )?(?:that|this|it)\b)"
+    r"|(?:得|要|还得|必须)把(?:这事|那事|这件事|那件事|这个|那个|它)"
+    r"|(?:提醒我|帮我记着?)(?:一下)?(?:这事|这件事|这个事)|把(?:这事|这件事|它)(?:加到|记到|放到|记在)")
 # A choice that names its thing only by pointing back: "Kestrel Coffee Co's medium won by a
 # mile. everybody picked it blind. we're switching to them", "匠心报价最实在。就定他们家了".
 _POINTING_CHOICE = re.compile(

@@ -501,7 +501,14 @@ def _coded(task: str, report: str) -> bool:
 
 
 def _done_factor(request: str) -> float:
-    return _DONE_FACTOR if changes_world(request) else _ANSWERED_FACTOR
+    # An ask answered in the chat is history, unless it told a code of the user's own on the
+    # way ("帮我给HR写封邮件，…工号HZ20417", "order W-58213"): then it is kept as a done one.
+    return _DONE_FACTOR if changes_world(request) or _OWN_CODE.search(request) \
+        else _ANSWERED_FACTOR
+
+
+_OWN_CODE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])"
+                       r"[A-Za-z0-9][A-Za-z0-9-]{3,}")
 
 
 # A listing's introduction that says it offers options: "Three options:", "A few ideas:",
@@ -1487,7 +1494,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         # Carried-forward items first claim up to _CARRY_SHARE of the cap among themselves
         # (highest value first, then newest), so one fold of new material can evict at most
         # the rest: old facts leave lowest value first and oldest first, never all at once.
-        carried = [it for it in ranked if it.role == "summary"]
+        carried = [it for it in ranked if it.role == "summary" and not it.yields]
         # ...and up to _CARRY_HELD of what they take: the rest of them, the least worth, meet
         # the new material on score alone, so a fold lets in what outscores them.
         # (The best of them is always held: one fold never evicts them all.)

@@ -66,7 +66,11 @@ _REFUSE = re.compile(
 # An assistant sentence that offers something to choose or accept.
 _PROPOSE = re.compile(
     r"(?i:how\s+about|what\s+about|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose)"
-    r"|shall\s+i|should\s+i|would\s+you\s+like|do\s+you\s+want|want\s+me\s+to|you\s+could"
+    # ("Would you like to share the recipe?", "Do you want to talk about it?" ask the user to
+    # tell: nothing offered to decide.)
+    r"|shall\s+i|should\s+i|(?:would\s+you\s+like|do\s+you\s+want)(?!\s+to\s+(?:share|tell"
+    r"|talk|show|chat|vent|hear\s+(?:more|about)|say\s+more|send\s+me|explain)\b)"
+    r"|want\s+me\s+to|you\s+could"
     r"|we\s+could|my\s+(?:pick|suggestion|recommendation)|option|why\s+not|i\s+can\s+(?:book|"
     r"reserve|order|set|schedule)|let\s+me\s+(?:book|reserve|order)|best\s+(?:choice|bet)"
     r"|i(?:\s+would|'d)\s+(?:go\s+with|pick|choose|take)"
@@ -124,8 +128,16 @@ _REFUSAL = re.compile(
 # very next answer does it, whatever its words.
 _TEXT_TASK = re.compile(
     r"(?i:\b(?:translate|rephrase|reword|rewrite|paraphrase|summari[sz]e|proofread|shorten"
-    r"|spell[- ]check)\b)|翻译|译成|改写|润色|总结|概括|缩写|改成英文|改成中文"
+    r"|spell[- ]check"
+    # What the reply writes or works out in the chat: "can you write a short description?",
+    # "帮我算下第一次要付多少钱？", "写段催 review 的话".
+    r"|write|draft|compose|calculate|compute|work out)\b)"
+    r"|翻译|译成|改写|润色|总结|概括|缩写|改成英文|改成中文|帮我算|算一下|算下|算算|计算一下|写(?:一?[段封份首篇条]|个|一下)|起草|拟(?:一?[份个封])"
 )
+# A reply that is the text asked for is more than "Of course." or "好的。"; an ask for later ("Can
+# you later help me write…", "今天不急，明天给我就行") is not answered by the next message.
+_WRITTEN_CHARS = 20
+_FOR_LATER = re.compile(r"(?i:later|tomorrow|when i'm ready)|不急|明天|回头|晚点|改天")
 _QUESTIONISH = re.compile(
     r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|show\s+me|give\s+me"
     r"|(?<!my\s)(?<!the\s)(?<!our\s)list|find"
@@ -353,7 +365,8 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
                 and not (_REMIND.search(request) and _REMIND_SET.search(later)):
             return False  # "When you're ready I'll set up a nightly snapshot": still to do
         if adjacent and _TEXT_TASK.search(request) and not _PROMISE.search(later) \
-                and not later.rstrip().endswith(("?", "？")):
+                and not _COMMITS.search(later) and not later.rstrip().endswith(("?", "？")) \
+                and len(later) >= _WRITTEN_CHARS and not _FOR_LATER.search(request):
             return True  # a translation is its own answer, whatever its words
     if later_tokens is None:
         later_tokens = content_tokens(later)
@@ -929,6 +942,9 @@ _USER_DONE = re.compile(
     r"|reserved|ordered|sent|paid|done|sorted|handled|finished|submitted|fixed|filed|renewed"
     r"|completed|delivered|mailed|returned|signed|scheduled|repaired|approved|installed)"
     r"|did it myself|took care of it"
+    # What was waited for, through: "the background check cleared this morning", "Apostille
+    # came back in the mail today", "the transfer went through".
+    r"|(?<!not )(?<!n't )(?:cleared|went through|came through|came back)\b(?! to\b)"
     # Whoever was to do it says so: "Northwind Power confirmed the transfer", "the clinic
     # confirmed my appointment".
     r"|(?<!not )(?<!n't )(?<!never )confirmed (?:the|my|our|it|that)\b"
