@@ -5508,3 +5508,28 @@ def test_an_ask_the_reply_itself_answers_does_not_stay_open(said: str, reply: st
                                                             lang: str) -> None:
     out = ask([user(said), assistant(reply)], language=lang)
     assert _open(out, lang) == "", out
+
+
+@pytest.mark.parametrize("said", [
+    "Her name's Rosalind and she's 91, and she mostly just needs FaceTime and photos.",
+    "They called back and with the service coupon it comes to $960 out the door.",
+    "No bites in two weeks so I dropped it to $395.",
+    "Vet says cut him to 1.25 cups per meal and bulk it up with green beans.",
+    "My PI looked at my protocol and said to spin at 4,200 rpm, same 10 minutes.",
+])
+def test_a_name_of_someone_spoken_of_or_a_value_changed_to_outranks_chatter(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    # (friends' chat of what they did, with a habit and how often: LoCoMo's kind)
+    chatter = [_CHATTER, "My dog came to me today while I was playing on the console.",
+               "I take them to the park twice a week for practice - it's been great."]
+    scores = _score_all([said, *chatter], ["user"] * 4)
+    assert scores[0].score > max(s.score for s in scores[1:]), scores
+
+
+def test_a_pleasantry_acknowledged_is_no_ask_taken_on() -> None:
+    out = ask([user("It's right by the lake path we usually walk."),
+               assistant("That's awesome, not too far away then! I'll have to check it out."),
+               user("Yup! Not at all! Let me know how it goes."),
+               assistant("Sure, I'll let you know. Always great chatting with you!")])
+    assert "asked" not in out, out

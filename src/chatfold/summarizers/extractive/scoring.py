@@ -439,6 +439,9 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号)(?:是|为|：|:)\s*[A-Za-z0-9]"),
      False, None, "码号名"),
     (_NAME, re.compile(r"\bnamed [A-Z][a-z]"), False, None, ("named ",)),
+    # The name of someone just spoken of: "Her name's Rosalind and she's 91".
+    (_NAME | _FACT | _ATTR, re.compile(r"\b(?i:his|her|their) name(?:'s| is) [A-Z][a-z]"), False,
+     None, (" name",)),
     # How the speaker wants to be called: "Just call me Chen", "I go by Sam", "叫我老陈就行".
     (_NAME | _FACT | _ATTR, _CALL_ME, False, None, ("call", "Call", "go by", "叫")),
     # What a thing is called: "The repo is called billing-core", "我们的项目名叫星火".
@@ -541,10 +544,14 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
     (_FACT | _ATTR, re.compile(
         r"\b(?:raised|lowered|increased|reduced|bumped|pushed|moved|changed|switched|stretch"
         r"|stretched|boost|boosted|upped|postponed|rescheduled|delayed|extended|down|up|back"
+        r"|dropped|cut|slashed|trimmed|bumping|raising|lowering|dropping|cutting|pushing|moving"
         r")\b(?: [\w']+){0,6}?"
         rf" (?:to|until) (?:[$€£¥]?\d|(?:{_MONTHS_AND_DAYS})\b)"
-        # "Actually make that 15 people": a value given anew.
-        r"|\bmake (?:it|that) [$€£¥]?\d"), True, None, (" to ", " until ", "make ")),
+        # "Actually make that 15 people": a value given anew; "with the coupon it comes to
+        # $960"; "my PI said to spin at 4,200 rpm".
+        r"|\bmake (?:it|that) [$€£¥]?\d|\b(?:comes|came) (?:out )?to [$€£¥]\d"
+        r"|\b(?:said|says|told (?:me|us)) to [a-z]+(?: [\w']+){0,3}? (?:at|to) [$€£¥]?\d"),
+     True, None, (" to ", " until ", "make ")),
     # What is scheduled, with its date: "The deploy freeze starts December 20", "发布冻结期从
     # 12月20号开始".
     (_FACT | _ATTR, re.compile(

@@ -54,6 +54,7 @@ from .lexicon import (
     DEFAULT_INCUMBENT_BONUS,
     DEFAULT_MIN_SCORE,
     DEFAULT_TOOL_RESULT_CHARS,
+    _is_pleasantry,
 )
 from .quantities import correct_quantities
 from .render import _as_sentence, _discount_repeats, _fit, _render
@@ -68,6 +69,7 @@ from .scoring import (
 )
 from .sentences import (
     _compress,
+    _normalise,
     _strip_filler,
     _strip_vocative,
     join_bare_corrections,
@@ -1219,7 +1221,8 @@ class ExtractiveSummarizer(BaseSummarizer):
             # ("Got it, I'll remind you Thursday": a reminder, no rule taken on for good.)
             # (Nor "Don't let me forget to renew…": a reminder asked for is a task.)
             if ack is not None and n >= need and not _SELF_LEAD.match(row.body) \
-                    and not asks_reminder(row.body) and (
+                    and not asks_reminder(row.body) \
+                    and not _is_pleasantry(_normalise(row.body)) and (
                     for_good or (standing_terms(row.body) and not reminds)):
                 rows[j] = _Row("", tag + row.body, "user", _PREFS, row.date, row.msg, "",
                                "decision")
