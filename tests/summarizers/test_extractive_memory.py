@@ -5533,3 +5533,33 @@ def test_a_pleasantry_acknowledged_is_no_ask_taken_on() -> None:
                user("Yup! Not at all! Let me know how it goes."),
                assistant("Sure, I'll let you know. Always great chatting with you!")])
     assert "asked" not in out, out
+
+
+def test_an_id_of_any_name_scores_as_a_known_one() -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    scores = _score_all(["我原神UID是183924507。", "我的车牌是沪A7K529。"], ["user"] * 2)
+    assert scores[0].score >= scores[1].score - 0.5, scores
+
+
+@pytest.mark.parametrize("said", [
+    "我开的是2019款卡罗拉双擎。",
+    "打错了，车牌是7K529，最后两位反了。",
+    "说错了，应该是下午4点半。",
+    "Oh, correction on the bisque thing from earlier: I meant cone 04, not 06.",
+])
+def test_an_id_what_the_user_drives_or_a_value_put_right_outranks_chatter(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    chatter = ("周末和朋友看了场电影，挺有意思的，下次还想去。" if not said.isascii()
+               else "My dog came to me today while I was playing on the console.")
+    plain = "我用的是这个方法。" if not said.isascii() else "Sorry I meant that as a joke."
+    scores = _score_all([said, chatter, plain], ["user"] * 3)
+    assert scores[0].score > max(scores[1].score, scores[2].score) + 2, scores
+
+
+def test_an_allergy_told_before_a_question_is_kept_as_a_fact() -> None:
+    out = ask([user("对了我自己是青霉素过敏，以后我做检查是不是每次都得主动说？"),
+               assistant("要的，每次就诊都主动告诉医生。")], language="zh")
+    assert any("青霉素过敏" in line and "？" not in line for line in section(out, "偏好")
+               + section(out, "事实")), out

@@ -436,8 +436,9 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"|[a-z]+ code)\b[^.!?\n]{0,30}?(?:\bis|:)\s*[^\s.,!?]{3,}"),
      True, None, ("pass", "pin", "wifi", "wi-fi", "user", "login", "code")),
     (_ID | _FACT | _ATTR, re.compile(
-        r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号)(?:是|为|：|:)\s*[A-Za-z0-9]"),
-     False, None, "码号名"),
+        r"(?:密码|账号|用户名|门禁码|门禁密码|取件码|工号|学号|会员号|UID|ID|编号|卡号|车牌号?)"
+        r"(?:是|为|：|:)\s*[A-Za-z0-9]"),
+     False, None, ("码", "号", "名", "ID", "牌")),
     (_NAME, re.compile(r"\bnamed [A-Z][a-z]"), False, None, ("named ",)),
     # The name of someone just spoken of: "Her name's Rosalind and she's 91".
     (_NAME | _FACT | _ATTR, re.compile(r"\b(?i:his|her|their) name(?:'s| is) [A-Z][a-z]"), False,
@@ -579,6 +580,18 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
      (" eat", " drink")),
     # Where the speaker's workplace is: "我们公司搬到了漕河泾", "我单位在陆家嘴".
     (_ATTR | _FACT, re.compile(r"(?:公司|单位|办公室)(?:搬到|搬去|在)"), False, None, "公单办"),
+    # A value put right: "correction…: I meant cone 04, not 06", "打错了，是3月18号": the
+    # speaker took the trouble, and what they meant is what holds.
+    (_FACT | _ATTR, re.compile(
+        r"\b(?i:i meant|correction|typo|mistyped|misspoke|should have said|i transposed)\b"
+        r"[^.!?\n]{0,40}?(?:\d|\b[A-Z][a-z])"
+        r"|(?:打错|说错|写错|记错|搞错|更正|纠正)[^。！？\n]{0,24}?(?:[\dA-Za-z]|[是为叫][\u4e00-\u9fff])"),
+     False, None, ("meant", "orrection", "typo", "mistyp", "misspo", "should have", "transpos",
+                   "打错", "说错", "写错", "记错", "搞错", "更正", "纠正")),
+    # What the speaker drives or uses: "我开的是2019款卡罗拉双擎", "我现在用的是小米13".
+    (_ATTR | _FACT, re.compile(r"我(?:现在|平时|家)?(?:开|骑)的(?:车)?是"
+                               r"|我(?:现在|平时)?用的是(?=[^，。！？]{0,6}[A-Za-z0-9])"),
+     False, None, "的"),
     # What has gone on for years ("I've been learning Japanese for 3 years", "学日语已经三年了")
     # and what the speaker keeps and named ("We have a golden retriever named Biscuit"): as
     # standing as "my X is Y".

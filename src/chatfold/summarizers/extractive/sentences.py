@@ -448,7 +448,9 @@ _OWN_THEN_ASKED_EN = re.compile(
     r"|what (?:should|can|do) (?:i|we))\b[^?]*\?)\s*$", re.I)
 # Where the user is from: "过年回湖南常德老家", "我是湖南人".
 # Or names a child by a doubled name: "我女儿朵朵下个月上幼儿园小班，怎么…？".
-_HOME_ZH = re.compile(rf"老家|家乡|我是[\u4e00-\u9fff]{{2,3}}人|我(?:家)?{ZH_CHILD_NAMED}")
+# Or what they cannot take: "对了我自己是青霉素过敏，以后…是不是每次都得主动说？".
+_HOME_ZH = re.compile(rf"老家|家乡|我是[\u4e00-\u9fff]{{2,3}}人|我(?:家)?{ZH_CHILD_NAMED}"
+                      r"|我[^，。？]{0,8}?过敏")
 
 
 def split_stated_question(sentences: list[str]) -> list[str]:
