@@ -5563,3 +5563,26 @@ def test_an_allergy_told_before_a_question_is_kept_as_a_fact() -> None:
                assistant("要的，每次就诊都主动告诉医生。")], language="zh")
     assert any("青霉素过敏" in line and "？" not in line for line in section(out, "偏好")
                + section(out, "事实")), out
+
+
+@pytest.mark.parametrize("said", [
+    "刚收到短信，航班推迟到16:35起飞了。",
+    "然后周六聚餐改在外婆家了，因为有个同学不能吃辣。",
+])
+def test_a_time_or_place_moved_to_in_chinese_outranks_chatter(said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    chatter = ["周末和朋友看了场电影，挺有意思的，下次还想去。", "这家店降到99元了，真划算。"]
+    scores = _score_all([said, *chatter], ["user"] * 3)
+    assert scores[0].score > max(s.score for s in scores[1:]) + 2, scores
+
+
+def test_where_the_user_is_from_is_split_from_a_question_typed_without_its_mark() -> None:
+    from chatfold.summarizers.extractive.sentences import split_stated_question
+
+    said = "我老家郴州的，过年回去想给爸妈带点实用的东西，预算两千左右，有啥推荐吗"
+    assert split_stated_question([said])[0].startswith("我老家郴州的")
+    assert split_stated_question([said])[-1] == "有啥推荐吗"
+    # (a reminder asked for stays with what it is about)
+    asked = "周五要交房租，到时候提醒我一下好吗"
+    assert split_stated_question([asked]) == [asked]

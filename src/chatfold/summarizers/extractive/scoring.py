@@ -588,6 +588,12 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"|(?:打错|说错|写错|记错|搞错|更正|纠正)[^。！？\n]{0,24}?(?:[\dA-Za-z]|[是为叫][\u4e00-\u9fff])"),
      False, None, ("meant", "orrection", "typo", "mistyp", "misspo", "should have", "transpos",
                    "打错", "说错", "写错", "记错", "搞错", "更正", "纠正")),
+    # A time, a day or a place moved to: "航班推迟到16:35起飞了", "周六聚餐改在外婆家了" (not a
+    # price: Chinese reviews lower and raise those all the time).
+    (_FACT | _ATTR, re.compile(
+        r"(?:推迟|延期|延迟|改|提前|挪|延|推)(?:到|在|成)了?\s*(?=\d|周[一二三四五六日天]|星期"
+        r"|礼拜|下周|明天|后天|今晚|明晚|[上下]午|晚上|早上)"
+        r"|改在[\u4e00-\u9fff]{2,8}?了"), False, None, ("到", "在", "成")),
     # What the speaker drives or uses: "我开的是2019款卡罗拉双擎", "我现在用的是小米13".
     (_ATTR | _FACT, re.compile(r"我(?:现在|平时|家)?(?:开|骑)的(?:车)?是"
                                r"|我(?:现在|平时)?用的是(?=[^，。！？]{0,6}[A-Za-z0-9])"),

@@ -430,7 +430,8 @@ _ASKS_WORD = re.compile(
     r"吗|呢|什么|啥|咋|哪|多少|几|怎么|为什么|是否|是不是|能不能|可不可以|有没有"
     r"|(?i:^\s*(?:what|where|when|how|why|which|who|whose|is|are|am|do|does|did|can|could"
     r"|would|will|should|shall|have|has|any)\b)")
-_HEAD_CLAUSE = re.compile(r"^([^，,？?]+?)(?:，|, )(.+[？?])\s*$")
+_ASKS_TO_DO_ZH = re.compile(r"提醒|帮我|记一下|记下")
+_HEAD_CLAUSE = re.compile(r"^([^，,？?]+?)(?:，|, )(.+(?:[？?]|吗|呢))\s*$")
 # The user saying who or where they or theirs are: "我家闺女朵朵在实验二小", "我是3栋的业主";
 # or naming a thing of theirs by its measure word: "我那台比亚迪秦PLUS开了快三年了".
 _OWN_FACT_ZH = re.compile(r"我(?:家|的|们家)?[^，。？]{0,6}?(?:叫|在|是|住在?|读|上)"
@@ -461,7 +462,14 @@ def split_stated_question(sentences: list[str]) -> list[str]:
     for: "账户里现在还有多少钱，月底要发工资" asks, then says why."""
     out: list[str] = []
     for sentence in sentences:
-        m = _HEAD_CLAUSE.match(sentence) if sentence.rstrip()[-1:] == "？" else None
+        # (A question is often typed without its mark: "我老家郴州的，…有啥推荐吗": only where
+        # the user is from or what they cannot take is split from it so.)
+        marked = sentence.rstrip()[-1:] == "？"
+        m = _HEAD_CLAUSE.match(sentence) if marked or (
+            sentence.rstrip()[-1:] in ("吗", "呢") and _HOME_ZH.search(sentence)) else None
+        if m is not None and not marked and (_HOME_ZH.search(m.group(1)) is None
+                                             or _ASKS_TO_DO_ZH.search(m.group(2))):
+            m = None
         if m is not None and not _DIGIT.search(m.group(1)) and not _ASKS_WORD.search(m.group(1)):
             # What the user says of their own before asking, clauses on: "老师好，我家闺女朵朵在
             # 实验二小读四年级，最近…老是错，能帮她练练吗？" states the school, then asks.
