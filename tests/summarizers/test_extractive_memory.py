@@ -5586,3 +5586,24 @@ def test_where_the_user_is_from_is_split_from_a_question_typed_without_its_mark(
     # (a reminder asked for stays with what it is about)
     asked = "周五要交房租，到时候提醒我一下好吗"
     assert split_stated_question([asked]) == [asked]
+
+
+@pytest.mark.parametrize("said", [
+    "bump the pydantic pin to 2.7.4 and rerun the schema tests",
+    "离国庆演出只剩一个月了，团长说从这周起每周两次，周二加一次",
+    "我闺女在实验二小上三年级，最近学校要求每天打卡阅读半小时。",
+])
+def test_a_value_asked_for_a_rule_from_now_on_or_a_childs_school_outranks_chatter(
+        said: str) -> None:
+    from chatfold.summarizers.extractive.scoring import _score_all
+
+    chatter = ("周末和朋友看了场电影，挺有意思的，下次还想去。" if not said.isascii()
+               else "My dog came to me today while I was playing on the console.")
+    scores = _score_all([said, chatter], ["user"] * 2)
+    assert scores[0].score > scores[1].score + 2, scores
+
+
+def test_a_thing_not_done_yet_in_chinese_is_an_errand() -> None:
+    out = ask([user("我从杭州换工作到北京，社保转移还没办。"), assistant("社保转移可以在线上申请。")],
+              language="zh")
+    assert "社保转移" in _open(out, "zh"), out

@@ -551,7 +551,11 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         # "Actually make that 15 people": a value given anew; "with the coupon it comes to
         # $960"; "my PI said to spin at 4,200 rpm".
         r"|\bmake (?:it|that) [$€£¥]?\d|\b(?:comes|came) (?:out )?to [$€£¥]\d"
-        r"|\b(?:said|says|told (?:me|us)) to [a-z]+(?: [\w']+){0,3}? (?:at|to) [$€£¥]?\d"),
+        r"|\b(?:said|says|told (?:me|us)) to [a-z]+(?: [\w']+){0,3}? (?:at|to) [$€£¥]?\d"
+        # Asked of the agent: "bump the pydantic pin to 2.7.4", "raise the memory limit to 2Gi".
+        r"|(?<![^\n])(?:(?:ok|okay|so|also|and|then|please),? )?(?:bump|raise|lower|pin|upgrade"
+        r"|downgrade|increase|decrease|reduce|move|push|change|set) (?:the |our |my |it )"
+        r"(?:[\w.-]+ ){0,3}?to [$€£¥]?v?\d"),
      True, None, (" to ", " until ", "make ")),
     # What is scheduled, with its date: "The deploy freeze starts December 20", "发布冻结期从
     # 12月20号开始".
@@ -594,6 +598,12 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"(?:推迟|延期|延迟|改|提前|挪|延|推)(?:到|在|成)了?\s*(?=\d|周[一二三四五六日天]|星期"
         r"|礼拜|下周|明天|后天|今晚|明晚|[上下]午|晚上|早上)"
         r"|改在[\u4e00-\u9fff]{2,8}?了"), False, None, ("到", "在", "成")),
+    # A rule from now on: "团长说从这周起每周两次"; a child's school and year: "我闺女在实验二小
+    # 上三年级".
+    (_FACT | _ATTR, re.compile(
+        r"从(?:这|下|本)?(?:周|个月|月|学期|次)(?:起|开始)"
+        r"|我(?:家)?(?:闺女|女儿|儿子|孩子|老大|老二)[^，。！？]{0,4}?在[\u4e00-\u9fff]{2,10}?"
+        r"(?:上|读)[一二三四五六初高大]"), False, None, ("从", "在")),
     # What the speaker drives or uses: "我开的是2019款卡罗拉双擎", "我现在用的是小米13".
     (_ATTR | _FACT, re.compile(r"我(?:现在|平时|家)?(?:开|骑)的(?:车)?是"
                                r"|我(?:现在|平时)?用的是(?=[^，。！？]{0,6}[A-Za-z0-9])"),
@@ -913,6 +923,8 @@ _TASK_OWN = re.compile(
     # "得先带她去医院测一下听力": what must be done first ("要去" is as often a plan).
     r"|得先?(?:带|去|约|打))"
     r"|[^。！？\n]{1,24}?还没(?:顾上|来得及)"
+    # "社保转移还没办", "护照续签还没弄": a thing, then not done yet.
+    r"|[^。！？\n]{2,24}?还没(?:办|弄|交|做|续|转|签|寄|退|去办)(?=[了呢完好，。！]|$)"
     # Due: "糯米的猫三联该打了", "护照该续了" (not "应该", "活该").
     r"|[^。！？\n]{1,24}?(?<![应活本])该(?:去|给|把)?(?:拿|取|交|办|续|还|买|约|打|换|缴|付|签)了"
     # "要给小林转露营的钱": an errand for someone, said as what is to be done (not "不要给",
