@@ -5604,6 +5604,6 @@ def test_a_value_asked_for_a_rule_from_now_on_or_a_childs_school_outranks_chatte
 
 
 def test_a_thing_not_done_yet_in_chinese_is_an_errand() -> None:
-    out = ask([user("我从杭州换工作到北京，社保转移还没办。"), assistant("社保转移可以在线上申请。")],
-              language="zh")
+    out = ask([user("我从杭州换工作到北京，社保转移还没办。"),
+               assistant("社保转移可以在线上申请。")], language="zh")
     assert "社保转移" in _open(out, "zh"), out
