@@ -5607,3 +5607,29 @@ def test_a_thing_not_done_yet_in_chinese_is_an_errand() -> None:
     out = ask([user("我从杭州换工作到北京，社保转移还没办。"),
                assistant("社保转移可以在线上申请。")], language="zh")
     assert "社保转移" in _open(out, "zh"), out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # Who decides it is not whose it is: the doctor raises the speaker's dose.
+    ("I'm on 20 mg of fluoxetine.", "Saw my doctor this morning, she wants to go up to 40 mg "
+     "since the winter's been rough.", "20 mg", "40 mg"),
+    # Who told of the old value speaks of the thing: the landlord's rent.
+    ("Landlord just told us rent goes up to $2,150 starting in June.",
+     "Small win: we pushed back and the landlord settled at $2,060 instead.", "2,150", "2,060"),
+    # A flight named by its code, a time for a time.
+    ("My flight home is DL 2219, it leaves at 7:05 AM on Sunday.",
+     "ugh the airline just texted, they moved DL 2219 to 11:40.", "7:05", "11:40"),
+])
+def test_a_change_decided_by_someone_told_by_someone_or_of_a_coded_thing_replaces(
+        old: str, new: str, gone: str, kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+def test_a_moved_flight_rewrites_the_look_up_that_found_it() -> None:
+    first = ask([user("What time does my Austin flight leave on Friday?"),
+                 *_tool_turn("c1", "get_booking", '{"trip": "AUS", "date": "Friday"}',
+                             '{"flight": "WN 3301", "departs": "6:55 AM", "seat": "14C"}'),
+                 assistant("Your Southwest flight WN 3301 departs at 6:55 AM on Friday.")])
+    out = ask([user("the airline just texted, they moved WN 3301 to 10:20."),
+               assistant("Nice, you get to sleep in.")], previous=first)
+    assert "6:55" not in out and "10:20" in out, out

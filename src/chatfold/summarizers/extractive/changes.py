@@ -188,7 +188,7 @@ _VALUE = re.compile(
     r"|(?<![\w-])[a-z]+(?:-[a-z]+)+-\d+(?![\w-])"  # a passphrase, a handle: maple-otter-42
     r"|\d(?:[\d,.:/-]*\d)?(?:\s?(?:am|pm))?"  # numbers, times, dates (not the "." after)
     r"|(?<![A-Za-z])[A-Z][A-Za-z]*\d[A-Za-z\d-]*"  # codes: BA117, CA1234
-    r"|(?<![A-Za-z])[A-Z]{2}\s\d{2,4}(?![\d,.:])"  # a flight written apart: UA 1187, DL 2046
+    r"|(?<![A-Za-z])[A-Z]{2}\s\d{2,4}(?!\d|[,.:]\d)"  # a flight written apart: UA 1187, DL 2046
     # a capitalised word inside a sentence, a name after a title too ("Dr. Abernathy")
     r"|(?:(?<=[^\s.!?。！？])|" + "|".join(rf"(?<=\b{t}\.)" for t in TITLES) + ")"
     r"\s+(?P<cap>[A-Z][a-z]+[A-Za-z]*)"
@@ -206,7 +206,8 @@ _HANDLE = re.compile(
 _CUE_TOKENS = content_tokens(
     "no longer anymore instead change changed changes moved switched updated turned became now "
     "postponed rescheduled delayed pushed bumped raised lowered increased reduced dropped grew "
-    "stretch stretched boost boosted upped pushing back forward safe were "
+    "stretch stretched boost boosted upped pushing back forward safe were want wants wanted "
+    "settled settle "
     "extended extend renewed down just yesterday today tonight recently last week good news "
     "these days lately nowadays currently started start since "
     "morning afternoon evening night week month year scratch never mind make raise rise got "
@@ -465,6 +466,11 @@ def _persons(body: str, words: frozenset[str]) -> frozenset[str]:
     if found and ("&" in body or "Brothers" in body or "Partners" in body):
         # A firm's name is no one's kin: "Okafor & Sons", "Kessler Brothers Moving".
         found -= {m.group(1).lower() for m in _FIRM.finditer(body)}
+    if found & _DECIDERS and body.isascii():
+        # Who decides it for the speaker is not whose it is: "Saw my doctor today, she wants to
+        # go up to 100 mg" changes the speaker's dose ("my doctor's office" is the doctor's).
+        found -= {w for w in found & _DECIDERS
+                  if re.search(rf"\b{w}s?['’]s?\b", body, re.I) is None}
     if found and body.isascii():
         # People counted or pointed at ("three more kids joined", "ask the other parents for
         # sizes") are whom it is done with, not whose it is: "my son's", "Kim's kids", a bare
@@ -481,6 +487,7 @@ def _persons(body: str, words: frozenset[str]) -> frozenset[str]:
     return frozenset(found)
 
 
+_DECIDERS = frozenset(("doctor", "boss", "manager", "teacher", "coach"))
 _FIRM = re.compile(r"[A-Z][\w'.-]* (?:& |and )?(Son|Daughter|Brother|Partner)s?\b")
 _COUNTED_PERSON_TEXT = (
     "the a an other more some any all few many several both two three four five six seven eight"
@@ -538,18 +545,20 @@ class _Shape:
     """What supersession compares of a statement: its values, the names among them, its topic
     and the units of its numbers."""
 
-    __slots__ = ("names", "of", "own", "persons", "places", "pronoun", "reporters", "topic",
-                 "units", "values", "words")
+    __slots__ = ("names", "of", "own", "persons", "places", "pronoun", "reporters", "told_by",
+                 "topic", "units", "values", "words")
 
     def __init__(self, body: str) -> None:
         # Who reports a change is not whose it is: "Landlord says starting March it goes up to
         # $1,975", "老板说提前到5月15日" change the user's rent and deadline.
         self.reporters: frozenset[str] = frozenset()
+        self.told_by: frozenset[str] = frozenset()  # the words of who reported it
         if ("说" in body or "通知" in body or "告诉" in body) if not body.isascii() \
                 else _REPORTED_KEYS.search(body) is not None:
             said_by = " ".join(m.group() for m in _REPORTED.finditer(body))
             if said_by:
                 self.reporters = _whose(said_by)
+                self.told_by = _topic(said_by)
                 body = _REPORTED.sub(" ", body)
         self.values, rest = _values(body)
         self.names = frozenset(v for v in self.values if v[:1].isalpha())
@@ -611,13 +620,18 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     if new.of and old.of and not new.of & old.of:
         return False  # "the budget for food" / "my budget for the hotel": another thing
     topic = new.topic | named
-    pool = old.topic | old.names
+    # (who told of the old value speaks of the thing too: "Landlord told us rent goes up to
+    # $1,875" / "…the landlord settled at $1,790 instead")
+    pool = old.topic | old.names | old.told_by
     # A number both name the thing by ("the 529 contribution" / "the kids' 529"): a word in
     # common. (Not a year, which many statements share, nor a small count.)
     ids = {v for v in new.values & old.values if _ID_NUMBER.fullmatch(v)}
     # (a code said with and without its letters: "AA 2291" / "2291")
     ids |= {v for v in new.values for w in old.values if v != w and _ID_NUMBER.fullmatch(w)
             and (v.endswith(" " + w) or w.endswith(" " + v))}
+    ids |= {v for v in new.values & old.values if _SPACED_CODE.fullmatch(v)}  # "ua 1482"
+    if ids and _timed(new.values) and _timed(old.values) and not _timed(new.values) & old.values:
+        return True  # "they moved UA 1482 to 9:15" / "UA 1482 … departs at 6:40 AM"
     shared = sum(1 for w in topic if _in(w, pool)) + len(new.names & old.topic) + len(ids)
     units = new.units & old.units
     # A new email address, phone number or street address of the same person replaces the old;
@@ -673,6 +687,13 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     return bool(units) and (shared > 0 or not topic)
 
 
+_SPACED_CODE = re.compile(r"[a-z]{2} \d{2,5}")
+
+
+def _is_code(value: str) -> bool:
+    """Whether a value names one object by a code of letters and digits ("ua 1482", "w-58213")."""
+    return _SPACED_CODE.fullmatch(value) is not None or (
+        _ID_NUMBER.fullmatch(value) is not None and not value.isdigit())
 _READING = re.compile(r"\d{1,3}\.\d")
 
 
@@ -988,6 +1009,7 @@ def supersede_changes(
                                            if bare_old in _arabic(parts[i])})
             elif whole is not None and not any(_in(w, was.topic) for w in whole.topic) \
                     and not _same_code(new.values, was.values) \
+                    and not any(map(_is_code, new.values & was.values)) \
                     and not _same_reading(new.values, was.values) and not (
                     # "…那天被订了，改到10月6号了，…": a day moved, naming nothing else, moves
                     # the latest day the speaker gave ("婚礼定在10月3号").
@@ -1046,10 +1068,16 @@ def supersede_changes(
                 # What was said of the old value in between says the new one too: the
                 # assistant's echo ("Noted: $60 to Jess for the cabin.") and what the user
                 # agreed to ("set reminders a week before April 30", due May 12 now).
+                # So does a look-up's result about the object the change names by its code
+                # ("get_booking(…) → flight=UA 1482, departs=6:40 AM" after "they moved UA
+                # 1482 to 9:15").
+                codes = [v for v in said.values if _is_code(v)]
                 for echo in items[:n]:
                     # (one carried in the summary has no place in time: its value is enough)
                     if echo is not old and (old.msg <= echo.msg <= it.msg or echo.msg < 0) and (
-                            _assistants(echo) or echo.section in (_DECISIONS, _TASKS)):
+                            _assistants(echo) or echo.section in (_DECISIONS, _TASKS)
+                            or (codes and _is_tool_line(echo.body)
+                                and any(c in echo.body.lower() for c in codes))):
                         _rewrite(echo, rewritten, it.body, False)
             it.replaces = True
             if old.msg >= 0:
