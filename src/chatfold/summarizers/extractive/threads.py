@@ -944,7 +944,7 @@ _USER_DONE = re.compile(
     r"|did it myself|took care of it"
     # What was waited for, through: "the background check cleared this morning", "Apostille
     # came back in the mail today", "the transfer went through".
-    r"|(?<!not )(?<!n't )(?:cleared|went through|came through|came back)\b(?! to\b)"
+    r"|\b(?=[cw])(?<!not )(?<!n't )(?:cleared|went through|came through|came back)\b(?! to\b)"
     # Whoever was to do it says so: "Northwind Power confirmed the transfer", "the clinic
     # confirmed my appointment".
     r"|(?<!not )(?<!n't )(?<!never )confirmed (?:the|my|our|it|that)\b"
