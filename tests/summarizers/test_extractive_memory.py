@@ -5633,3 +5633,26 @@ def test_a_moved_flight_rewrites_the_look_up_that_found_it() -> None:
     out = ask([user("the airline just texted, they moved WN 3301 to 10:20."),
                assistant("Nice, you get to sleep in.")], previous=first)
     assert "6:55" not in out and "10:20" in out, out
+
+
+@pytest.mark.parametrize(("first", "then", "lang", "kept"), [
+    # Options listed without "which one?", picked by place a fold later.
+    ([user("I have room for one more pepper plant, something mild my kids will eat."),
+      assistant("Three favorites: Lunchbox, small sweet snacking peppers; Jimmy Nardello, long "
+                "red frying peppers; and Shishito, mild but now and then a hot one.")],
+     [user("The second one sounds great, they love anything red."), assistant("Great pick.")],
+     "en", "Jimmy Nardello"),
+    ([user("寒假想给女儿报个兴趣班，7岁，有什么类型的？"),
+      assistant("常见的有三种：1. 美术班，画画和手工，2. 舞蹈班，练形体，3. 围棋班，锻炼专注力。")],
+     [user("她坐不住，还是第三个吧，练练专注"), assistant("好的，就报围棋班。")], "zh", "围棋班"),
+    # An offer made without a question, accepted a fold later.
+    ([user("订单表两千多万行，要加索引，直接加怕锁表，有什么办法"),
+      assistant("建议用gh-ost在线改表，它通过binlog同步，基本不锁原表。")],
+     [user("行，就这么办，今晚跑"), assistant("好的，跑之前先在测试库演练一遍。")], "zh", "gh-ost"),
+])
+def test_options_or_an_offer_a_fold_ends_on_are_kept_for_the_pick(
+        first: list[dict[str, Any]], then: list[dict[str, Any]], lang: str, kept: str) -> None:
+    summary = ask(first, language=lang)
+    out = ask(then, previous=summary, language=lang)
+    decided = section(out, "决定" if lang == "zh" else "Decisions")
+    assert any(kept in line for line in decided), out

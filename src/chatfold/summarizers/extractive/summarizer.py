@@ -976,8 +976,12 @@ class ExtractiveSummarizer(BaseSummarizer):
         if picked_choices:
             rows = [r for j, r in enumerate(rows) if j not in picked_choices]
             n_previous -= len(picked_choices)
+        # (An offer made without a question mark too: "建议用pt-online-schema-change在线改表…",
+        # "I'd go with the Hilton.": the user's "行，就这么办" comes with the next fold.)
         ends_on_offer = bool(pieces) and pieces[-1].role == "assistant" \
-            and not pieces[-1].name and awaits_choice(last_assistant)
+            and not pieces[-1].name and (awaits_choice(last_assistant) or (
+                proposal(last_assistant) is not None  # (a listing is kept as options)
+                and not any(msg == pieces[-1].msg for _, msg, _ in pending)))
         if ends_on_offer:
             # The fold ends on an offer or a choice put to the user: its answer is in the
             # window and comes with the next fold, which needs the offer to make a decision.

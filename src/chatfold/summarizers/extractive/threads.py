@@ -1800,6 +1800,7 @@ _ASKS_OPTIONS = re.compile(
     r"|any (?:good )?(?:places|spots|ones|picks)|shortlist|find me|look(?:ing)? for"
     r"|search for)\b)"
     r"|推荐|哪(?:个|家|款|种|班|所|位|些)|选哪|(?:比较|对比)一?下|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
+    r"|有什么(?:类型|种类|牌子|款式)"
     r"|帮我(?:找|搜|看看)|找(?:一)?下|搜(?:一)?下"  # (not 帮我查: a look-up, "查下报错数")
 )
 # A later message that says it chose: "team voted for the Middle Eastern place", "Going with
@@ -1856,7 +1857,8 @@ def _first_sentence(option: str) -> str:
 # "I'd suggest one of these", "给你推荐三家", "有三个方案".
 _OFFERS_OPTIONS = re.compile(
     r"(?i:\b(?:options?|choices|picks|ideas|alternatives|contenders|shortlist|recommend\w*"
-    r"|suggest\w*)\b)|推荐|选择|可选|方案|可以考虑|备选")
+    r"|suggest\w*|favou?rites|(?:two|three|four|a few) (?:good |great |solid )?(?:ones|kinds"
+    r"|types))\b)|推荐|选择|可选|方案|可以考虑|备选|(?:常见的)?有(?:两|三|四|几)(?:种|类|个|家|款)")
 
 
 def offers_options(text: str) -> bool:
