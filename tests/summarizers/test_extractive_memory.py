@@ -5656,3 +5656,15 @@ def test_options_or_an_offer_a_fold_ends_on_are_kept_for_the_pick(
     out = ask(then, previous=summary, language=lang)
     decided = section(out, "决定" if lang == "zh" else "Decisions")
     assert any(kept in line for line in decided), out
+
+
+def test_a_numbered_court_or_building_is_no_day_to_write_over_dates() -> None:
+    from chatfold.summarizers.extractive.changes import _values
+
+    assert _values("以后都换到12号场了")[0] == {"12"}
+    assert _values("改25号了")[0] == {"25号"}
+    first = ask([user("这个 PR 我得在5月16日之前合进去，reviewer 还没看。"),
+                 user("我们羽毛球群每周六下午3点在奥体打，订的是7号场。")], language="zh")
+    out = ask([user("场馆那边通知，以后都换到12号场了。"), assistant("好的。")], previous=first,
+              language="zh")
+    assert "5月16日" in out and "12号场" in out and "7号场" not in out, out

@@ -176,13 +176,15 @@ _PAY = re.compile(
     r"(?i:\b(?:salary|salaries|paycheck|income|wages?|(?:a |pay )?raise|pay rise|pay cut"
     r"|(?:my|our) pay)\b)|工资|月薪|年薪|薪水|薪资|收入|涨薪|加薪|降薪"
 )
+_NUMBERED = "楼线床房门口位车厅院栋场馆桌台柜窗座机站室间箱仓包厢道球"
 _VALUE = re.compile(
     # A Chinese date is one value: "3月3号" → "3月10号" replaces the date, not the month's "3".
     # ("4月24" without its 号 too, unless a unit follows: "3月12个", "4月25岁".)
     r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}(?:[日号]|(?![\d.万千百元块个份人件张岁天次号日]))"
     r"|\d{1,4}年\d{1,2}月"
     r"|\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"  # a Chinese time: "下午 3 点半"
-    r"|\d{1,2}[号日](?![楼线床房门口位车厅院栋])"  # a day of the month: "改25号了"
+    # A day of the month: "改25号了" (not a numbered thing: "12号场", "3号楼", "5号线").
+    rf"|\d{{1,2}}[号日](?![{_NUMBERED}])"
     r"|(?<![A-Za-z\d])\d+[A-Za-z]+\d[A-Za-z\d-]*"  # codes opening with a digit: 1Z999AA1012
     r"|(?<![A-Za-z\d.,])\d{1,3}[A-HJ-Z](?![A-Za-z\d])"  # a seat, a unit, a gate: 31C, 7B, 12F
     r"|(?<![\w-])[a-z]+(?:-[a-z]+)+-\d+(?![\w-])"  # a passphrase, a handle: maple-otter-42
