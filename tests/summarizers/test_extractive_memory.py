@@ -5668,3 +5668,15 @@ def test_a_numbered_court_or_building_is_no_day_to_write_over_dates() -> None:
     out = ask([user("场馆那边通知，以后都换到12号场了。"), assistant("好的。")], previous=first,
               language="zh")
     assert "5月16日" in out and "12号场" in out and "7号场" not in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "kept"), [
+    ("With the lease renewal, what I pay each month goes up to $1,975.", "Crossed $6,020 today.",
+     "$1,975"),
+    ("Talked it over with Dana last night, we're raising the cap to $22,500 so we can do the "
+     "flooring too.", "Landlord's bumping it to $1,975 starting next month.", "$22,500"),
+])
+def test_an_amount_naming_nothing_changes_no_far_amount(old: str, new: str, kept: str) -> None:
+    first = ask([user(old)])
+    out = ask([user(new), assistant("OK.")], previous=first)
+    assert kept in out, out

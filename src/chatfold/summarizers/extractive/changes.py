@@ -176,6 +176,7 @@ _PAY = re.compile(
     r"(?i:\b(?:salary|salaries|paycheck|income|wages?|(?:a |pay )?raise|pay rise|pay cut"
     r"|(?:my|our) pay)\b)|工资|月薪|年薪|薪水|薪资|收入|涨薪|加薪|降薪"
 )
+_MONEY_UNITS = frozenset(("$", "€", "£", "¥", "元", "块", "k"))
 _NUMBERED = "楼线床房门口位车厅院栋场馆桌台柜窗座机站室间箱仓包厢道球"
 _VALUE = re.compile(
     # A Chinese date is one value: "3月3号" → "3月10号" replaces the date, not the month's "3".
@@ -644,7 +645,8 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     if strict:
         if topic and shared >= len(topic):
             return True
-        if same_kind or (not topic and (units or _same_ip(new.values, old.values))):
+        if same_kind or (not topic and ((units and (not units <= _MONEY_UNITS or _close(
+                new.values, old.values))) or _same_ip(new.values, old.values))):
             return True  # (a bare new address: "新的是10.0.8.42" / "数据库在10.0.3.17上")
         if shared and len(topic) <= 3 and _same_reading(new.values, old.values):
             return True  # "today's reading was 129/84" / "readings … averaging about 138/91"
@@ -686,7 +688,10 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
         return True  # "现在是 G1398" / "高铁是 G1372", "DL 2046" / "UA 1187": one code for another
     if len(topic) <= 3 and _same_reading(new.values, old.values):
         return True  # "今天69.8" / "今天早上称了一下71.6公斤": one reading for another
-    return bool(units) and (shared > 0 or not topic)
+    # (Naming nothing, an amount of money changes only one near it: "Crossed $6,020 today" is
+    # the fund's 5,150 grown, not the $1,975 rent said last.)
+    return bool(units) and (shared > 0 or (not topic and (
+        not units <= _MONEY_UNITS or _close(new.values, old.values))))
 
 
 _SPACED_CODE = re.compile(r"[a-z]{2} \d{2,5}")
