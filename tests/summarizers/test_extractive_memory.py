@@ -5680,3 +5680,15 @@ def test_an_amount_naming_nothing_changes_no_far_amount(old: str, new: str, kept
     first = ask([user(old)])
     out = ask([user(new), assistant("OK.")], previous=first)
     assert kept in out, out
+
+
+def test_a_chinese_particle_after_a_number_is_no_unit() -> None:
+    from chatfold.summarizers.extractive.changes import _units
+
+    assert _units("现在1893了") == frozenset()
+    assert _units("来回机票加起来快四千了") == frozenset()
+    assert _units("家里有2只猫") == {"只"}
+    first = ask([user("你说我过年要不要回去啊，来回机票加起来快四千了。")], language="zh")
+    out = ask([user("上个月有篇文章小爆了一下，现在1893了"), assistant("恭喜！")], previous=first,
+              language="zh")
+    assert "四千" in out or "4000" in out, out

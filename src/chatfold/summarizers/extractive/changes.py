@@ -423,6 +423,8 @@ _SAME_UNIT = {"grand": "k", "thousand": "k", "buck": "$", "dollar": "$", "usd": 
 _NOT_UNIT_TEXT = (
     "a an and or of the to in at on for per more other last next this is are was were now then "
     "instead total today tonight tomorrow yesterday so but with by from all as"
+    # (a Chinese particle or adverb after a number measures nothing: "现在1893了", "快四千了")
+    " 了 的 吧 啊 呢 啦 呀 哦 多 左 就 才 都 也 还 又 和 或 到"
 )
 _NOT_UNIT = frozenset(_NOT_UNIT_TEXT.split())
 
