@@ -5668,3 +5668,16 @@ def test_a_chinese_particle_after_a_number_is_no_unit() -> None:
     out = ask([user("上个月有篇文章小爆了一下，现在1893了"), assistant("恭喜！")], previous=first,
               language="zh")
     assert "四千" in out or "4000" in out, out
+
+
+def test_an_ask_for_later_is_not_answered_by_the_next_reply_and_a_date_is_no_code() -> None:
+    from chatfold.summarizers.extractive.summarizer import _done_factor
+    from chatfold.summarizers.extractive.threads import content_tokens, fulfils
+
+    reply = "Soup of the day, grilled trout with capers, and a lemon tart to finish."
+    for asked, done in (("Can you translate the menu for me?", True),
+                        ("Can you translate the menu for me later?", False),
+                        ("Can you translate the menu tomorrow?", False)):
+        assert fulfils(asked, content_tokens(asked), reply, "assistant", adjacent=True) is done
+    looked_up, coded = "帮我看看Porto2026-06-24的酒店。", "帮我写封邮件，工号HZ20417"
+    assert _done_factor(looked_up) < _done_factor(coded)

@@ -509,8 +509,8 @@ def _done_factor(request: str) -> float:
         else _ANSWERED_FACTOR
 
 
-_OWN_CODE = re.compile(r"(?<![A-Za-z0-9])(?=[A-Za-z0-9-]*\d)(?=[A-Za-z0-9-]*[A-Za-z])"
-                       r"[A-Za-z0-9][A-Za-z0-9-]{3,}")
+# (capitals, then three digits or more: "HZ20417", "W-58213"; not "Porto2026-06-24")
+_OWN_CODE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{1,4}-?\d{3,}(?![A-Za-z0-9])")
 
 
 # A listing's introduction that says it offers options: "Three options:", "A few ideas:",

@@ -137,7 +137,7 @@ _TEXT_TASK = re.compile(
 # A reply that is the text asked for is more than "Of course." or "好的。"; an ask for later ("Can
 # you later help me write…", "今天不急，明天给我就行") is not answered by the next message.
 _WRITTEN_CHARS = 20
-_FOR_LATER = re.compile(r"(?i:later|tomorrow|when i'm ready)|不急|明天|回头|晚点|改天")
+_FOR_LATER = re.compile(r"(?i:\blater\b|\btomorrow\b|when i'm ready)|不急|明天|回头|晚点|改天")
 _QUESTIONISH = re.compile(
     r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|show\s+me|give\s+me"
     r"|(?<!my\s)(?<!the\s)(?<!our\s)list|find"
