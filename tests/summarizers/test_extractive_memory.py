@@ -5681,3 +5681,8 @@ def test_an_ask_for_later_is_not_answered_by_the_next_reply_and_a_date_is_no_cod
         assert fulfils(asked, content_tokens(asked), reply, "assistant", adjacent=True) is done
     looked_up, coded = "帮我看看Porto2026-06-24的酒店。", "帮我写封邮件，工号HZ20417"
     assert _done_factor(looked_up) < _done_factor(coded)
+
+
+def test_one_and_a_half_in_chinese_is_written_as_one_value() -> None:
+    _assert_replaced("我爸血压高，医生开的苯磺酸氨氯地平，每天早上2片。",
+                     "今天复诊，医生说血压控制得还行，改成每天1片半了。", "早上2片", "早上1.5片")

@@ -271,9 +271,12 @@ def _arabic(text: str) -> str:
         low = _below_wan(tail)
         return run if low is None else str(high * 10000 + low)
 
-    return _ZH_AMOUNT.sub(one, text)
+    text = _ZH_AMOUNT.sub(one, text)
+    # "1片半", "两个半小时" are one and a half: one value ("1.5片"), not 1 and a half said after.
+    return _AND_A_HALF.sub(r"\1.5\2", text) if "半" in text else text
 
 
+_AND_A_HALF = re.compile(r"(\d+)(个?[片粒颗袋支瓶盒杯勺次])半")
 _THOUSANDS_K = re.compile(r"(?<![\w.,])(\d{1,3}(?:\.\d{1,2})?)(?:[kK]|\s?grand)\b")
 
 
