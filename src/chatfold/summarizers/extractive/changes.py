@@ -133,6 +133,9 @@ _WEAK_CHANGE = re.compile(
 _ZH_NEW_STATE = re.compile(rf"[\d{ZH_NUMERALS}]+[个]?[\u4e00-\u9fff]{{0,3}}了")
 # "瘦到78公斤", "跑到10公里": a verb reaching a new value; not a range's end ("从5点到7点").
 _ZH_TO_VALUE = re.compile(rf"[\u4e00-\u9fff]到了?(?=\d|[{ZH_NUMERALS}])")
+# Verbs that reach a value with 到: "瘦到", "涨到", "攒到", "跑到".
+_REACHING_ZH = ("瘦胖涨升降减加跌掉增长提调推挪延改换砍压抬攒存省赚挣筹凑借还交付充"
+                "花跑走骑游爬睡练读学等排拖谈卖买订约定拿收送放开用做")
 # The Chinese words of change, cut before a topic is taken: no character pair should span them
 # ("航班改成" is "航班"). English ones leave as tokens (_CUE_TOKENS), never with the words they
 # frame: "raised our rent to" still speaks of the rent, "new manager is" of the manager.
@@ -140,7 +143,9 @@ _ZH_CUE = re.compile(
     rf"{_ZH_CHANGED}|只剩下?|给到|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}"
     r"|不是|而是|(?:最后|最终)?定下来(?:是|了)?|最后|最终"
     r"|算了|(?:今天|昨天|今早|今晚)?(?:早上|上午|中午|下午|晚上)|今天|昨天|今早|今晚"
-    rf"|[\u4e00-\u9fff]到了?(?=[\s\d{ZH_NUMERALS}])"  # _ZH_TO_VALUE, once values are blanked
+    # _ZH_TO_VALUE, once values are blanked: the verb goes with it ("瘦到"), a noun stays
+    # ("存款到3.6万了" still speaks of 存款).
+    rf"|[{_REACHING_ZH}]?到了?(?=[\s\d{ZH_NUMERALS}])"
 )
 _MAX_TOPIC = 8
 """A statement of change names the thing it changes; one with more content words than this

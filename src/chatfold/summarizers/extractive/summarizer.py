@@ -28,6 +28,7 @@ from .changes import (
     zh_moves,
 )
 from .dates import leading_date, message_date, render_date
+from .differences import said_differences, supersede_differences
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
     _ASKED,
@@ -651,6 +652,11 @@ class ExtractiveSummarizer(BaseSummarizer):
         correct_slips(merged)
         settled = frozenset(i for i, m in enumerate(request.messages) if m.get("role") == "user"
                             and says_settled(content_text(m.get("content"))))
+        differences = {i: (text, found) for i, m in enumerate(request.messages)
+                       if m.get("role") == "user"
+                       and (found := said_differences(text := content_text(m.get("content"))))}
+        if differences:
+            supersede_differences(merged, differences)
         kept = supersede_changes(merged, settled)
         hand_overs(kept)
         kept = end_states(replace_instructions(kept))
