@@ -5686,3 +5686,14 @@ def test_an_ask_for_later_is_not_answered_by_the_next_reply_and_a_date_is_no_cod
 def test_one_and_a_half_in_chinese_is_written_as_one_value() -> None:
     _assert_replaced("我爸血压高，医生开的苯磺酸氨氯地平，每天早上2片。",
                      "今天复诊，医生说血压控制得还行，改成每天1片半了。", "早上2片", "早上1.5片")
+
+
+def test_a_space_after_a_closing_particle_or_a_value_and_le_ends_a_chinese_clause() -> None:
+    from chatfold.summarizers.extractive.sentences import plain_spelling
+
+    assert plain_spelling("我改成9527了 nginx要改吗") == "我改成9527了，nginx要改吗"
+    assert plain_spelling("好的吧 OK") == "好的吧，OK"
+    assert plain_spelling("我买了 iPhone 15 很好用") == "我买了 iPhone 15 很好用"
+    _assert_replaced("小程序后端我用flask写的 现在跑在8080端口 nginx反代要怎么配",
+                     "那个端口跟服务器上另一个服务冲突了 我改成9527了 nginx是不是也得跟着改",
+                     "8080", "9527")

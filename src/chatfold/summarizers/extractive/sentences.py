@@ -62,7 +62,11 @@ def _spelled_out(m: re.Match[str]) -> str:
 
 # Chinese typed on a phone breaks its clauses with a space ("今天连着三台手术 累死了 当麻醉师
 #真的是体力活"): between two Chinese characters (or after an emoji) a space is a comma.
-_CJK_SPACE = re.compile(r"(?<=[\u3400-\u9fff\U0001f300-\U0001faff])[ \u3000]+(?=[\u3400-\u9fff])")
+# So is one after a closing particle, or after a value and 了, whatever follows ("我改成9527了
+# nginx是不是也得改"); not after 了 that marks a deed ("买了 iPhone 15").
+_CJK_SPACE = re.compile(r"(?:(?<=[\u3400-\u9fff\U0001f300-\U0001faff])[ \u3000]+"
+                        r"(?=[\u3400-\u9fff])"
+                        r"|(?:(?<=[吧啊呢呀哦嘛啦呗])|(?<=\d了))[ \u3000]+(?=\w))")
 
 
 def plain_spelling(text: str) -> str:
