@@ -5697,3 +5697,26 @@ def test_a_space_after_a_closing_particle_or_a_value_and_le_ends_a_chinese_claus
     _assert_replaced("小程序后端我用flask写的 现在跑在8080端口 nginx反代要怎么配",
                      "那个端口跟服务器上另一个服务冲突了 我改成9527了 nginx是不是也得跟着改",
                      "8080", "9527")
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # the change said in one sentence, the new value in the next
+    ("Renovation update: the tile guy quoted $3,180 for the bathroom floor and shower walls.",
+     "So the tile guy sent a revised quote, he'd left out the membrane. New total is $3,640.",
+     "3,180", "3,640"),
+    # a value put right by "is really"
+    ("The tax software says my federal refund is $1,482.",
+     "My accountant said I missed a 1099-NEC. The refund is really $1,067.", "1,482", "1,067"),
+])
+def test_a_change_named_by_the_sentence_before_or_put_right_by_really(
+        old: str, new: str, gone: str, kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+def test_a_change_named_by_the_sentence_before_cuts_no_value_of_another_kind() -> None:
+    first = ask([user("Got the lease renewal letter. Landlord's bumping it to $1,975 starting "
+                      "next month.")])
+    out = ask([user("Change of plans, we're doing Porto instead, flights were way cheaper. Same "
+                    "week in October."),
+               assistant("OK.")], previous=first)
+    assert "1,975" in out, out

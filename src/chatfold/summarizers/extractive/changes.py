@@ -79,6 +79,8 @@ _CHANGE = re.compile(
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said|my bad|wrong one"
     # Taken back for a new value: "Scratch that, …", "Actually make that 15 people".
     r"|scratch that|never mind"
+    # "The refund is really $1,067", "the fee is actually €40": the value put right.
+    r"|(?:is|are|was|'s) (?:really|actually)(?= [$€£¥]?\d)"
     r"|make (?:it|that|(?:the|my|our) [\w' -]{1,30}?)(?= [$€£¥]?\d| [a-z]+ \d)"
     # A pay change names no attribute: "Got a raise, I'm at $105k now".
     r"|(?:got|getting|had) a (?:raise|pay rise|pay raise|pay cut)"
@@ -373,7 +375,7 @@ _ALIASES = re.compile(r"(?i)\b(?:" + "|".join(f"(?P<{word}>{said})" for word, sa
 # statements out before the regex engine tries them at every position.
 _CHANGE_KEYS = (
     "meant", "correct", "typo", "mistyped", "misspoke", "said", " but", "更正", "纠正", "说错",
-    "my bad", "wrong one",
+    "my bad", "wrong one", "really", "actually",
     "打错", "写错", "记错", "应该", "不是", "scratch", "never mind", "make", "算了", "raise",
     "rise", "薪", "工资", "房租",
     "longer", "more", "instead", "chang", "mov", "switch", "updat", "turn", "becam", "now",
@@ -909,12 +911,15 @@ def supersede_changes(
     emptied: set[int] = set()
     for n, it in enumerate(items):
         settled = it.msg in settled_in and not _assistants(it)
-        if it.replaces or not (settled or _has(it.body, _CHANGE_KEYS)):
+        if it.replaces:
+            continue
+        lead = _lead_in(items, n, shape)
+        if not (settled or lead or _has(it.body, _CHANGE_KEYS)):
             continue
         # The assistant changes only what it said itself ("Booked: dentist on Thursday" →
         # "Changed: dentist on Tuesday"); the user's words are the user's to change.
         theirs = _assistants(it)
-        says = _says_change(it.body)
+        says = 2 if lead else _says_change(it.body)
         if not (says or settled) or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)
                                      and _change_clause_en(it.body) is None
                                      and (it.body.isascii() or _change_clause(it.body) is None)):
@@ -982,10 +987,15 @@ def supersede_changes(
         # a clause of change naming nothing, of what its sentence names; "bump the pydantic pin
         # to 2.7.4 and rerun the schema tests", the clause that changes, not what else is asked.
         also = tuple(x for x in (named_by_whole, clause_said) if x is not None)
+        if lead:
+            # "…sent a revised quote, he'd left out the membrane. New total is $3,640.": the
+            # sentence before, saying the change with no value, names what changed.
+            also += (_with_topic(new, new.topic | lead.topic),)
         anyone = whole is not None and not new.topic
         for k in range(n - 1, -1, -1):
             old = items[k]
             if id(old) in emptied or _speaker_tag(old) != tag or _assistants(old) != theirs \
+                    or (lead is not None and old.msg == it.msg) \
                     or _changes_fields(it.body, old.body):
                 continue  # (tool lines about one object change by field: supersede_tool_state)
             was = shape(k)
@@ -1046,6 +1056,9 @@ def supersede_changes(
                 # own words ("周五团建要订40份盒饭，找楼下那家老乡鸡" + "改成55份" → "…55份盒
                 # 饭…").
                 pass
+            elif lead is not None and not {_value_kind(v) for v in was.values - new.values} \
+                    & {_value_kind(v) for v in new.values}:
+                break  # (named by the sentence before, yet no value of the kind it gives)
             elif old.section == _TASKS:
                 pass  # what was to be done is still to be done, whatever changed of it
             elif whole is not None and amount:
@@ -1129,6 +1142,24 @@ _PUT_RIGHT = re.compile(
     # What a value taken back left ("啊不对，打错了，是沪A7K329" keeps "是沪A7K329").
     r"|^是(?=[^，。！？]{2,})"
 )
+
+
+def _lead_in(items: list[_Item], n: int, shape: Callable[[int], _Shape]) -> _Shape | None:
+    """The sentence just before ``items[n]`` in its message, by the same speaker, when it says
+    a change and gives no value of its own ("They sent a revised quote." before "New total is
+    $3,640."); else None."""
+    it = items[n]
+    if it.msg < 0 or n == 0:
+        return None
+    k = n - 1
+    lead = items[k]
+    if lead.msg != it.msg or lead.order != it.order - 1 or _speaker_tag(lead) != \
+            _speaker_tag(it) or not _has(lead.body, _CHANGE_KEYS) or _is_question(lead.body):
+        return None
+    was = shape(k)
+    # (A name is no value it changes to: "…he'd left out the Schluter membrane.")
+    return was if was.topic and not _DIGITS.search(" ".join(was.values)) \
+        and _CHANGE.search(lead.body) else None
 
 
 def _speaks_of(was: _Shape, new: _Shape, strict: bool, of_anyone: bool,
