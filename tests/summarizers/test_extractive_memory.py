@@ -5720,3 +5720,34 @@ def test_a_change_named_by_the_sentence_before_cuts_no_value_of_another_kind() -
                     "week in October."),
                assistant("OK.")], previous=first)
     assert "1,975" in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    ("我的收货地址是公司，宜山路700号B座，前台代收。",
+     "公司搬了，以后都寄到张江碧波路690号，还是前台代收。", "宜山路700号", "碧波路690号"),
+    ("Marco Ferrante is doing the electrical for the kitchen, new circuits for the range.",
+     "Marco's booked solid through August, so we're going with Dale Pruitt instead.",
+     "Ferrante", "Dale Pruitt"),
+    ("水电改造找的周师傅，他说下周一进场。",
+     "我妈说之前那个师傅排不过来，换成她朋友介绍的韩师傅了。",
+     "周师傅", "韩师傅"),
+])
+def test_a_move_from_now_on_or_someone_booked_up_and_replaced(old: str, new: str, gone: str,
+                                                               kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+def test_a_code_the_reply_gives_for_a_change_the_user_said_replaces_the_users_code() -> None:
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "query_order", "arguments": '{"order_no": "E927361540"}'}}
+    first = ask([user("五一成都到重庆我买的G8505，早上8点多的那班。"),
+                 assistant("成渝高铁一般一个半小时左右，10点前后能到重庆西。")], language="zh")
+    out = ask([user("我刚在12306上改签了，你帮我看下现在订单是哪趟"),
+               assistant("", tool_calls=[call]),
+               {"role": "tool", "tool_call_id": "c1",
+                "content": '{"status": "已改签", "train": "G8633", "depart": "10:17"}'},
+               assistant("改签成功了，现在是G8633，5月1日10:17从成都东出发。")],
+              previous=first, language="zh")
+    assert "G8505" not in out and "G8633" in out, out
+    # (a lone numeral is no code: "一般" is never written as "G8633般")
+    assert "G8633般" not in out, out

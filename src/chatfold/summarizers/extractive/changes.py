@@ -107,7 +107,8 @@ _CHANGE = re.compile(
     # the count as it stands at the end: "final headcount from the park's system is 19 kids"
     r"|final(?: [\w'-]+){1,6}? (?:is|was|came to)(?= [$€£¥]?\d)"
     r")\b)"
-    rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打)|现在是"
+    # "以后都寄到张江碧波路690号", "公司搬了"
+    rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打|寄|送|发到|去|在)|现在是|搬(?:家|走)?了"
     # "我把定投提到每月2300元" (not "医生提到3个…": 提到 is as often "mentioned").
     rf"|把[^，。！？\d]{{1,8}}?提到(?=每?[天周月年]?\s*[\d{ZH_NUMERALS}])"
     # "搬家以后通勤只要25分钟了": what changed it, then the new value; "升四年级".
@@ -800,8 +801,7 @@ def _same_code(new: frozenset[str], old: frozenset[str]) -> bool:
     codes = [[v for v in values if _CODE.fullmatch(v)] for values in (new, old)]
     if len(codes[0]) != 1 or len(codes[1]) != 1 or codes[0] == codes[1]:
         return False
-    shape = [re.sub("[a-z]", "a", re.sub(r"\d", "9", c[0])) for c in codes]
-    return shape[0] == shape[1]
+    return _code_shape(codes[0][0]) == _code_shape(codes[1][0])
 
 
 _DAY = re.compile(
@@ -1608,6 +1608,10 @@ def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
     return True
 
 
+def _lone_numeral(value: str) -> bool:
+    return len(value) == 1 and value in ZH_NUMERALS
+
+
 def _pair(stale: frozenset[str], fresh: frozenset[str],
           near_only: bool) -> tuple[str, str] | None:
     """The old value and the new one that replaces it: the one new value and the one old value
@@ -1617,7 +1621,9 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
     if len(fresh) == 1:
         new = next(iter(fresh))
         kind = _value_kind(new)
-        olds = [v for v in stale if _value_kind(v) == kind]
+        # (A lone Chinese numeral is a count, or a word's part: "一般" is no "G8633".)
+        olds = [v for v in stale if _value_kind(v) == kind and _lone_numeral(v) ==
+                _lone_numeral(new)]
         if len(olds) > 1 and kind == "number":
             olds = [v for v in olds if _near_amount(v, new)]
             if len(olds) > 1 and _READING.fullmatch(new):
@@ -2040,9 +2046,13 @@ _LEFT_EN = re.compile(
     rf"(?P<old>{_NAME_EN}) (?:has |had |just )?(?:went on (?:\w+ )?leave|went on (?:vacation"
     r"|holiday)|is on (?:\w+ )?leave|left(?! (?:a|an|the|me|us|it|for)\b)|quit|retired|resigned"
     r"|moved on|stepped down|is out|got reassigned|was reassigned|got promoted|is leaving"
-    r"|can't make it|couldn't make it|dropped out|never showed(?: up)?|stopped answering)\b")
+    r"|can't make it|couldn't make it|dropped out|never showed(?: up)?|stopped answering"
+    # "Marco's booked solid through August, so we're going with Dale Pruitt instead"
+    r"|(?:is )?(?:fully )?booked(?: up| solid)|(?:is|'s) (?:not|no longer) available"
+    r"|isn't available|backed out|bailed)\b")
 _TAKES_OVER_EN = re.compile(
     rf"(?:(?:replaced by|taken over by|handed (?:it |me |us |the \w+ )?(?:off |over )?to"
+    r"|(?:going|go|went|gone) with|hired|switch(?:ing|ed)? to|booked"
     rf"|reassigned (?:it |me |us |the \w+ )?to|transferred (?:it |me |us )?to) (?P<a>{_NAME_EN})"
     rf"|(?P<b>{_NAME_EN}) (?:is |will be |'s )?(?:now )?(?:handling|taking over|took over"
     r"|covering|in charge|running|managing|leading|looking after|doing|teaching|coaching"
@@ -2063,11 +2073,15 @@ _TAKES_OVER_ZH = re.compile(
     rf"|(?:介绍了|来了|换了|派了)一?位(?P<c>{_ZH_HOLDER})"
     r"|现在[^，。！？]{1,8}的是(?P<d>[\u4e00-\u9fff]{2,3})(?=[，。！？,]|$)")
 _ZH_TITLE = re.compile(rf"(?:{ZH_TITLES})$")
+# (or whom someone found: "换成她朋友介绍的韩师傅了")
 _SWAPPED_IN_ZH = re.compile(
-    rf"(?:换成?了?|改由|改成)(?:个|位|一位)?(?P<new>{_ZH_HOLDER})(?:来)?(?:带|教|管|负责|上课|接手|主刀|看)")
+    rf"(?:换成?了?|改由|改成|改找)(?:[^，。！？的]{{1,8}}的)?(?:个|位|一位)?(?P<new>{_ZH_HOLDER})"
+    r"(?:来)?(?:带|教|管|负责|上课|接手|主刀|看|了|(?=[，。！？,]|$))")
 _NOT_HOLDERS = frozenset(("老家", "小区", "老板", "老公", "老婆", "老人", "小时", "小孩", "老是",
                           "小心", "老实", "老大", "老二", "小姐", "老师", "小学", "老总", "小组"))
 _CLAUSE_END = re.compile(r"[,;，；。]")
+_SURNAME = (r"(?!(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day|January|February|March|April|May"
+            r"|June|July|August|September|October|November|December)[A-Z][a-z][\w'-]*")
 _THEN = re.compile(
     r"^(?:,|，|;|；)?\s*(?:so |and |but |now |then )?(?:a |an )?|^[，,]?(?:所以|然后)?")
 
@@ -2085,6 +2099,39 @@ def _holder_of(items: list[_Item], role: str) -> str:
         if it.role != "tool" and (m := said.search(it.body)) is not None:
             return m.group()
     return ""
+
+
+def reported_codes(items: list[_Item]) -> None:
+    """A change the user says without its new code ("我刚在12306上改签了，你帮我看下现在订单是
+    哪趟", "they rebooked me, can you check?") and the reply gives ("改签成功了，现在是G8633"):
+    the code replaces the user's older one of the same shape ("我买的G8505"). (The reply's own
+    change otherwise changes only what the assistant said.)"""
+    for n, it in enumerate(items):
+        if not _assistants(it) or it.msg < 0 or not _has(it.body, _CHANGE_KEYS) \
+                or not _DIGITS.search(it.body) or not _says_change(it.body):
+            continue
+        codes = [v for v in _values(it.body)[0] if _CODE.fullmatch(v)]
+        if len(codes) != 1:
+            continue
+        code, shape = codes[0], _code_shape(codes[0])
+        asked = [u for u in items[:n] if not _assistants(u) and 0 <= u.msg < it.msg <= u.msg
+                 + _NEAR and _CHANGE.search(u.body) and not any(
+                     _CODE.fullmatch(v) for v in _values(u.body)[0])]
+        if not asked:
+            continue
+        tag, since = _speaker_tag(asked[-1]), asked[-1].msg
+        for old in reversed(items[:n]):
+            if _assistants(old) or _speaker_tag(old) != tag or old.msg >= since:
+                continue  # (a carried one, msg -1, is older than any)
+            olds = [v for v in _values(old.body)[0]
+                    if v != code and _CODE.fullmatch(v) and _code_shape(v) == shape]
+            if len(olds) == 1 and _rewrite(old, (olds[0], code), it.body, False):
+                old.score = max(old.score, it.score) + _REWRITTEN_EDGE
+                break
+
+
+def _code_shape(code: str) -> str:
+    return re.sub("[a-z]", "a", re.sub(r"\d", "9", code))
 
 
 def hand_overs(items: list[_Item]) -> None:
@@ -2112,6 +2159,7 @@ def hand_overs(items: list[_Item]) -> None:
             new = taker.group("a") or taker.group("b") or (
                 "" if ascii_ else taker.group("c") or taker.group("d"))
             old = left.group("old") or _holder_of(items[:n], left.group("role"))
+            old = old.removesuffix("'s")  # ("Marco's booked solid")
         else:
             continue
         if not old:
@@ -2122,9 +2170,10 @@ def hand_overs(items: list[_Item]) -> None:
                 continue
         if old == new or old in new or new in old or old.split()[-1] in new.split():
             continue
+        # (named in full before: "Marco Ferrante is doing the electrical" … "Marco's booked")
         said = re.compile(
-            rf"(?:[A-Z][a-z][\w'-]* )?{re.escape(old.split()[-1])}\b" if ascii_
-            else re.escape(old))
+            rf"(?:[A-Z][a-z][\w'-]* )?{re.escape(old.split()[-1])}\b(?: {_SURNAME}\b)?"
+            if ascii_ else re.escape(old))
         older = [o for o in items[:n] if o.role != "tool" and said.search(o.body)]
         if not older:
             continue  # nobody said before that they did it: nothing to replace

@@ -21,6 +21,7 @@ from .changes import (
     end_states,
     hand_overs,
     replace_instructions,
+    reported_codes,
     says_settled,
     supersede_changes,
     supersede_tool_state,
@@ -658,6 +659,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         if differences:
             supersede_differences(merged, differences)
         kept = supersede_changes(merged, settled)
+        reported_codes(kept)
         hand_overs(kept)
         kept = end_states(replace_instructions(kept))
         kept = supersede_tool_state(kept)
