@@ -1516,14 +1516,12 @@ def _settler(body: str, said: _Shape) -> frozenset[str]:
 
 
 # One scan in C for every message: most hold none of the keys.
-_SETTLED_KEY = re.compile("|".join(re.escape(k) for k in _SETTLED_KEYS), re.I)
-
-
 def says_settled(text: str) -> bool:
     """Whether a user message says a value was settled or misread; every statement of it may
     give the settled value ("NEGOTIATED!!! 3,950 a month", "ugh wait I misread the email. it's
     91.50 per case")."""
-    return _SETTLED_KEY.search(text) is not None and _SETTLED.search(text) is not None
+    # (keys first, by substring: one regex of them all was most of the cost)
+    return _has(text, _SETTLED_KEYS) and _SETTLED.search(text) is not None
 
 
 _REWRITTEN_EDGE = 0.01
@@ -2107,8 +2105,8 @@ def reported_codes(items: list[_Item]) -> None:
     the code replaces the user's older one of the same shape ("我买的G8505"). (The reply's own
     change otherwise changes only what the assistant said.)"""
     for n, it in enumerate(items):
-        if not _assistants(it) or it.msg < 0 or not _has(it.body, _CHANGE_KEYS) \
-                or not _DIGITS.search(it.body) or not _says_change(it.body):
+        if not _assistants(it) or it.msg < 0 or not _DIGITS.search(it.body) \
+                or not _has(it.body, _CHANGE_KEYS) or not _says_change(it.body):
             continue
         codes = [v for v in _values(it.body)[0] if _CODE.fullmatch(v)]
         if len(codes) != 1:

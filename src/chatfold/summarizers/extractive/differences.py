@@ -96,13 +96,20 @@ _ZH_TIME_SHIFT = frozenset(("推迟", "延后", "延迟", "往后推", "推后",
                             "早", "晚"))
 
 
+# What every difference holds: a digit and one of its words, searched for before the patterns.
+_DIGIT = re.compile(r"\d")
+_EN_KEY = re.compile(r"(?i)\b(?:more|extra|less|fewer|off|cheaper|higher|lower|later|earlier|sooner"
+                     r"|early|late|down|up|back|forward|by|delayed|postponed)")
+_ZH_KEY = re.compile(r"[涨降加多少减贵增提上下便优推延往挪早晚]")
+
+
 def said_differences(text: str) -> tuple[Difference, ...]:
     """The differences a message says, each with the values it may lead to."""
     if not text:
         return ()
     out: list[Difference] = []
     if text.isascii():
-        if not any(ch.isdigit() for ch in text):
+        if _DIGIT.search(text) is None or _EN_KEY.search(text) is None:
             return ()
         found = [*_EN_AFTER.finditer(text), *_EN_BEFORE.finditer(text), *_EN_BY.finditer(text)]
         values = _values(text)[0] if found else frozenset()
@@ -118,9 +125,9 @@ def said_differences(text: str) -> tuple[Difference, ...]:
             if got is not None:
                 out.append(got)
         return tuple(out)
-    plain = _arabic(text)
-    if not any(ch.isdigit() for ch in plain) and "点" not in plain:
+    if _ZH_KEY.search(text) is None:
         return ()
+    plain = _arabic(text)
     found = list(_ZH_DIFFERENCE.finditer(plain))
     values = _values(text)[0] if found else frozenset()
     for m in found:
