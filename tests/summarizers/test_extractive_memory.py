@@ -5751,3 +5751,22 @@ def test_a_code_the_reply_gives_for_a_change_the_user_said_replaces_the_users_co
     assert "G8505" not in out and "G8633" in out, out
     # (a lone numeral is no code: "一般" is never written as "G8633般")
     assert "G8633般" not in out, out
+
+
+def test_options_each_ending_at_a_semicolon_are_whole_and_a_described_pick_names_one() -> None:
+    out = ask([user("We need a hotel in Porto for June 6 to 9, under 180 euros a night."),
+               assistant("A few options: Casa dos Azulejos, a guesthouse right by São Bento "
+                         "station, about €140 a night; Ribeira Riverside Loft, on the waterfront, "
+                         "about €175; and Hotel Boavista Park, quieter and further out, about "
+                         "€110."),
+               user("Let's do the one next to the station, easiest with our bags.")])
+    assert any("Casa dos Azulejos" in line for line in section(out, "Decisions")), out
+
+
+def test_a_reminder_to_do_it_names_the_thing_the_sentence_before_names() -> None:
+    out = ask([user("We need the school gym for raffle night. Can you remind me to ask the "
+                    "front office to book it?"),
+               assistant("Sure. When you ask, mention the date, setup time and how many tables "
+                         "you'll need, since the gym often has sports practices booked in the "
+                         "evenings.")])
+    assert any("raffle" in line for line in section(out, "Open tasks")), out

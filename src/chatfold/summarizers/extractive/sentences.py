@@ -338,6 +338,8 @@ _POINTING_ERRAND = re.compile(
     # A reminder or a list asked for by pointing back: "Remind me to do that once…", "can you
     # keep it on my to-do list?", "don't let me forget it".
     r"|\bremind me (?:to (?:do|handle|send|book|file) )?(?:about )?(?:that|this|it)\b"
+    # "Can you remind me to ask the front office to book it?": the thing is before
+    r"|\bremind me to (?:[\w'-]+ ){1,6}?(?:it|that|this|them)[?.!]*$"
     r"|\b(?:keep|put|add|stick) (?:that|this|it) (?:on|to) (?:my|the) (?:to-?do )?list\b"
     r"|\bdon't let me forget (?:about )?(?:that|this|it)\b)"
     r"|(?:得|要|还得|必须)把(?:这事|那事|这件事|那件事|这个|那个|它)"
