@@ -5770,3 +5770,24 @@ def test_a_reminder_to_do_it_names_the_thing_the_sentence_before_names() -> None
                          "you'll need, since the gym often has sports practices booked in the "
                          "evenings.")])
     assert any("raffle" in line for line in section(out, "Open tasks")), out
+
+
+def test_a_tool_result_giving_an_old_and_a_new_value_rewrites_what_was_said() -> None:
+    from chatfold.summarizers.extractive.changes import tool_pairs
+
+    assert tool_pairs('{"original_departure": "09:12", "new_departure": "13:39", "seat": "4"}') \
+        == [("09:12", "13:39")]
+    assert tool_pairs('{"booking": {"old_room": "B-14", "new_room": "C-02"}}') \
+        == [("B-14", "C-02")]
+    assert tool_pairs("original_departure 09:12") == []
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "get_train_booking", "arguments": '{"reference": "PQX-55821"}'}}
+    first = ask([user("For the Portugal leg we're taking the 9:12 Alfa Pendular to Porto.")])
+    out = ask([user("CP sent me something about a schedule change. Reference PQX-55821."),
+               assistant("", tool_calls=[call]),
+               {"role": "tool", "tool_call_id": "c1", "content":
+                '{"reference": "PQX-55821", "status": "rescheduled", "original_departure": '
+                '"09:12", "new_departure": "13:39", "arrival": "16:31"}'},
+               assistant("Your train now leaves at 13:39.")], previous=first)
+    said = next(line for line in out.splitlines() if "Alfa Pendular" in line)
+    assert "9:12" not in said and "13:39 Alfa Pendular" in said, out

@@ -31,6 +31,7 @@ that is the one number within a factor of two of it ("房租每个月6800"), and
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable
 from functools import lru_cache, partial
@@ -2003,6 +2004,59 @@ def tool_updates(items: list[_Item]) -> None:
 
 
 _CLOCK = re.compile(r"(?<![\d:])\d{1,2}:\d{2}(?:\s?[AaPp]\.?[Mm]\.?)?(?![\d:])")
+
+
+def tool_pairs(content: str) -> list[tuple[str, str]]:
+    """The old and new values a tool's JSON result gives under paired keys: ("09:12", "13:39")
+    from ``"original_departure": "09:12", "new_departure": "13:39"``; old_/previous_/was_ and
+    new_/updated_/current_ keys alike, one level of nesting."""
+    if "{" not in content or not _PAIRED_KEY.search(content):
+        return []
+    try:
+        data = json.loads(content)
+    except ValueError:
+        return []
+    found: list[tuple[str, str]] = []
+    for obj in [data, *(v for v in data.values() if isinstance(v, dict))] \
+            if isinstance(data, dict) else ():
+        olds: dict[str, str] = {}
+        news: dict[str, str] = {}
+        for key, value in obj.items():
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool):
+                continue
+            m = _OLD_KEY.match(str(key)) or _NEW_KEY.match(str(key))
+            if m is not None:
+                (olds if m.re is _OLD_KEY else news)[m.group(1).lower()] = str(value).strip()
+        found += [(olds[k], news[k]) for k in olds.keys() & news.keys()
+                  if olds[k] and news[k] and olds[k] != news[k]]
+    return found
+
+
+_OLD_KEY = re.compile(r"(?i)(?:original|old|previous|prev|former|was)[_ -]?(\w+)$")
+_NEW_KEY = re.compile(r"(?i)(?:new|updated|current|now)[_ -]?(\w+)$")
+_PAIRED_KEY = re.compile(r"(?i)\"(?:original|old|previous|prev|former|was)[_ -]?\w+\"")
+
+
+def supersede_tool_pairs(items: list[_Item], pairs: dict[int, list[tuple[str, str]]]) -> None:
+    """Write each new value a tool reported beside its old one (:func:`tool_pairs`) over the old
+    value in what was said before it: "we're taking the 9:12 Alfa Pendular" after
+    ``original_departure=09:12, new_departure=13:39`` says 13:39. A time is found however its
+    hour is written ("09:12" / "9:12")."""
+    for msg, found in sorted(pairs.items()):
+        for stale, fresh in found:
+            clock = _BARE_CLOCK.fullmatch(stale)
+            said = re.compile(rf"(?<![\d:]){int(clock.group(1))}:{clock.group(2)}(?![\d])"
+                              if clock else rf"(?<![\w-]){re.escape(stale)}(?![\w-])", re.I)
+            if clock is None and len(stale) < 3:
+                continue  # ("2" → "3": too short to find as itself)
+            now = fresh[1:] if clock and _BARE_CLOCK.fullmatch(fresh) and fresh[0] == "0" \
+                else fresh
+            for old in items:
+                if old.role != "tool" and old.msg < msg:  # (one carried, -1, is older)
+                    old.body = said.sub(now, old.body)
+
+
+_BARE_CLOCK = re.compile(r"0?(\d{1,2}):(\d{2})")
 
 
 # A Chinese thing moved to another named place or maker, no number in it: "团建地点改成苏州了",

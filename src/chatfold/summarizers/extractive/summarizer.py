@@ -24,7 +24,9 @@ from .changes import (
     reported_codes,
     says_settled,
     supersede_changes,
+    supersede_tool_pairs,
     supersede_tool_state,
+    tool_pairs,
     tool_updates,
     zh_moves,
 )
@@ -658,6 +660,10 @@ class ExtractiveSummarizer(BaseSummarizer):
                        and (found := said_differences(text := content_text(m.get("content"))))}
         if differences:
             supersede_differences(merged, differences)
+        reported = {i: pairs for i, m in enumerate(request.messages) if m.get("role") == "tool"
+                    and (pairs := tool_pairs(content_text(m.get("content"))))}
+        if reported:
+            supersede_tool_pairs(merged, reported)
         kept = supersede_changes(merged, settled)
         reported_codes(kept)
         hand_overs(kept)
