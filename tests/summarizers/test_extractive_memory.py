@@ -5791,3 +5791,26 @@ def test_a_tool_result_giving_an_old_and_a_new_value_rewrites_what_was_said() ->
                assistant("Your train now leaves at 13:39.")], previous=first)
     said = next(line for line in out.splitlines() if "Alfa Pendular" in line)
     assert "9:12" not in said and "13:39 Alfa Pendular" in said, out
+
+
+_OPEN_LISTINGS = """Open tasks:
+- User to choose from: Hetzner CX22 VPS, about €4.50 a month | DigitalOcean Basic Droplet, about \
+$12 a month | Fly.io, pay as you go, less server management
+- User to choose from: Calacatta Nuvo quartz, about $3,900 installed | Steel Grey granite, about \
+$2,700 | walnut butcher block, about $1,800
+"""
+
+
+@pytest.mark.parametrize(("said", "chosen"), [
+    # the words of saying so name no option ("go" is no "pay as you go" plan)...
+    ("Let's go with that one.", None),
+    # ...the sentence before does
+    ("We went to the stone yard and loved the granite slabs. Let's go with that one.",
+     "Steel Grey granite"),
+    ("I'll take the second option, I've used their tutorials before anyway.", "DigitalOcean"),
+])
+def test_a_later_pick_among_open_listings_is_read_from_what_names_an_option(
+        said: str, chosen: str | None) -> None:
+    out = ask([user(said)], previous=_OPEN_LISTINGS)
+    picked = [line for line in section(out, "Decisions") if line.startswith("User chose")]
+    assert (picked[0].split(": ", 1)[1].startswith(chosen) if chosen else not picked), out

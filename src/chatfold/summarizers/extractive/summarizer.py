@@ -900,9 +900,14 @@ class ExtractiveSummarizer(BaseSummarizer):
                     pending = [x for x in pending if x[1] != last_msg]
                 choices = [(j, o) for j, o in open_choices.items() if j not in picked_choices]
                 choices += [(-1 - k, x[0]) for k, x in enumerate(pending)]
-                for sentence in split if choices else []:
+                for k, sentence in enumerate(split if choices else []):
                     found = next(((j, o) for j, opts in choices
                                   if (o := later_pick(opts, sentence)) is not None), None)
+                    if found is None and k:
+                        # "…loved the granite slabs. Let's go with that one.": the option the
+                        # sentence before names.
+                        found = next(((j, o) for j, opts in choices if (
+                            o := anaphoric_pick(opts, split[k - 1], sentence)) is not None), None)
                     if found is not None:
                         who = _ROLE_TAGS[lang]["user"]
                         rows.append(_Row("", f"{who}{_CHOSE[lang]}{_COLON[lang]}{found[1]}",

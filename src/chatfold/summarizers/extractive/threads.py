@@ -1902,5 +1902,8 @@ def later_pick(options: list[str], sentence: str) -> str | None:
                                            _MAX_PICK_HAN])
     if priced is not None:
         return _short_option(priced[0])
-    option = _named_most(options, sentence, chars=True)
+    # (by what it names after saying so: "go" in "Let's go with that one" names no "pay as you
+    # go" plan)
+    option = _named_most(options, sentence if appraised else sentence[cue.end() - cue.start():],
+                         chars=True)
     return None if option is None else _short_option(option)
