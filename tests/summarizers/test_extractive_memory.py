@@ -5808,6 +5808,9 @@ $2,700 | walnut butcher block, about $1,800
     ("We went to the stone yard and loved the granite slabs. Let's go with that one.",
      "Steel Grey granite"),
     ("I'll take the second option, I've used their tutorials before anyway.", "DigitalOcean"),
+    # an ordinal far from the words of choosing places no pick
+    ("Changed the rental, we're picking up downtown since we'll take the bus there first.",
+     None),
 ])
 def test_a_later_pick_among_open_listings_is_read_from_what_names_an_option(
         said: str, chosen: str | None) -> None:

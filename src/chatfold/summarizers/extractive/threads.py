@@ -1878,6 +1878,9 @@ def asks_for_options(text: str) -> bool:
     return _ASKS_OPTIONS.search(text) is not None and _OWN_LOOKUP.search(text) is None
 
 
+_BEFORE_ORDINAL = frozenset(("the", "maybe", "probably", "just", "definitely", "with", "for"))
+
+
 def later_pick(options: list[str], sentence: str) -> str | None:
     """The one of ``options`` (a choice left open folds ago) that a later ``sentence`` of the
     user says was chosen, by place or by what it names; None when it says no choice or names
@@ -1893,7 +1896,10 @@ def later_pick(options: list[str], sentence: str) -> str | None:
                                                 "for sure"))
     sentence = sentence[:cue.start()] if appraised else sentence[cue.start():]
     ordinal = (_ORDINAL_EN if sentence.isascii() else _ORDINAL_ZH).search(sentence)
-    if ordinal is not None:
+    between = "" if appraised or ordinal is None or not sentence.isascii() else \
+        sentence[cue.end() - cue.start():ordinal.start()]
+    if ordinal is not None and not set(between.lower().split()) - _BEFORE_ORDINAL:
+        # (right after saying so: "we'll take the bus there first" is no pick of the first)
         picked = ordinal_pick([], options, sentence[ordinal.start():][:_MAX_ORDINAL_LATIN])
         if picked is not None:
             return picked[0]
