@@ -5746,11 +5746,18 @@ def test_a_code_the_reply_gives_for_a_change_the_user_said_replaces_the_users_co
                assistant("", tool_calls=[call]),
                {"role": "tool", "tool_call_id": "c1",
                 "content": '{"status": "已改签", "train": "G8633", "depart": "10:17"}'},
-               assistant("改签成功了，现在是G8633，5月1日10:17从成都东出发。")],
+               assistant("改签成功了，现在是G8633，5月1日10:17从成都东出发，11:52到重庆西。")],
               previous=first, language="zh")
     assert "G8505" not in out and "G8633" in out, out
     # (a lone numeral is no code: "一般" is never written as "G8633般")
     assert "G8633般" not in out, out
+    # A code of the same shape in what speaks of something else stays.
+    other = ask([user("五一成都到重庆我买的G8505。"), user("这台K5200质量不错，装系统要注意。")],
+                language="zh")
+    out = ask([user("我刚在12306上改签了，你帮我看下现在订单是哪趟"),
+               assistant("改签成功了，现在是G8633，11:52到重庆西。")],
+              previous=other, language="zh")
+    assert "K5200" in out and "G8505" not in out, out
 
 
 def test_options_each_ending_at_a_semicolon_are_whole_and_a_described_pick_names_one() -> None:

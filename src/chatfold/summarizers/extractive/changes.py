@@ -2172,12 +2172,15 @@ def reported_codes(items: list[_Item]) -> None:
         if not asked:
             continue
         tag, since = _speaker_tag(asked[-1]), asked[-1].msg
+        # (what either says of it: "成都", "重庆" of the train, not a review's "X3200")
+        about = _topic(it.body) | _topic(asked[-1].body)
         for old in reversed(items[:n]):
             if _assistants(old) or _speaker_tag(old) != tag or old.msg >= since:
                 continue  # (a carried one, msg -1, is older than any)
             olds = [v for v in _values(old.body)[0]
                     if v != code and _CODE.fullmatch(v) and _code_shape(v) == shape]
-            if len(olds) == 1 and _rewrite(old, (olds[0], code), it.body, False):
+            if len(olds) == 1 and _topic(old.body) & about \
+                    and _rewrite(old, (olds[0], code), it.body, False):
                 old.score = max(old.score, it.score) + _REWRITTEN_EDGE
                 break
 
