@@ -5824,3 +5824,24 @@ def test_a_later_pick_among_open_listings_is_read_from_what_names_an_option(
     out = ask([user(said)], previous=_OPEN_LISTINGS)
     picked = [line for line in section(out, "Decisions") if line.startswith("User chose")]
     assert (picked[0].split(": ", 1)[1].startswith(chosen) if chosen else not picked), out
+
+
+@pytest.mark.parametrize(("old", "kept", "gone"), [
+    ("I'm selling my Fender Blues Junior on Reverb, listed at $450 for now.", "$395", "$450"),
+    # a far amount is no price of "it"
+    ("My rent is $1,850 a month.", "$1,850", None),
+])
+def test_a_price_put_on_it_is_the_latest_near_price(old: str, kept: str, gone: str | None
+                                                    ) -> None:
+    first = ask([user(old)])
+    out = ask([user("No bites in two weeks so I dropped it to $395."), assistant("OK.")],
+              previous=first)
+    assert kept in out and (gone is None or gone not in out), out
+
+
+def test_a_price_the_reply_gives_for_a_change_the_user_said_replaces_the_users_price() -> None:
+    first = ask([user("I do bookkeeping on the side. Hartwell Bakery pays me $68 an hour.")])
+    out = ask([user("Pull up the Hartwell contract terms, I think something changed."),
+               assistant("You're right, the contract shows your Hartwell rate is now $74.50 an "
+                         "hour, effective April 1.")], previous=first)
+    assert "$68" not in out and "pays me $74.50" in out, out

@@ -41,6 +41,7 @@ from .lexicon import (
     _ASKED,
     _COLON,
     _DECISIONS,
+    _DONE_MARK,
     _PREFS,
     _ROLE_TAGS,
     _SURNAMES,
@@ -988,6 +989,9 @@ def supersede_changes(
         # a clause of change naming nothing, of what its sentence names; "bump the pydantic pin
         # to 2.7.4 and rerun the schema tests", the clause that changes, not what else is asked.
         also = tuple(x for x in (named_by_whole, clause_said) if x is not None)
+        priced_it = whole is not None and not new.topic and bool(new.units) \
+            and new.units <= _MONEY_UNITS and clause is not None \
+            and _IT_TO.search(clause) is not None
         if lead:
             # "…sent a revised quote, he'd left out the membrane. New total is $3,640.": the
             # sentence before, saying the change with no value, names what changed.
@@ -1028,6 +1032,13 @@ def supersede_changes(
                 # "…can't make the 14th so we moved it to March 22" names the day it moves
                 # ("the surprise party for Dev on March 14"): the same thing, whatever else
                 # either statement says of it.
+                pass
+            elif priced_it and new.units & was.units and _close(new.values, was.values) and (
+                    rewritten := _put_value(old, was.values - new.values,
+                                            new.values - was.values, it.body,
+                                            (was.units, new.units))):
+                # "No bites in two weeks so I dropped it to $395": a price put on "it", naming
+                # nothing else, is the latest near price the speaker gave ("listed it at $450").
                 pass
             elif bare_old:
                 # The rest of the statements need not speak of the same thing: the change
@@ -1143,6 +1154,10 @@ _PUT_RIGHT = re.compile(
     # What a value taken back left ("啊不对，打错了，是沪A7K329" keeps "是沪A7K329").
     r"|^是(?=[^，。！？]{2,})"
 )
+
+
+# A change of what was just spoken of: "dropped it to $395", "bumped them up to $12".
+_IT_TO = re.compile(r"(?i)\b(?:it|that|them)\s+(?:(?:down|up|back)\s+)?(?:to|at)\b")
 
 
 def _lead_in(items: list[_Item], n: int, shape: Callable[[int], _Shape]) -> _Shape | None:
@@ -2154,35 +2169,55 @@ def _holder_of(items: list[_Item], role: str) -> str:
 
 
 def reported_codes(items: list[_Item]) -> None:
-    """A change the user says without its new code ("我刚在12306上改签了，你帮我看下现在订单是
-    哪趟", "they rebooked me, can you check?") and the reply gives ("改签成功了，现在是G8633"):
-    the code replaces the user's older one of the same shape ("我买的G8505"). (The reply's own
-    change otherwise changes only what the assistant said.)"""
+    """A change the user says without its new value ("我刚在12306上改签了，你帮我看下现在订单是
+    哪趟", "pull up the Hartwell contract, I think something changed") and the reply gives
+    ("改签成功了，现在是G8633", "your Hartwell rate is now $74.50 an hour"): a code replaces the
+    user's older one of the same shape ("我买的G8505"), a price the user's one near price
+    ("Hartwell Bakery pays me $68 an hour"), in a statement that speaks of what the reply or
+    the ask speaks of. (The reply's own change otherwise changes only what the assistant said.)"""
     for n, it in enumerate(items):
         if not _assistants(it) or it.msg < 0 or not _DIGITS.search(it.body) \
                 or not _has(it.body, _CHANGE_KEYS) or not _says_change(it.body):
             continue
         codes = [v for v in _values(it.body)[0] if _CODE.fullmatch(v)]
-        if len(codes) != 1:
+        prices = set(_prices(it.body))
+        if len(codes) == 1:
+            fresh, shape = codes[0], _code_shape(codes[0])
+        elif not codes and len(prices) == 1:
+            fresh, shape = prices.pop(), ""
+        else:
             continue
-        code, shape = codes[0], _code_shape(codes[0])
         asked = [u for u in items[:n] if not _assistants(u) and 0 <= u.msg < it.msg <= u.msg
-                 + _NEAR and _CHANGE.search(u.body) and not any(
-                     _CODE.fullmatch(v) for v in _values(u.body)[0])]
+                 + _NEAR and _CHANGE.search(u.body) and not (
+                     any(_CODE.fullmatch(v) for v in _values(u.body)[0]) if shape
+                     else _prices(u.body))]
         if not asked:
             continue
         tag, since = _speaker_tag(asked[-1]), asked[-1].msg
         # (what either says of it: "成都", "重庆" of the train, not a review's "X3200")
         about = _topic(it.body) | _topic(asked[-1].body)
         for old in reversed(items[:n]):
-            if _assistants(old) or _speaker_tag(old) != tag or old.msg >= since:
-                continue  # (a carried one, msg -1, is older than any)
+            if _assistants(old) or _speaker_tag(old) != tag or old.msg >= since \
+                    or old.body.endswith(tuple(_DONE_MARK.values())):
+                # (a carried one, msg -1, is older than any; a request done was asked with the
+                # value of its day: the reply carries the new one)
+                continue
             olds = [v for v in _values(old.body)[0]
-                    if v != code and _CODE.fullmatch(v) and _code_shape(v) == shape]
+                    if v != fresh and _CODE.fullmatch(v) and _code_shape(v) == shape] if shape \
+                else [v for v in set(_prices(old.body)) if v != fresh and _near_amount(v, fresh)]
             if len(olds) == 1 and _topic(old.body) & about \
-                    and _rewrite(old, (olds[0], code), it.body, False):
-                old.score = max(old.score, it.score) + _REWRITTEN_EDGE
+                    and _rewrite(old, (olds[0], fresh), it.body, not shape):
+                # (a value the user had to have looked up again: worth what a revision is)
+                old.score = max(old.score, it.score) + _REVISED_WEIGHT
                 break
+
+
+def _prices(text: str) -> list[str]:
+    """The amounts of money ``text`` writes with their currency ("$74.50", "4870元")."""
+    return [m.group(1) or m.group(2) for m in _PRICE.finditer(text)]
+
+
+_PRICE = re.compile(r"[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:元|块)")
 
 
 def _code_shape(code: str) -> str:

@@ -356,3 +356,6 @@ TITLES = ("Dr", "Mr", "Mrs", "Ms", "St", "Jr")
 ZH_TITLES = "老师|师傅|医生|大夫|教练|经理|主任|律师"
 # A child called by a doubled name, as Chinese parents do ("我女儿朵朵").
 ZH_CHILD_NAMED = r"(?:女儿|儿子|闺女|宝宝|孩子|老大|老二|小孩)(?P<twice>[\u4e00-\u9fff])(?P=twice)"
+
+# What a request fulfilled is marked with when it is kept.
+_DONE_MARK = {"en": " (done)", "zh": "（已完成）"}

@@ -40,6 +40,7 @@ from .lexicon import (
     _CARRY_SHARE,
     _COLON,
     _DECISIONS,
+    _DONE_MARK,
     _FACTS,
     _JACCARD_DUP,
     _JACCARD_MIN_TOKENS,
@@ -152,7 +153,6 @@ _DECISION_BONUS = 1.5  # an accepted proposal: the user's choice, as durable as 
 _DECISION_FLOOR = 5.0  # and worth at least a plain fact, whatever its words
 _OPEN_TASK_BONUS = 2.0  # the user's errand kept open: above a statement of the same worth
 _DONE_BONUS = 0.3  # a statement that fulfilled a request stays a candidate, just above small talk
-_DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
 _CONTEXT = {"en": " — ", "zh": "。"}  # an errand, then what it is about
 _NUMBERS = re.compile(r"\d+")
 _REMINDER_WORDS = content_tokens("keep list forget forgetting remind reminder urgent")
