@@ -2168,7 +2168,7 @@ def _holder_of(items: list[_Item], role: str) -> str:
     return ""
 
 
-def reported_codes(items: list[_Item]) -> None:
+def reported_values(items: list[_Item]) -> None:
     """A change the user says without its new value ("我刚在12306上改签了，你帮我看下现在订单是
     哪趟", "pull up the Hartwell contract, I think something changed") and the reply gives
     ("改签成功了，现在是G8633", "your Hartwell rate is now $74.50 an hour"): a code replaces the

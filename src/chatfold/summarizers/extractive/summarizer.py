@@ -21,7 +21,7 @@ from .changes import (
     end_states,
     hand_overs,
     replace_instructions,
-    reported_codes,
+    reported_values,
     says_settled,
     supersede_changes,
     supersede_tool_pairs,
@@ -665,7 +665,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         if reported:
             supersede_tool_pairs(merged, reported)
         kept = supersede_changes(merged, settled)
-        reported_codes(kept)
+        reported_values(kept)
         hand_overs(kept)
         kept = end_states(replace_instructions(kept))
         kept = supersede_tool_state(kept)
