@@ -5845,3 +5845,9 @@ def test_a_price_the_reply_gives_for_a_change_the_user_said_replaces_the_users_p
                assistant("You're right, the contract shows your Hartwell rate is now $74.50 an "
                          "hour, effective April 1.")], previous=first)
     assert "$68" not in out and "pays me $74.50" in out, out
+
+
+def test_a_time_said_after_being_bumped_moves_the_latest_time() -> None:
+    _assert_replaced("I coach my daughter's U10 soccer team and practice is Tuesdays at 5:15.",
+                     "Heads up, we got bumped, it's 5:45 now because the lacrosse kids have the "
+                     "field first.", "5:15", "5:45")

@@ -90,6 +90,8 @@ _CHANGE = re.compile(
     r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to|pushed back"
     r"|(?:is|are|'s|got|been) (?:moving|moved|being moved) to"
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
+    # "we got bumped, it's 5:45 now": moved by someone else
+    r"|(?:got|were|was|been) bumped"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
     r"|bumped|upsized|downsized|upgraded|downgraded"
     r"|switch|set|stretch|stretched|boost|boosted|upped|go up|go down|goes up|goes down"
