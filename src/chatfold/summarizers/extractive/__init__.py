@@ -33,7 +33,10 @@ writing them. One fold is one linear pass:
    ``- `` line, with its section and date). Exact duplicates are dropped, and a newer statement
    replaces an older one about the same *slot*, clause by clause: same subject and attribute
    ("my favourite band is…", "I have 17 postcards" → "25 postcards", "我住在北京" → "我搬到上海
-   了", a liked or disliked thing). The assistant echoing the user replaces nothing.
+   了", a liked or disliked thing). The assistant echoing the user replaces nothing. A
+   statement of change (``changes``) writes its new value into the older statement it changes
+   or takes the old one out; a change given with its difference ("came down $600, so it's
+   $17,300", ``differences``) finds the old value by arithmetic.
 6. **Cap** (``summarizer``, ``render``). Items are kept until the token cap, counted with the
    caller's counter, in this documented priority: items carried from the previous summary
    first claim up to 90% of the cap among themselves, and carry an incumbency bonus, so a
