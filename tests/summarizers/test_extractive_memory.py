@@ -5851,3 +5851,14 @@ def test_a_time_said_after_being_bumped_moves_the_latest_time() -> None:
     _assert_replaced("I coach my daughter's U10 soccer team and practice is Tuesdays at 5:15.",
                      "Heads up, we got bumped, it's 5:45 now because the lacrosse kids have the "
                      "field first.", "5:15", "5:45")
+
+
+def test_one_name_for_another_after_the_same_head_name_is_a_rename() -> None:
+    _assert_replaced("We're calling the new onboarding initiative Project Halibut internally.",
+                     "Legal made us rename it, it's Project Cormorant now because of a "
+                     "trademark conflict.", "Halibut", "Project Cormorant")
+    # no word of change, no rename: another project
+    first = ask([user("We're calling the new onboarding initiative Project Halibut.")])
+    out = ask([user("Project Cormorant is the billing one, totally separate."),
+               assistant("OK.")], previous=first)
+    assert "Project Halibut" in out, out

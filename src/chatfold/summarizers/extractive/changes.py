@@ -70,7 +70,7 @@ _ZH_CHANGED = (
 _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|写错了|写错|记错了|记错|应该是"
 _CHANGE = re.compile(
     r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
-    r"|renamed|ported"
+    r"|renamed?|renaming|ported"
     # "I decided to raise it by ten bucks, so $95 an hour"
     r"|(?:raise|raising|increase|increasing|bump|bumping|lower|lowering|cut|cutting|drop"
     r"|dropping) (?:it|them|that|this|(?:the|my|our) [\w' -]{1,20}?) by"
@@ -1035,6 +1035,12 @@ def supersede_changes(
                 # ("the surprise party for Dev on March 14"): the same thing, whatever else
                 # either statement says of it.
                 pass
+            elif not theirs and it.body.isascii() and (
+                    named := _renamed(it.body, old.body, new.values, was.values)) is not None \
+                    and (rewritten := _put_value(old, *named, it.body)):
+                # "it's Project Cormorant now" after "…Project Halibut internally": one name
+                # for another after the same head name, whatever else either says.
+                pass
             elif priced_it and new.units & was.units and _close(new.values, was.values) and (
                     rewritten := _put_value(old, was.values - new.values,
                                             new.values - was.values, it.body,
@@ -1156,6 +1162,22 @@ _PUT_RIGHT = re.compile(
     # What a value taken back left ("啊不对，打错了，是沪A7K329" keeps "是沪A7K329").
     r"|^是(?=[^，。！？]{2,})"
 )
+
+
+def _renamed(said: str, was_said: str, new: frozenset[str], was: frozenset[str]
+             ) -> tuple[frozenset[str], frozenset[str]] | None:
+    """The old and new names when both statements name a thing by the same head name and a
+    different second one ("Project Halibut" / "Project Cormorant"); else None."""
+    heads = {m.group(1).lower(): m.group(2).lower() for m in _HEADED.finditer(said)
+             if m.group(2).lower() in new}
+    for m in _HEADED.finditer(was_said):
+        head, name = m.group(1).lower(), m.group(2).lower()
+        if head in heads and heads[head] != name and name in was and head in new & was:
+            return frozenset((name,)), frozenset((heads[head],))
+    return None
+
+
+_HEADED = re.compile(r"\b([A-Z][a-z]+)\.? ([A-Z][a-z]{2,})\b")
 
 
 # A change of what was just spoken of: "dropped it to $395", "bumped them up to $12".
