@@ -5862,3 +5862,13 @@ def test_one_name_for_another_after_the_same_head_name_is_a_rename() -> None:
     out = ask([user("Project Cormorant is the billing one, totally separate."),
                assistant("OK.")], previous=first)
     assert "Project Halibut" in out, out
+
+
+def test_gai_x_le_says_a_change_but_gai_hao_le_does_not() -> None:
+    from chatfold.summarizers.extractive.changes import _other_code, _says_change
+
+    _assert_replaced("我们公司8:45打卡，我住得远，早上几点出门合适？",
+                     "公司改弹性了，最晚9:20前打卡就行", "8:45", "9:20")
+    assert not _says_change("改好了，需要补300块差价") and not _says_change("这个改不了")
+    # an order number is no model to write over
+    assert _other_code("jd7730415962", "kj550") and not _other_code("g7125", "g7139")

@@ -57,6 +57,8 @@ from .threads import _stem, content_tokens
 _ZH_CHANGED = (
     "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
     "|宽限到|延后到|推到|挪到|砍到|压到|改(?=\\d)"
+    # "公司改弹性了", "改线上了" (not "改不了")
+    "|改(?![不没好完过])[\u4e00-\u9fff]{1,3}?了"
     "|涨薪|加薪|降薪|涨工资|涨房租|转网到|转网了"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个|加到|减到|调整到"
     # "上调至6%", "最后5300成交"
@@ -1650,6 +1652,12 @@ def _lone_numeral(value: str) -> bool:
     return len(value) == 1 and value in ZH_NUMERALS
 
 
+def _other_code(old: str, new: str) -> bool:
+    """Whether both are codes of letters and digits of clearly other lengths: an order number
+    ("JD7730415962") is no model ("KJ550")."""
+    return _is_code(old) and _is_code(new) and abs(len(old) - len(new)) > 3
+
+
 def _pair(stale: frozenset[str], fresh: frozenset[str],
           near_only: bool) -> tuple[str, str] | None:
     """The old value and the new one that replaces it: the one new value and the one old value
@@ -1661,7 +1669,7 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
         kind = _value_kind(new)
         # (A lone Chinese numeral is a count, or a word's part: "一般" is no "G8633".)
         olds = [v for v in stale if _value_kind(v) == kind and _lone_numeral(v) ==
-                _lone_numeral(new)]
+                _lone_numeral(new) and not _other_code(v, new)]
         if len(olds) > 1 and kind == "number":
             olds = [v for v in olds if _near_amount(v, new)]
             if len(olds) > 1 and _READING.fullmatch(new):
