@@ -5872,3 +5872,26 @@ def test_gai_x_le_says_a_change_but_gai_hao_le_does_not() -> None:
     assert not _says_change("改好了，需要补300块差价") and not _says_change("这个改不了")
     # an order number is no model to write over
     assert _other_code("jd7730415962", "kj550") and not _other_code("g7125", "g7139")
+
+
+def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_there() -> None:
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "search_email", "arguments": '{"query": "Atlas"}'}}
+    first = ask([user("Can you check my email for anything from Atlas Relocation?"),
+                 assistant("", tool_calls=[call]),
+                 {"role": "tool", "tool_call_id": "c1",
+                  "content": "1 result: pickup moved to June 12, crew arriving at 8:00 AM."},
+                 assistant("Yes: Atlas moved your pickup to June 12, crew arriving at 8:00 AM.")])
+    out = ask([user("Heads up, we got bumped, it's 5:45 now because the lacrosse kids have the "
+                    "field first."), assistant("OK.")], previous=first)
+    answered = next(line for line in out.splitlines() if "→ Yes" in line)
+    assert "8:00 AM" in answered, out
+    call = {"id": "c2", "type": "function", "function": {"name": "get_ticket", "arguments": "{}"}}
+    first = ask([user("我周六回家那趟高铁几点发车来着"), assistant("", tool_calls=[call]),
+                 {"role": "tool", "tool_call_id": "c2",
+                  "content": '{"train": "G1375", "depart": "14:20"}'},
+                 assistant("你周六坐的是G1375，杭州东14:20发车。")], language="zh")
+    out = ask([user("那趟车我改签了，现在是17:05的，车次没变"), assistant("好的。")],
+              previous=first, language="zh")
+    answered = next(line for line in out.splitlines() if "→" in line)
+    assert "14:20" not in answered and "17:05" in answered, out

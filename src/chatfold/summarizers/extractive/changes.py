@@ -1008,6 +1008,13 @@ def supersede_changes(
                     or _changes_fields(it.body, old.body):
                 continue  # (tool lines about one object change by field: supersede_tool_state)
             was = shape(k)
+            if anyone and "→" in old.body and not (whole or new).values & was.values \
+                    and not _THAT_ONE.search(it.body):
+                # A change naming nothing is of what the user said, not of what a look-up told
+                # them ("we got bumped, it's 5:45 now" is no crew's arrival time), unless it
+                # names the same object ("they moved UA 1482 to 9:15") or points at the one
+                # looked up ("那趟车我改签了，现在是17:05的").
+                continue
             if it.replaces and not (((new.units & was.units and _close(new.values, was.values))
                                      or _same_reading(new.values, was.values))
                                     and _speaks_of(was, new, True, anyone, also)):
@@ -1180,6 +1187,10 @@ def _renamed(said: str, was_said: str, new: frozenset[str], was: frozenset[str]
 
 
 _HEADED = re.compile(r"\b([A-Z][a-z]+)\.? ([A-Z][a-z]{2,})\b")
+
+
+_THAT_ONE = re.compile(r"(?i:\bthat (?:flight|train|booking|reservation|appointment|one)\b)"
+                       r"|那(?:趟|班|个|家|辆|间|次)")
 
 
 # A change of what was just spoken of: "dropped it to $395", "bumped them up to $12".
