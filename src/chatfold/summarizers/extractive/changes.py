@@ -720,6 +720,8 @@ def _is_code(value: str) -> bool:
     """Whether a value names one object by a code of letters and digits ("ua 1482", "w-58213")."""
     return _SPACED_CODE.fullmatch(value) is not None or (
         _ID_NUMBER.fullmatch(value) is not None and not value.isdigit())
+
+
 _READING = re.compile(r"\d{1,3}\.\d")
 
 
@@ -808,6 +810,11 @@ def _same_code(new: frozenset[str], old: frozenset[str]) -> bool:
     if len(codes[0]) != 1 or len(codes[1]) != 1 or codes[0] == codes[1]:
         return False
     return _code_shape(codes[0][0]) == _code_shape(codes[1][0])
+
+
+def _code_shape(code: str) -> str:
+    """A code's letters as "a" and digits as "9": "G8505" and "G8633" have one shape."""
+    return re.sub("[a-z]", "a", re.sub(r"\d", "9", code))
 
 
 _DAY = re.compile(
@@ -1568,7 +1575,6 @@ def _settler(body: str, said: _Shape) -> frozenset[str]:
     return _whose(" ".join(holding)) if holding else said.persons
 
 
-# One scan in C for every message: most hold none of the keys.
 def says_settled(text: str) -> bool:
     """Whether a user message says a value was settled or misread; every statement of it may
     give the settled value ("NEGOTIATED!!! 3,950 a month", "ugh wait I misread the email. it's
@@ -2261,10 +2267,6 @@ def _prices(text: str) -> list[str]:
 
 
 _PRICE = re.compile(r"[$€£¥]\s?(\d[\d,]*(?:\.\d+)?)|(\d[\d,]*(?:\.\d+)?)\s?(?:元|块)")
-
-
-def _code_shape(code: str) -> str:
-    return re.sub("[a-z]", "a", re.sub(r"\d", "9", code))
 
 
 def hand_overs(items: list[_Item]) -> None:

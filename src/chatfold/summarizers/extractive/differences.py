@@ -121,7 +121,7 @@ def said_differences(text: str) -> tuple[Difference, ...]:
             size = _en_size(said)
             if size is None or (not unit and said in ("a", "an", "one", "half an", "half a")):
                 continue  # "one more thing", "a lot more": no difference of an amount
-            got = _difference(word, size, unit, said.lstrip("$ "), values, text=True)
+            got = _difference(word, size, unit, said.lstrip("$ "), values, english=True)
             if got is not None:
                 out.append(got)
         return tuple(out)
@@ -140,7 +140,7 @@ def said_differences(text: str) -> tuple[Difference, ...]:
             size, unit = size + 0.5, "小时"
         if word in _ZH_TIME_SHIFT and not unit:
             continue  # "早8点" is a time, not a difference
-        got = _difference(word, size, unit, n, values, text=False)
+        got = _difference(word, size, unit, n, values, english=False)
         if got is not None:
             out.append(got)
     return tuple(out)
@@ -167,11 +167,11 @@ def _zh_size(said: str) -> float:
 
 
 def _difference(word: str, size: float, unit: str, literal: str, values: frozenset[str],
-                text: bool) -> Difference | None:
+                english: bool) -> Difference | None:
     if size <= 0:
         return None
-    up = word in _UP_WORDS if text else word in _ZH_UP
-    down = word in _DOWN_WORDS if text else not up
+    up = word in _UP_WORDS if english else word in _ZH_UP
+    down = word in _DOWN_WORDS if english else not up
     if unit.startswith(("hour", "hr", "小时", "钟头")):
         kind, size = "minutes", size * 60
     elif unit.startswith(("min", "分钟")):
@@ -283,10 +283,11 @@ def _latest_led(older: list[_Item], diff: Difference, topic: frozenset[str]
                 ) -> tuple[_Item, tuple[str, str]] | None:
     """The latest statement with a value ``diff`` takes to one of its values, and the pair."""
     fresh = [(v, q) for v in diff.fresh if (q := _quantity(v, diff.kind)) is not None]
+    kind = _value_kind(next(iter(diff.fresh)))  # (the fresh values are all of one kind)
     for old in reversed(older):
         was = _values(old.body)[0]
         for value in was:
-            if value in diff.fresh or _value_kind(value) != _value_kind(next(iter(diff.fresh))):
+            if value in diff.fresh or _value_kind(value) != kind:
                 continue
             q = _quantity(value, diff.kind)
             if q is None:

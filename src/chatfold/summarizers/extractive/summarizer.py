@@ -653,11 +653,12 @@ class ExtractiveSummarizer(BaseSummarizer):
         items = self._collect(request, lang, max(budget, 0), memo)
         merged = correct_quantities(_merge(items))
         correct_slips(merged)
-        settled = frozenset(i for i, m in enumerate(request.messages) if m.get("role") == "user"
-                            and says_settled(content_text(m.get("content"))))
-        differences = {i: (text, found) for i, m in enumerate(request.messages)
-                       if m.get("role") == "user"
-                       and (found := said_differences(text := content_text(m.get("content"))))}
+        # What the user's messages and the tools' results say of values, read once.
+        users = {i: content_text(m.get("content")) for i, m in enumerate(request.messages)
+                 if m.get("role") == "user"}
+        settled = frozenset(i for i, text in users.items() if says_settled(text))
+        differences = {i: (text, found) for i, text in users.items()
+                       if (found := said_differences(text))}
         if differences:
             supersede_differences(merged, differences)
         reported = {i: pairs for i, m in enumerate(request.messages) if m.get("role") == "tool"
