@@ -71,7 +71,8 @@ _ZH_CHANGED = (
 # A correction: "更正一下", "我说错了", "打错了", "应该是…".
 _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|写错了|写错|记错了|记错|应该是"
 _CHANGE = re.compile(
-    r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|moved|switched|updated|turned|became"
+    r"(?i:\b(?:no longer|any ?more|instead|change[ds]?|changing|moved"
+    r"|switched|updated|turned|became"
     r"|renamed?|renaming|ported"
     # "I decided to raise it by ten bucks, so $95 an hour"
     r"|(?:raise|raising|increase|increasing|bump|bumping|lower|lowering|cut|cutting|drop"
@@ -101,7 +102,8 @@ _CHANGE = re.compile(
     r"|raising|lowering|increasing|reducing|cutting|dropping|extending|upping|boosting"
     r"|changing|switching|upgrading|downgrading|moving|pushing"
     # asked for, as agents are: "bump the pydantic pin to 2.7.4", "raise the limit to 2Gi"
-    r"|bump|raise|lower|increase|reduce|decrease|extend|shorten|upgrade|downgrade|resize"
+    r"|bump|raise|lower|increase|reduce|decrease|extend|shorten|upgrade|downgrade|resize|push"
+    r"|shift"
     r"|scale)(?: [\w']+){0,4}? to"
     r"|since (?:we|i) (?:moved|switched|changed)"
     # What someone who decides it said to do now: "my PI said to spin at 4,200 rpm".
@@ -109,9 +111,11 @@ _CHANGE = re.compile(
     r"(?= [$€£¥]?\d)"
     # a value as it turned out, or as agreed: "ended up at 176.8", "turns out I'm on the Flex
     # 40 plan", "we agreed on 150s"
-    r"|ended up (?:at|being|with)|came (?:in|out) at|turns out|turned out|agreed on|settled on"
+    r"|ended up (?:at|being|with)|came (?:in|out) at|turns out|turned out|agreed on"
+    r"|settl(?:ed|ing|e) on"
     # the count as it stands at the end: "final headcount from the park's system is 19 kids"
     r"|final(?: [\w'-]+){1,6}? (?:is|was|came to)(?= [$€£¥]?\d)"
+    r"|final(?: (?!(?:is|are|was|were|on|at)\b)[\w'-]+){1,6}?(?=: [$€£¥]?\d)"
     r")\b)"
     # "以后都寄到张江碧波路690号", "公司搬了"
     rf"|{_ZH_CHANGED}|以后(?:请|就|都)?(?:用|联系|找|打|寄|送|发到|去|在)|现在是|搬(?:家|走)?了"
@@ -390,7 +394,7 @@ _CHANGE_KEYS = (
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
     "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "agreed",
-    "settled", "谈", "最后", "最终",
+    "settled", "settling", "final", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat", "upgrad", "downgrad",
     "给到", "只剩",
@@ -773,6 +777,12 @@ def _distinct(values: frozenset[str] | set[str]) -> bool:
 _YEAR = re.compile(r"(?:19|20)\d\d")
 
 
+def _marked(value: str) -> bool:
+    """Whether ``value`` is too particular to be said twice by chance: three digits or more, a
+    time, a date, an amount with its unit ("114", "4:35", "March 21", "$80"; not "2")."""
+    return sum(ch.isdigit() for ch in value) >= 3 or not value.isdigit()
+
+
 def _one_day_replaced(new: frozenset[str], old: frozenset[str]) -> bool:
     """Whether what ``new`` gives and ``old`` does not is one day of the week, and ``old`` gives
     another. (Names are too many to tell one for another; amounts: :func:`_one_near_number`.)"""
@@ -1081,7 +1091,11 @@ def supersede_changes(
                     # "…，最后砍到九万，…": an amount cut or raised, naming nothing else, changes
                     # the latest amount in the same unit ("装修预算我们定的是12万").
                     amount := (new.units & was.units - _NOT_THING if not new.topic
-                               else frozenset())):
+                               else frozenset())) and not (
+                    # "…too ambitious, so we're settling on $2,850": so does a price, when
+                    # near the old one ("bumped the goal up to $3,200").
+                    not new.topic and new.units & was.units & _MONEY_UNITS
+                    and _close(new.values, was.values)):
                 continue
             elif not was.values - new.values or not new.values - was.values \
                     or not _speaks_of(was, new, says == 1, anyone, also):
@@ -1107,10 +1121,19 @@ def supersede_changes(
             # So does an earlier change carried beside it ("fund's at 5,150 now", then "Crossed
             # $6,020 today"): an amount as distinct as "5,150" is the same one wherever said.
             for echo in items[:n] if replaced else ():
-                if echo is old or id(echo) in emptied or _speaker_tag(echo) != tag \
-                        or (echo.order > old.order and not _distinct(replaced)):
+                if echo is old or id(echo) in emptied or _speaker_tag(echo) != tag:
                     continue
                 held = (echo_shape := _Shape(echo.body)).values & replaced
+                if held == replaced and len(held) == 1 and _marked(gone := next(iter(held))) \
+                        and _says_change(echo.body) and not any(
+                        _value_kind(v) == _value_kind(gone) for v in echo_shape.values - held) \
+                        and not _assistants(echo) and echo.section != _TASKS:
+                    # The earlier change itself ("two more cousins, so we're at 114 now", then
+                    # "Final headcount is 103"): its one value is replaced, so is it.
+                    emptied.add(id(echo))
+                    continue
+                if echo.order > old.order and not _distinct(replaced):
+                    continue
                 if held and (_speaks_of(echo_shape, new, says == 1, anyone, also)
                              or (_distinct(held) and echo.msg < 0)) \
                         and (carried := _pair(held, said.values - echo_shape.values, True)):
@@ -1174,7 +1197,8 @@ _PUT_RIGHT = re.compile(
     r"|autocorrect|i meant|correction|corrected|should be|it'?s actually|actually it'?s|sorry"
     r"|misread|wrong (?:one|line|number|code))\b"
     r"|\bnot [A-Z0-9][\w-]*)"
-    r"|说错|打错|写错|记错|记岔|看错|抄错|输错|填错|搞错|弄错|不对|应该是|更正|纠正"
+    r"|说错|打错|写错|记错|记岔|看错|抄错|输错|填错|搞错|弄错|搞反|弄反|说反|写反|记反|看反"
+    r"|不对|应该是|更正|纠正"
     # What a value taken back left ("啊不对，打错了，是沪A7K329" keeps "是沪A7K329").
     r"|^是(?=[^，。！？]{2,})"
 )
@@ -1273,6 +1297,16 @@ def correct_slips(items: list[_Item]) -> None:
         names = _ZH_FIXED.findall(body) if not body.isascii() else []
         if not fixed and not names:
             continue
+        # "no its 10x12 remember, not 8x10": the value denied is the slip, whatever its shape,
+        # when one value of its kind is said for it.
+        denied: dict[str, str] = {}
+        if it.body.isascii() and not _CHANGE.search(it.body):  # (a change is no slip)
+            for m in _NEGATED_VALUE.finditer(it.body):
+                for d in _values(m.group()[4:])[0]:
+                    d = d.rstrip(".,:/-")
+                    meant = [f for f in fixed if _value_kind(f) == _value_kind(d) != "word"]
+                    if _marked(d) and len(meant) == 1 and not _near_miss(d, meant[0]):
+                        denied[d] = fixed[meant[0]]
         for k, old in enumerate(items[:n]):
             said = seen.get(k)
             if said is None or said[0] != old.body:  # each body's values are read once
@@ -1283,6 +1317,11 @@ def correct_slips(items: list[_Item]) -> None:
                 if new is not None:
                     old.body = re.sub(rf"(?<![A-Za-z0-9]){re.escape(v)}(?![A-Za-z0-9])",
                                       fixed[new].replace("\\", "\\\\"), old.body,
+                                      flags=re.IGNORECASE)
+            for d, right in denied.items():
+                if d in said[1]:
+                    old.body = re.sub(rf"(?<![A-Za-z0-9]){re.escape(d)}(?![A-Za-z0-9])",
+                                      right.replace("\\", "\\\\"), old.body,
                                       flags=re.IGNORECASE)
             for name in names:
                 slip = re.compile(re.escape(name[0]) + "[\u4e00-\u9fff]" * (len(name) - 1))
@@ -1304,7 +1343,9 @@ _ZH_FIXED = re.compile(rf"(?:是|叫|为)\s*([{_SURNAMES}][\u4e00-\u9fff]{{1,2}}
 
 
 # "it's Anneke, not Annika": the value said not to be is not the new one.
-_NEGATED_VALUE = re.compile(r"(?i:\bnot [A-Z0-9][\w-]*)|不是[^，。！？,.!?]{1,8}")
+_NEGATED_VALUE = re.compile(r"(?i:\bnot [A-Z0-9][\w-]*(?:[:.,/]\d[\w-]*)*"
+                            r"(?:(?<=[A-Za-z]) \d[\w-]*(?:[:.,/]\d[\w-]*)*)?)"
+                            r"|不是(?:[^，。！？,.!?\s]|\.(?=\d)){1,8}")
 
 
 def _change_clause(body: str) -> str | None:
@@ -1343,8 +1384,21 @@ def _change_clause_en(body: str) -> str | None:
                 clauses[-1] += " " + c  # a value alone goes with what it is the value of:
                 continue                # "I set a new password: cedar-heron-77"
             clauses.append(c)
-    found = _the_one_clause(clauses, lambda c: bool(_DIGITS.search(c) or _values(c)[0]))
+    def valued(c: str) -> bool:
+        return bool(_DIGITS.search(c) or _values(c)[0])
+
+    found = _the_one_clause(clauses, valued)
+    if found is None:
+        # "the committee meeting got moved so she needs it by March 18 after all": the change
+        # said without a value, then the value of what it changed, by a pronoun.
+        given = [k for k, c in enumerate(clauses) if valued(c)]
+        if len(given) == 1 and given[0] > 0 and _POINTED.search(clauses[given[0]]) \
+                and _CHANGE.search(clauses[given[0] - 1]):
+            found = clauses[given[0]]
     return found if len(clauses) > 1 else None
+
+
+_POINTED = re.compile(r"(?i)\b(?:it|that|them)\b")
 
 
 # An amount raised or cut to a number said without its unit: "涨到七千三", "降到5200".
@@ -1765,10 +1819,28 @@ def _take_out_amount(old: _Item, units: frozenset[str]) -> None:
     _drop_clauses(old, parts, removed)
 
 
+_SENTENCE_GAP = re.compile(r"(?<=[.!?])\s+(?=[A-Z])|(?<=[。！？])")
+
+
 def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
     """Remove from ``old`` the clauses that speak of ``topic``, and the fragments that only
-    hold a ``stale`` value ("at 3pm")."""
-    parts = _CLAUSE_SPLIT.split(old.body)
+    hold a ``stale`` value ("at 3pm"); of a statement of several sentences, only from those
+    holding a stale value ("The application asks for salary expectations. I put $92,000."
+    keeps what it was for)."""
+    said = [s for s in _SENTENCE_GAP.split(old.body) if s.strip()]
+    # (by its amounts, dates, times: the names it gives may be what it was for, "Corvane")
+    marked = frozenset(v for v in stale if _value_kind(v) != "word") or stale
+    holding = [bool(_values(s)[0] & marked) for s in said]
+    if len(said) > 1 and any(holding) and not all(holding):
+        kept = [_clauses_out(s, topic, stale) if h else s
+                for s, h in zip(said, holding, strict=True)]
+        old.body = "".join(f"{s} " if s.isascii() else s for s in kept if s).strip()
+    else:
+        old.body = _clauses_out(old.body, topic, stale)
+
+
+def _clauses_out(body: str, topic: frozenset[str], stale: frozenset[str]) -> str:
+    parts = _CLAUSE_SPLIT.split(body)
     removed = set()
     stale_words = {w for v in stale for w in v.split()}
     for i in range(0, len(parts), 2):
@@ -1783,7 +1855,9 @@ def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
             removed.add(i // 2)
     if not removed:  # the thing was named across clauses: take out the stale values' clauses
         removed = {i // 2 for i in range(0, len(parts), 2) if _values(parts[i])[0] & stale}
-    _drop_clauses(old, parts, removed)
+    if len(removed) == (len(parts) + 1) // 2:
+        return ""
+    return _without_clauses(parts, removed, {}) if removed else body
 
 
 def _drop_clauses(old: _Item, parts: list[str], removed: set[int]) -> None:

@@ -362,6 +362,14 @@ _NAMED_DOING = re.compile(
     r"[A-Z][a-z]+ (?:[a-z]+(?:ed|s)|got|ate|ran|took|found|made|came|went|broke|bit|stole|hid"
     r"|fell|threw|caught|left|lost|won|grew|swallowed|chewed|knocked)\b")
 _ZH_NAMED = re.compile(r"叫|名字")
+# A value with nothing it is the value of: "…asks for salary expectations. I put $92,000.",
+# "Door code? It's 4471.", "…填期望薪资。我填的是25k。": alone it says a number of nothing.
+_BARE_VALUE = re.compile(
+    r"(?i:^(?:so |and )?(?:i|we|it|that|this|mine|ours)(?:'s|'m|'re| is| was| put| paid| said"
+    r"| wrote| entered| chose| picked| went with| got| offered| asked for| quoted)?"
+    r" (?:about |around |roughly |like |just )?[$€£¥]?\d[\d,.:]*"
+    r"(?:k|%| ?(?:bucks|dollars|euros|an hour|a month|/hr|/mo))?\s*[.!]*$)"
+    r"|^(?:我|我们)(?:填|写|报|出|给|付|交)(?:了|的是?)\s*[约大概]?[\d.,]+(?:万|千|元|块|k|K)?[。！!]*$")
 _POINTING_CHARS = 240  # the sentences joined, at most
 _POINTING_BACK = 2  # how far back the thing pointed at may be
 # What names a thing: a number, a capital inside a sentence ("Kestrel Coffee Co"; not "I"), or
@@ -396,10 +404,12 @@ def join_pointing(sentences: list[str]) -> list[str]:
     """``sentences`` with an errand or a choice that points back ("I should really get that set
     up", "we're switching to them") joined to the sentence it points at (the nearest of the
     last two that names something; for an errand, else the one before), so the item names
-    its thing; and a sentence about "he" or "she" joined to the one before that names them."""
+    its thing; a sentence about "he" or "she" joined to the one before that names them; and a
+    value said of nothing ("I put $92,000.") joined to the one before, which names its thing."""
     out: list[str] = []
     for sentence in sentences:
-        if out and _POINTING_WHO.search(sentence) and _names_someone(out[-1]) \
+        if out and ((_POINTING_WHO.search(sentence) and _names_someone(out[-1]))
+                    or (_BARE_VALUE.search(sentence) and _names_a_thing(out[-1]))) \
                 and len(out[-1]) + len(sentence) < _POINTING_CHARS:
             out[-1] = _glue(out[-1], sentence)
             continue
