@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -39,11 +40,24 @@ def _render_args(args: object) -> str:
     return _scalar(args)
 
 
+# A result that reports a change beside the value it replaced ("old_price": 39.9, "new_price":
+# 46.8): the old one is history the new one already tells; it is not carried.
+_OLD_KEY = re.compile(r"(?i)(?:original|old|previous|prev|former)[_ -]?(\w+)$")
+_NEW_KEY = re.compile(r"(?i)(?:new|updated|current)[_ -]?(\w+)$")
+
+
+def _replaced_keys(value: Mapping[object, object]) -> set[object]:
+    news = {m.group(1).lower() for k in value if (m := _NEW_KEY.match(str(k)))}
+    return {k for k in value if (m := _OLD_KEY.match(str(k))) and m.group(1).lower() in news}
+
+
 def _flatten(value: object, depth: int = 0) -> str:
     """Compact text of a JSON value: ``k=v`` pairs, lists as ``a; b; c (+n)``."""
     if isinstance(value, Mapping):
         pairs = []
-        for k, v in list(value.items())[:_MAX_RESULT_KEYS]:
+        replaced = _replaced_keys(value) if len(value) > 1 else set()
+        kept = [(k, v) for k, v in value.items() if k not in replaced]
+        for k, v in kept[:_MAX_RESULT_KEYS]:
             inner = _flatten(v, depth + 1) if depth < 3 else _scalar(v)
             if inner:
                 pairs.append(f"{k}=[{inner}]" if isinstance(v, list) else f"{k}={inner}")
@@ -59,6 +73,7 @@ def _flatten(value: object, depth: int = 0) -> str:
 
 def _render_result(result: str, limit: int) -> str:
     text = result.strip()
+    last = ""
     if text[:1] in "{[":
         try:
             parsed = json.loads(text)
@@ -66,9 +81,16 @@ def _render_result(result: str, limit: int) -> str:
             pass
         else:
             text = _flatten(parsed)
+    elif "\n" in text:
+        # A command's output ends with its verdict ("…successfully enabled HTTPS", "12 passed",
+        # the exception): when all cannot be kept, its first and its last line are.
+        last = _SPACES.sub(" ", text.rsplit("\n", 1)[1]).strip()
     text = _SPACES.sub(" ", text).strip()
     if text.casefold() in _TRIVIAL_RESULTS:
         return ""
+    if len(text) > limit and last and len(last) < len(text) // 2:
+        tail = _trim(last, max(limit * 2 // 3, limit - len(text) + len(last)))
+        return f"{_trim(text[:len(text) - len(last)].rstrip(), limit - len(tail) - 1)} {tail}"
     return _trim(text, limit)
 
 
