@@ -334,6 +334,7 @@ CASUAL_SPELLINGS = {
     "bc": "because", "tmrw": "tomorrow", "tmr": "tomorrow", "tmrrw": "tomorrow",
     "rn": "right now", "ppl": "people", "abt": "about", "nvm": "never mind",
     "tho": "though", "thru": "through", "bday": "birthday", "appt": "appointment",
+    "w": "with", "w/": "with", "w/o": "without",
     "i": "I", "im": "I'm", "ive": "I've", "dont": "don't", "cant": "can't", "wont": "won't",
     "didnt": "didn't", "doesnt": "doesn't", "isnt": "isn't", "wasnt": "wasn't",
     "arent": "aren't", "werent": "weren't", "havent": "haven't", "hasnt": "hasn't",

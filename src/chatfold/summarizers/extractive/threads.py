@@ -1544,6 +1544,10 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
         if len(named) == 1:
             return named[0], named[0], True
     latin = reply.isascii()
+    if latin and (last := _LAST_IT_IS.search(reply)) is not None:
+        # "supabase and neon feel like overkill tbh, sqlite it is": what it is comes last,
+        # after what was ruled out.
+        reply = last.group(1)
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         clauses = _FIRST_CLAUSE.findall(reply)
         # The clause that picks, wherever it is: "他坐不住，我想让他静下心来，就下棋那个吧".
@@ -1697,6 +1701,8 @@ _REPLY_LABEL = re.compile(
     r"(?i:\b(?:option|plan|package|tier|choice)\s+([A-Z0-9])\b)"
     r"|(?:套餐|方案|选项|路线|款式|选|要|就)?\s?(?<![A-Za-z0-9])([A-Za-z])(?![A-Za-z0-9])"
     r"(?=\s*(?:吧|了|就|好|行|$|[，,。.!！]))")
+_LAST_IT_IS = re.compile(r"(?i)(?:^|[,;]|\bso\b)\s*(?![^,;]*\b(?:what|which|how|whatever|where|who"
+                         r"|why|when|not|isn't)\b)((?:then\s+)?[^,;]+?\bit is)[.!]*$")
 _CLAUSE_LINK = re.compile(r"\s+(?:and|but|so|because|since|then)\s+")
 _UNDECIDED = re.compile(r"(?i:\b(?:both|either|neither|or|can'?t decide|not sure|undecided)\b)")
 # What takes an option described: "so the dim sum place", "Tuesday it is", "就那家吧", and an
@@ -1885,6 +1891,11 @@ def later_pick(options: list[str], sentence: str) -> str | None:
     """The one of ``options`` (a choice left open folds ago) that a later ``sentence`` of the
     user says was chosen, by place or by what it names; None when it says no choice or names
     none or more than one."""
+    if 2 <= len(options) <= 6 and sentence.isascii() \
+            and (last := _LAST_IT_IS.search(sentence)) is not None:
+        # "supabase and neon feel like overkill tbh, sqlite it is"
+        option = _named_most(options, last.group(1))
+        return None if option is None else _short_option(option)
     cue = _CHOSE_LATER.search(sentence)
     if not 2 <= len(options) <= 6 or sentence.rstrip().endswith(("?", "？")) \
             or cue is None or _UNDECIDED_LATER.search(sentence):
