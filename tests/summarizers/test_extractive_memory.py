@@ -2658,6 +2658,9 @@ def test_a_chinese_value_taken_back_after_a_dash_is_dropped() -> None:
     ("U-turn, i.e. the U of M, u2, I'm, it's", "U-turn, i.e. the U of M, u2, I'm, it's"),
     ("BTW i gotta go", "by the way I got to go"),
     ("我 im ok", "我 I'm ok"),
+    ("went w leafloop.app, coffee w/ milk w/o sugar", "went with leafloop.app, coffee with "
+     "milk without sugar"),
+    ("Plan W, W 42nd St", "Plan W, W 42nd St"),
 ])
 def test_chat_shorthand_is_read_as_the_words_it_stands_for(typed: str, meant: str) -> None:
     from chatfold.summarizers.extractive.sentences import plain_spelling
@@ -5815,6 +5818,9 @@ $2,700 | walnut butcher block, about $1,800
     ("We went to the stone yard and loved the granite slabs. Let's go with that one.",
      "Steel Grey granite"),
     ("I'll take the second option, I've used their tutorials before anyway.", "DigitalOcean"),
+    # what it is comes after what was ruled out
+    ("hetzner and digitalocean feel like overkill tbh, fly.io it is", "Fly.io"),
+    ("No idea what the granite is, whatever it is", None),
     # an ordinal far from the words of choosing places no pick
     ("Changed the rental, we're picking up downtown since we'll take the bus there first.",
      None),
@@ -5895,3 +5901,98 @@ def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_the
               previous=first, language="zh")
     answered = next(line for line in out.splitlines() if "→" in line)
     assert "14:20" not in answered and "17:05" in answered, out
+
+
+def test_an_earlier_change_holding_the_value_replaced_goes_with_it() -> None:
+    first = ask([user("We finally finished the wedding guest list: 112 people.")])
+    second = ask([user("Ugh, Dan's parents want to invite two more cousins, so we're at 114 now."),
+                  assistant("OK.")], previous=first)
+    out = ask([user("Okay big change, no plus-ones for single guests. Final headcount is 103."),
+               assistant("OK.")], previous=second)
+    assert "114" not in out and "guest list: 103" in out, out
+    # a change of something else that happens to hold a small number stays
+    first = ask([user("My son is 9 and plays chess on Saturdays.")])
+    second = ask([user("Our book club moved, now 9 of us meet on Sundays."), assistant("OK.")],
+                 previous=first)
+    out = ask([user("My son turned 10 last week, the chess club moved him up a group."),
+               assistant("OK.")], previous=second)
+    assert "9 of us" in out, out
+
+
+def test_a_value_said_of_nothing_goes_with_the_sentence_before() -> None:
+    first = ask([user("The Corvane Health application asks for salary expectations. "
+                      "I put $92,000.")])
+    assert "salary expectations. I put $92,000." in first, first
+    out = ask([user("Changing my answer on that, after looking at Glassdoor I'm going with "
+                    "$98,500 as my expectation."), assistant("OK.")], previous=first)
+    users = [line for line in out.splitlines() if line.startswith("- User")]
+    assert not any("$92,000" in line for line in users), out
+    assert any("Corvane Health" in line for line in users), out
+
+
+def test_settling_on_a_near_price_changes_the_latest_one() -> None:
+    _assert_replaced("The PTA met last night and bumped the fundraiser goal up to $3,200.",
+                     "Update from the principal: she thinks the higher number is too ambitious "
+                     "for a first year, so we're settling on $2,850.", "$3,200", "$2,850")
+    # a far price is another thing's
+    first = ask([user("My rent is $1,850 a month.")])
+    out = ask([user("Update from the principal: the trip is too much, so we're settling on "
+                    "$450."), assistant("OK.")], previous=first)
+    assert "$1,850" in out, out
+
+
+def test_the_value_after_a_change_said_without_one_is_of_what_it_points_at() -> None:
+    _assert_replaced("Prof. Lindqvist wants the full draft of my results chapter by March 21.",
+                     "She emailed again, the committee meeting got moved so she needs it by "
+                     "March 18 after all.", "March 21", "March 18")
+    _assert_replaced("Ivy's math tutor can do tuesdays at 4:30.",
+                     "tutor texted, she has to push Ivy to 5:15.", "4:30", "5:15")
+
+
+def test_a_value_the_user_denies_is_put_right_where_it_was_said() -> None:
+    out = ask([user("Book a table for 6 people at 7:30 tonight."),
+               assistant("Booked for 6 people at 8:30."), user("I said 7:30, not 8:30.")])
+    assert "Booked for 6 people at 7:30" in out, out
+    first = ("事实：\n- 用户：看中一台车，表显6.8万公里，2019年的\n"
+             "- 助手：按表显8.6万公里算，接下来要换刹车片和变速箱油，三年大概六七千。\n")
+    out = ask([user("不是8.6 是6.8万 你搞反了"), assistant("抱歉。")], previous=first,
+              language="zh")
+    assert "按表显6.8万公里" in out, out
+    # a value denied with none of its kind said for it stays as it was
+    first = "Facts:\n- User: The dentist is at 7:30.\n- Assistant: The gym class is at 8:30.\n"
+    out = ask([user("not 8:30, sorry, the other one."), assistant("OK.")], previous=first)
+    assert "class is at 8:30" in out, out
+
+
+def test_a_final_figure_said_with_a_colon_is_a_change() -> None:
+    from chatfold.summarizers.extractive.changes import _says_change
+
+    assert _says_change("final number after my wife weighed in: $11,200 all in.")
+    assert _says_change("we're settling on $2,850")
+    assert not _says_change("the final round is on Friday: 4 teams left")
+
+
+def test_a_tool_result_keeps_its_verdict_and_not_the_value_it_replaced() -> None:
+    from chatfold.summarizers.extractive.tools import _render_result
+
+    out = _render_result('{"ok": true, "item": "雪松香薰蜡烛", "old_price": 39.9, '
+                         '"new_price": 46.8}', 120)
+    assert "39.9" not in out and "new_price=46.8" in out, out
+    # an old value with no new one beside it is what the result says
+    assert "old_price=39.9" in _render_result('{"item": "x", "old_price": 39.9}', 120)
+    certbot = ("Successfully received certificate.\nCertificate is saved at: /etc/letsencrypt/"
+               "live/leafloop.app/fullchain.pem\nThis certificate expires on 2025-09-03.\n"
+               "Congratulations! You have successfully enabled HTTPS on https://leafloop.app")
+    out = _render_result(certbot, 120)
+    assert len(out) <= 120 and out.startswith("Successfully") and "enabled HTTPS" in out, out
+    # (a short one is whole)
+    assert _render_result("line one\nline two", 120) == "line one line two"
+    call = {"id": "c1", "type": "function",
+            "function": {"name": "ssh_exec", "arguments": '{"cmd": "sudo certbot --nginx"}'}}
+    out = ask([user("at some point pls set up https on the leafloop box, no rush"),
+               assistant("Sure, certbot makes it quick.")])
+    out = ask([assistant("", tool_calls=[call]),
+               {"role": "tool", "tool_call_id": "c1", "content": certbot},
+               assistant("certbot finished; the renewal timer will keep it fresh.")],
+              previous=out)
+    assert not section(out, "Open tasks"), out
