@@ -5996,3 +5996,37 @@ def test_a_tool_result_keeps_its_verdict_and_not_the_value_it_replaced() -> None
                assistant("certbot finished; the renewal timer will keep it fresh.")],
               previous=out)
     assert not section(out, "Open tasks"), out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    ("Mom's physio appointment is on May 3 at 10:15.",
+     "The clinic pushed mom's physio back a week, to May 10, same time.", "May 3", "May 10"),
+    ("Dad's cardiology follow-up is on the 14th.",
+     "They had to reschedule dad's follow-up to the 21st.", "14th", "21st"),
+    # a number spelled out is no word of what changed; a noun opening a sentence, no one's name
+    ("Our contractor quoted $18,400 for the kitchen.",
+     "Contractor's revised quote came in: eighteen thousand nine hundred, $18,900 after the "
+     "extra outlet.", "18,400", "18,900"),
+    ("The carer, Joyce, comes Mondays and Thursdays.",
+     "Joyce is leaving, the agency is sending Priscilla instead.", "Joyce,", "Priscilla"),
+    ("Staff meeting is every Monday at 8:15.",
+     "Heads up, staff meeting moves to Wednesdays, still 8:15.", "Monday", "Wednesdays"),
+    ("团建报名的有32个人。", "又有3个人报名，一共35个了。", "32", "35"),
+])
+def test_a_change_said_the_way_people_relay_it_replaces_the_old_value(
+        old: str, new: str, gone: str, kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+def test_a_number_said_in_words_is_the_value_it_names() -> None:
+    from chatfold.summarizers.extractive.changes import _in_digits
+
+    assert _in_digits("make that seventy-five, and two hundred and fifty guests") \
+        == "make that 75, and 250 guests"
+    assert _in_digits("eighteen thousand nine hundred") == "18,900"
+    # a small word alone, a word of a number that names none, two numbers: as written, apart
+    assert _in_digits("one of them, five apples, a hundred times, the seventies") \
+        == "one of them, five apples, a hundred times, the seventies"
+    assert _in_digits("twenty and thirty") == "20 and 30"
+    _assert_replaced("We are expecting 40 kids at the summer camp.",
+                     "Update: the summer camp is expecting forty-five kids now.", "40", "45 kids")

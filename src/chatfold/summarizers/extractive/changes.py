@@ -90,7 +90,10 @@ _CHANGE = re.compile(
     # A pay change names no attribute: "Got a raise, I'm at $105k now".
     r"|(?:got|getting|had) a (?:raise|pay rise|pay raise|pay cut)"
     r"|not [\w']+(?: [\w']+)? but"
-    r"|extended (?:to|until|through)|pushed (?:[\w']+ ){0,3}?(?:back |out )?to|pushed back"
+    r"|extended (?:to|until|through)|pushed back"
+    # "pushed mom's physio back a week, to May 10", "moved it up two days to the 8th"
+    r"|(?:pushed|moved|bumped) (?:[\w']+ ){0,3}?(?:back |out |up |forward )?"
+    r"(?:(?:a|an|one|two|three|\d+) (?:day|week|month|hour|minute)s?,? )?to"
     r"|(?:is|are|'s|got|been) (?:moving|moved|being moved) to"
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
     # "we got bumped, it's 5:45 now": moved by someone else
@@ -103,8 +106,8 @@ _CHANGE = re.compile(
     r"|changing|switching|upgrading|downgrading|moving|pushing"
     # asked for, as agents are: "bump the pydantic pin to 2.7.4", "raise the limit to 2Gi"
     r"|bump|raise|lower|increase|reduce|decrease|extend|shorten|upgrade|downgrade|resize|push"
-    r"|shift"
-    r"|scale)(?: [\w']+){0,4}? to"
+    r"|shift|moves|shifts|reschedule|postpone|delay"
+    r"|scale)(?: [\w'-]+){0,4}? to"
     r"|since (?:we|i) (?:moved|switched|changed)"
     # What someone who decides it said to do now: "my PI said to spin at 4,200 rpm".
     r"|(?:said|says|told (?:me|us)|advised(?: me| us)?|wants (?:me|us)) to(?: [\w']+){1,3}?"
@@ -234,6 +237,10 @@ _CUE_TOKENS = content_tokens(
     "morning afternoon evening night week month year scratch never mind make raise rise got "
     "guess longer anymore went actually meant mean correction corrected typo mistyped misspoke "
     "oops sorry should 抱歉 不好意思 对不起 "
+    # a number spelled out is a value, not what it is of ("eighteen thousand nine hundred")
+    "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+    "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
+    "hundred thousand million half dozen "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
     "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 "
     "如今 目前 今年 最后 最终 后来 结果 goes going ended final crossed reached topped"
@@ -298,10 +305,48 @@ _AND_A_HALF = re.compile(r"(\d+)(个?[片粒颗袋支瓶盒杯勺次])半")
 _THOUSANDS_K = re.compile(r"(?<![\w.,])(\d{1,3}(?:\.\d{1,2})?)(?:[kK]|\s?grand)\b")
 
 
+_EN_UNITS_TEXT = ("zero one two three four five six seven eight nine ten eleven twelve thirteen "
+                  "fourteen fifteen sixteen seventeen eighteen nineteen")
+_EN_UNITS = {w: i for i, w in enumerate(_EN_UNITS_TEXT.split())}
+_EN_TENS_TEXT = "twenty thirty forty fifty sixty seventy eighty ninety"
+_EN_TENS = {w: 10 * i for i, w in enumerate(_EN_TENS_TEXT.split(), start=2)}
+_EN_N = (r"(?:(?:" + "|".join(_EN_TENS) + r")(?:[- ](?:one|two|three|four|five|six|seven|eight"
+         r"|nine))?|" + "|".join(sorted(_EN_UNITS, key=len, reverse=True)) + ")")
+_EN_G = rf"{_EN_N}(?: hundred(?:(?: and)? {_EN_N})?)?"  # "two hundred and fifty"
+_EN_SPELLED = re.compile(rf"(?i)\b{_EN_G}(?: thousand(?:(?: and)? {_EN_G})?)?\b")
+
+
+def _spelled(m: re.Match[str]) -> str:
+    """"seventy-five" → "75", "eighteen thousand nine hundred" → "18,900"; a lone small word
+    ("one of them", "five") or what is no number ("hundred") stays as written."""
+    words = re.findall(r"[a-z]+", m.group().lower())
+    if not any(w in _EN_TENS or w in ("hundred", "thousand") or _EN_UNITS.get(w, 0) > 10
+               for w in words) or words[0] in ("hundred", "thousand", "and"):
+        return m.group()
+    total = part = 0
+    for w in words:
+        if w in _EN_UNITS:
+            part += _EN_UNITS[w]
+        elif w in _EN_TENS:
+            part += _EN_TENS[w]
+        elif w == "hundred":
+            part = max(part, 1) * 100
+        elif w == "thousand":
+            total, part = total + max(part, 1) * 1000, 0
+    return f"{total + part:,}"
+
+
+def _in_digits(text: str) -> str:
+    """An English ``text`` with its numbers spelled out in words written in digits."""
+    return _EN_SPELLED.sub(_spelled, text) if _EN_WORDISH.search(text) else text
+
+
+_EN_WORDISH = re.compile(r"(?i)teen\b|ty\b|ty-|eleven|twelve|hundred|thousand")
+
+
 def _values(text: str) -> tuple[frozenset[str], str]:
     """The values a statement gives (normalised), and its text with them blanked out."""
-    if not text.isascii():
-        text = _arabic(text)
+    text = _arabic(text) if not text.isascii() else _in_digits(text)
     found: set[str] = set()
     for m in _EMAIL.finditer(text):
         found.add(m.group().lower())
@@ -634,6 +679,9 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     # People counted are not whose it is ("it's 17 kids now" / "Maya's party, 14 kids"); a
     # count naming no one else is of the one counted before.
     whose, was_whose = new.persons - told - new.units, old.persons - told - old.units
+    # (A word the older statement names as a thing is no one's name: "Contractor's revised
+    # quote" / "Our contractor quoted $18,400".)
+    whose -= {w for w in whose - was_whose if _in(w, old.topic)}
     # So is a change naming no one of a thing said before by all it names ("奥数以后都挪到
     # 周日下午上" / "我家老大的奥数课在周六上午").
     unowned = not whose and not new.own and (
@@ -1707,7 +1755,8 @@ def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
     # "38k" … "capping it at 31 grand": the number is rewritten before its unit, when both
     # statements measure in the same unit.
     was = _written(pair[0], body, unit) or _written_short(pair[0], body)
-    now = _written(pair[1], said if said.isascii() else _arabic(said))
+    # (and a number said in words in digits: "make that seventy-five" writes "75")
+    now = _written(pair[1], _in_digits(said) if said.isascii() else _arabic(said))
     new = now.group() if now is not None else None
     if now is None and (short := _written_short(pair[1], said)) is not None:
         # An amount said short is written as the older one was: "104k" for "$96,000" is
@@ -2243,6 +2292,8 @@ _LEFT_EN = re.compile(
 _TAKES_OVER_EN = re.compile(
     rf"(?:(?:replaced by|taken over by|handed (?:it |me |us |the \w+ )?(?:off |over )?to"
     r"|(?:going|go|went|gone) with|hired|switch(?:ing|ed)? to|booked"
+    # "Joyce is leaving, the agency is sending Priscilla instead"
+    r"|sending|sent|assigning|assigned|bringing in|brought in"
     rf"|reassigned (?:it |me |us |the \w+ )?to|transferred (?:it |me |us )?to) (?P<a>{_NAME_EN})"
     rf"|(?P<b>{_NAME_EN}) (?:is |will be |'s )?(?:now )?(?:handling|taking over|took over"
     r"|covering|in charge|running|managing|leading|looking after|doing|teaching|coaching"
