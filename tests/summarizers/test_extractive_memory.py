@@ -6030,3 +6030,23 @@ def test_a_number_said_in_words_is_the_value_it_names() -> None:
     assert _in_digits("twenty and thirty") == "20 and 30"
     _assert_replaced("We are expecting 40 kids at the summer camp.",
                      "Update: the summer camp is expecting forty-five kids now.", "40", "45 kids")
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # a confirmation pasted from an email
+    ("The booking at Marlowe Hall is for 80 guests.",
+     "Email from Marlowe Hall: 'Your booking is confirmed for 92 guests on Saturday 14 June.'",
+     "80", "92"),
+    # the value said not to hold any more is the old one
+    ("Sophie's swim lessons are Wednesdays at 4pm.",
+     "Sophie's swim lessons aren't Wednesdays anymore, the pool moved them to Fridays at 4pm.",
+     "are Wednesdays", "Fridays"),
+    ("The invoice for Hartley & Co is $3,200, due March 31.",
+     "Hartley & Co asked for a discount, I reissued the invoice at $2,950.", "3,200", "2,950"),
+    ("We pay the cleaner $120 a visit.",
+     "The cleaner raised her rate because of fuel costs, it's $135 a visit starting next month.",
+     "$120", "$135"),
+])
+def test_a_change_confirmed_reissued_or_said_not_to_hold_replaces_the_old_value(
+        old: str, new: str, gone: str, kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)

@@ -79,6 +79,10 @@ _CHANGE = re.compile(
     r"|dropping) (?:it|them|that|this|(?:the|my|our) [\w' -]{1,20}?) by"
     r"|(?:is|are|was|were|'re|'s|'m) now|now (?:is|are)|from now on|postponed|rescheduled"
     r"|delayed|renewed|re-?book(?:ed)?|put (?:me|him|her|us|them) on|revised|negotiated"
+    r"|re-?issued|(?:is|are|was|were|'s|been|now) confirmed (?:for|at|as)(?= [$€£¥]?\d)"
+    # "The cleaner raised her rate because of fuel costs, it's $135 a visit"
+    r"|(?:raised|lowered|increased|cut|dropped|hiked|upped) (?:her|his|their|its|my|our|the)"
+    r"(?: [\w-]+)? (?:rates?|prices?|fees?|rent|dues|pay|salary|quote)"
     r"|upgraded|downgraded|bump(?:ing|s)? (?:[\w']+ ){0,4}?(?:up |down )?to"
     # A correction: "I meant…", "Correction: …", "not Saturday but Sunday", "should be…".
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said|my bad|wrong one"
@@ -439,7 +443,7 @@ _CHANGE_KEYS = (
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
     "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "agreed",
-    "settled", "settling", "final", "谈", "最后", "最终",
+    "settled", "settling", "final", "reissu", "re-issu", "hike", "confirmed", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat", "upgrad", "downgrad",
     "给到", "只剩",
@@ -935,7 +939,9 @@ _NEGATED = re.compile(
     r"(?i:\bnot [\w']+(?: [\w']+)?,? but\b"
     r"|\b(?:forget|scratch|drop|ignore) (?:about )?(?:the |that )?[$€£¥]?\d[\w,.:]*"
     r"(?: (?:thing|one|number|figure|budget|plan))?"
-    r"|\b(?:instead of|rather than) (?:the |that )?[$€£¥]?\d[\w,.:]*)"
+    r"|\b(?:instead of|rather than) (?:the |that )?[$€£¥]?\d[\w,.:]*"
+    # "…aren't Wednesdays anymore, the pool moved them to Fridays", "not 3.14 any more"
+    r"|\b(?:not|isn't|aren't|no longer)(?: on| at| in)? [\w'.:$€£¥-]+(?= any ?more\b))"
     r"|不是[^，。！？,.!?]{1,8}[，,]")
 
 
@@ -1001,6 +1007,8 @@ def supersede_changes(
         # said not to be is the old one.
         plain = _NOT_VALUE.sub(" ", _NEGATED.sub(" ", it.body))
         new = _Shape(plain) if plain != it.body else shape(n)
+        # (what it says is no longer so names the old value: "not 3:30 anymore, …4:15")
+        denied = shape(n).values - new.values
         if not theirs and not new.values and _FAVOURITE.search(it.body) \
                 and not _FAVOURITE_OF.search(it.body):
             # "我现在最喜欢绿色了" names no attribute: it replaces the speaker's one favourite
@@ -1103,8 +1111,8 @@ def supersede_changes(
                 pass
             elif not says:
                 continue  # settled, but not what the user just said: nothing else to change
-            elif (named := _named_when(new.values, was.values)) is not None \
-                    and (rewritten := _put_value(old, *named, it.body)):
+            elif (named := _named_when(new.values | denied, was.values)) is not None \
+                    and (rewritten := _put_value(old, named[0], named[1] - denied, it.body)):
                 # "…can't make the 14th so we moved it to March 22" names the day it moves
                 # ("the surprise party for Dev on March 14"): the same thing, whatever else
                 # either statement says of it.
