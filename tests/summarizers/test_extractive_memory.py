@@ -6050,3 +6050,15 @@ def test_a_number_said_in_words_is_the_value_it_names() -> None:
 def test_a_change_confirmed_reissued_or_said_not_to_hold_replaces_the_old_value(
         old: str, new: str, gone: str, kept: str) -> None:
     _assert_replaced(old, new, gone, kept)
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    ("装修师傅报价两万八。", "师傅说材料涨价了，得三万二。", "两万八", "3.2万"),
+    ("我们合唱团每月会费50块。", "会费上调了，每月60。", "50块", "60"),
+])
+def test_a_price_moved_in_chinese_then_said_replaces_the_old_one(old: str, new: str, gone: str,
+                                                                   kept: str) -> None:
+    from chatfold.summarizers.extractive.changes import _says_change
+
+    _assert_replaced(old, new, gone, kept)
+    assert not _says_change("又涨价了好烦")  # (no new price said)
