@@ -6055,6 +6055,9 @@ def test_a_change_confirmed_reissued_or_said_not_to_hold_replaces_the_old_value(
 @pytest.mark.parametrize(("old", "new", "gone", "kept"), [
     ("装修师傅报价两万八。", "师傅说材料涨价了，得三万二。", "两万八", "3.2万"),
     ("我们合唱团每月会费50块。", "会费上调了，每月60。", "50块", "60"),
+    ("年会定在1月18号，在海悦酒店。", "年会日子改了哈，1月25号，地方不变。", "1月18", "1月25"),
+    ("论文查重率现在是18%。", "改了一遍重新查了，降到9%了。", "18%", "9%"),
+    ("我们的队服订了22套。", "又有四个小朋友报名，队服得多订4套，26套。", "22套", "26套"),
 ])
 def test_a_price_moved_in_chinese_then_said_replaces_the_old_one(old: str, new: str, gone: str,
                                                                    kept: str) -> None:

@@ -68,7 +68,9 @@ _ZH_CHANGED = (
     # "剂量调成每次6毫升", "月薪谈到了 21K", "最后定的是19桌"
     f"|调成|调为|涨成|降成|转学|谈(?:到|成|下来)了?(?=\\s*[\\d{ZH_NUMERALS}])|最[后终](?:定的是|定了|是)"
     # "材料涨价了，得三万二", "会费上调了，每月60": a price moved, the new one said after it
-    f"|(?:涨价|降价|提价|上调|下调|调价)了?(?=[^。！？]{{0,12}}?[\\d{ZH_NUMERALS}])"
+    f"|(?:涨价|降价|提价|上调|下调|调价|打了?个?折)了?(?=[^。！？]{{0,12}}?[\\d{ZH_NUMERALS}])"
+    # "年会日子改了哈，1月25号": it changed, the value after
+    f"|(?<=[\u4e00-\u9fff])改了(?=[哈啊呀啦]?[，,\\s])"
 )
 # A correction: "更正一下", "我说错了", "打错了", "应该是…".
 _ZH_CORRECTED = "更正一下|更正|纠正|说错了|说错|打错了|打错|写错了|写错|记错了|记错|应该是"
@@ -468,7 +470,7 @@ def _has(text: str, keys: tuple[str, ...]) -> bool:
 _UNIT = re.compile(
     r"(?P<cur>[$€£¥])\s?\d"
     r"|\d(?:[\d,.]*\d)?\s?(?:(?P<en>[A-Za-z]{1,8})(?![A-Za-z])|个?(?P<zh>[公千毫厘]?[\u4e00-\u9fff])"
-    r"|(?P<deg>℃|°C|°F|℉))"
+    r"|(?P<deg>℃|°C|°F|℉|%))"
     rf"|[{ZH_NUMERALS}]+(?P<zhm>[{_ZH_MEASURES}])"  # "三只猫": a count in Chinese numerals
 )
 
