@@ -14,6 +14,7 @@ from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
 from ..prompts import SECTION_TITLES
 from .changes import (
+    _REVISED_WEIGHT,
     _arabic,
     _says_change,
     _values,
@@ -1167,6 +1168,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # most a share of its own score, so an item let in while the summary had room to
                 # spare ("**PEP 3115** - Metaclasses") does not hold off a fact worth far more.
                 score = max(score, _PREVIOUS_FLOOR)
+                if row.score_role == "user" and not row.speaker and _DIGITS.search(row.body) \
+                        and _says_change(row.body) == 2:
+                    # A value the user revised ("橱柜那边说…涨了300 现在18900") was worth
+                    # stating once more when it was said; read back, it still is.
+                    score += _REVISED_WEIGHT
                 if not history:
                     if not scored.durable:
                         events[order] = score  # what happened once, before its bonus
