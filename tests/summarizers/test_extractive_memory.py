@@ -6070,5 +6070,5 @@ def test_a_price_moved_in_chinese_then_said_replaces_the_old_one(old: str, new: 
 def test_a_carried_statement_of_a_revised_value_outranks_chatter_of_its_worth() -> None:
     previous = ("Facts:\n- User: We went hiking on Sunday with the kids, it was great\n"
                 "- User: Contractor revised it to 18,900\n")
-    out = ask([user("hi"), assistant("Hi!")], previous=previous, max_tokens=30)
+    out = ask([user("hi"), assistant("Hi!")], previous=previous, max_tokens=24)
     assert "18,900" in out and "hiking" not in out, out
