@@ -349,7 +349,9 @@ def _in_digits(text: str) -> str:
     return _EN_SPELLED.sub(_spelled, text) if _EN_WORDISH.search(text) else text
 
 
-_EN_WORDISH = re.compile(r"(?i)teen\b|ty\b|ty-|eleven|twelve|hundred|thousand")
+# (a word only a number spelled out has: most texts have none, and are left as they are)
+_EN_WORDISH = re.compile(r"(?i)(?:eleven|twelve|(?:thir|four|fif|six|seven|eigh|nine)teen"
+                         r"|(?:twen|thir|for|fif|six|seven|eigh|nine)ty|hundred|thousand)\b")
 
 
 def _values(text: str) -> tuple[frozenset[str], str]:
