@@ -1170,8 +1170,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 score = max(score, _PREVIOUS_FLOOR)
                 if row.score_role == "user" and not row.speaker and _DIGITS.search(row.body) \
                         and _says_change(row.body) == 2:
-                    # A value the user revised ("橱柜那边说…涨了300 现在18900") was worth
-                    # stating once more when it was said; read back, it still is.
+                    # A value the user said was changed ("…改到周四10:40了", "Contractor
+                    # revised it to 18,900") was worth stating once more when it was said;
+                    # read back, it still is. (Not what merely holds now: "…现在18900".)
                     score += _REVISED_WEIGHT
                 if not history:
                     if not scored.durable:
