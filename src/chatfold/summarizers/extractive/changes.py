@@ -46,6 +46,8 @@ from .lexicon import (
     _ROLE_TAGS,
     _SURNAMES,
     _TASKS,
+    NEW_KEY_WORDS,
+    OLD_KEY_WORDS,
     TITLES,
     ZH_NUMERALS,
     ZH_TITLES,
@@ -1377,17 +1379,19 @@ def correct_slips(items: list[_Item]) -> None:
                 v = v.rstrip(".,:/-")
                 new = next((f for f in fixed if _near_miss(v, f)), None)
                 if new is not None:
-                    old.body = re.sub(rf"(?<![A-Za-z0-9]){re.escape(v)}(?![A-Za-z0-9])",
-                                      fixed[new].replace("\\", "\\\\"), old.body,
-                                      flags=re.IGNORECASE)
+                    old.body = _put_token(old.body, v, fixed[new])
             for d, right in denied.items():
                 if d in said[1]:
-                    old.body = re.sub(rf"(?<![A-Za-z0-9]){re.escape(d)}(?![A-Za-z0-9])",
-                                      right.replace("\\", "\\\\"), old.body,
-                                      flags=re.IGNORECASE)
+                    old.body = _put_token(old.body, d, right)
             for name in names:
                 slip = re.compile(re.escape(name[0]) + "[\u4e00-\u9fff]" * (len(name) - 1))
                 old.body = slip.sub(partial(_put_right, name), old.body)
+
+
+def _put_token(body: str, slip: str, meant: str) -> str:
+    """``body`` with ``slip``, wherever it stands as a whole token, written as ``meant``."""
+    return re.sub(rf"(?<![A-Za-z0-9]){re.escape(slip)}(?![A-Za-z0-9])",
+                  meant.replace("\\", "\\\\"), body, flags=re.IGNORECASE)
 
 
 def _put_right(meant: str, m: re.Match[str]) -> str:
@@ -1918,18 +1922,21 @@ def _clauses_out(body: str, topic: frozenset[str], stale: frozenset[str]) -> str
             removed.add(i // 2)
     if not removed:  # the thing was named across clauses: take out the stale values' clauses
         removed = {i // 2 for i in range(0, len(parts), 2) if _values(parts[i])[0] & stale}
+    return _clauses_left(parts, removed)
+
+
+def _clauses_left(parts: list[str], removed: set[int]) -> str:
+    """The statement split into ``parts`` (clauses and their separators) without the clauses
+    numbered in ``removed``; "" when none is left."""
     if len(removed) == (len(parts) + 1) // 2:
         return ""
-    return _without_clauses(parts, removed, {}) if removed else body
+    return _without_clauses(parts, removed, {}) if removed else "".join(parts)
 
 
 def _drop_clauses(old: _Item, parts: list[str], removed: set[int]) -> None:
-    """``old`` without the clauses numbered in ``removed`` (``parts``: clauses and their
-    separators); emptied when none is left."""
-    if len(removed) == (len(parts) + 1) // 2:
-        old.body = ""
-    elif removed:
-        old.body = _without_clauses(parts, removed, {})
+    """``old`` without the clauses numbered in ``removed``; emptied when none is left."""
+    if removed:
+        old.body = _clauses_left(parts, removed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2233,9 +2240,9 @@ def tool_pairs(content: str) -> list[tuple[str, str]]:
     return found
 
 
-_OLD_KEY = re.compile(r"(?i)(?:original|old|previous|prev|former|was)[_ -]?(\w+)$")
-_NEW_KEY = re.compile(r"(?i)(?:new|updated|current|now)[_ -]?(\w+)$")
-_PAIRED_KEY = re.compile(r"(?i)\"(?:original|old|previous|prev|former|was)[_ -]?\w+\"")
+_OLD_KEY = re.compile(rf"(?i)(?:{OLD_KEY_WORDS}|was)[_ -]?(\w+)$")
+_NEW_KEY = re.compile(rf"(?i)(?:{NEW_KEY_WORDS}|now)[_ -]?(\w+)$")
+_PAIRED_KEY = re.compile(rf"(?i)\"(?:{OLD_KEY_WORDS}|was)[_ -]?\w+\"")
 
 
 def supersede_tool_pairs(items: list[_Item], pairs: dict[int, list[tuple[str, str]]]) -> None:

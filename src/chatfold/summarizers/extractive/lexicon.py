@@ -44,6 +44,10 @@ _MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did
 _REPEAT_DISCOUNT = 0.5  # each older variant of a repeated statement keeps half its score
 _CARRY_SHARE = 0.9  # carried-forward items first claim up to this share of the cap
 _CARRY_HELD = 0.8  # ...and of what they take: one fold turns over at most the rest
+# How a tool's JSON names a value and the one it replaced ("old_price" / "new_price"). The
+# change reader also takes "was_" / "now_"; a rendered result drops only these plain pairs.
+OLD_KEY_WORDS = "original|old|previous|prev|former"
+NEW_KEY_WORDS = "new|updated|current"
 _NEAR_DUP_BUCKET = 8  # near-duplicate check looks at this many recent items per bucket
 _JACCARD_MIN_TOKENS = 3  # shorter statements are compared by their normalised text only
 _JACCARD_DUP = 0.8  # content-word overlap from which a statement repeats a kept one

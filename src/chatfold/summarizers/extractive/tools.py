@@ -8,7 +8,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ...messages import content_text
-from .lexicon import _MAX_ARG_CHARS, _MAX_ARGS, _MAX_ARGS_CHARS, _MAX_RESULT_KEYS, _TRIVIAL_RESULTS
+from .lexicon import (
+    _MAX_ARG_CHARS,
+    _MAX_ARGS,
+    _MAX_ARGS_CHARS,
+    _MAX_RESULT_KEYS,
+    _TRIVIAL_RESULTS,
+    NEW_KEY_WORDS,
+    OLD_KEY_WORDS,
+)
 from .sentences import _SPACES, _trim
 
 # ---------------------------------------------------------------------------------------------
@@ -42,8 +50,8 @@ def _render_args(args: object) -> str:
 
 # A result that reports a change beside the value it replaced ("old_price": 39.9, "new_price":
 # 46.8): the old one is history the new one already tells; it is not carried.
-_OLD_KEY = re.compile(r"(?i)(?:original|old|previous|prev|former)[_ -]?(\w+)$")
-_NEW_KEY = re.compile(r"(?i)(?:new|updated|current)[_ -]?(\w+)$")
+_OLD_KEY = re.compile(rf"(?i)(?:{OLD_KEY_WORDS})[_ -]?(\w+)$")
+_NEW_KEY = re.compile(rf"(?i)(?:{NEW_KEY_WORDS})[_ -]?(\w+)$")
 
 
 def _replaced_keys(value: Mapping[object, object]) -> set[object]:
