@@ -87,6 +87,9 @@ def test_without_words_of_change_nothing_changes(rows: list[tuple[str, str]]) ->
 
 
 _CHANGE_SAMPLES = [
+    "the renewal goes to twenty-six hundred", "premium jumped to $212", "rose to 4.1",
+    "以后最少起订400斤", "下季度起每月九千二", "从下个月开始每周3次", "下午班提前半小时，两点开始",
+    "不是礼拜三了，改礼拜五",
     "I no longer eat meat", "not any more", "use this instead", "we changed it", "it moved",
     "I switched", "updated today", "I turned 35", "she became a lead", "the price is now 5",
     "now is 3pm", "from now on", "postponed", "rescheduled", "delayed", "pushed back to May",

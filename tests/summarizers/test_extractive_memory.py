@@ -4943,6 +4943,77 @@ def test_a_chinese_thing_moved_to_another_named_place_or_maker(old: str, new: st
     _assert_replaced(old, new, gone, kept)
 
 
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # What moved unnamed, the place said to hold from now on.
+    ("孩子足球训练在东区球场，每周六上午。", "训练场地换了，以后去西区体育馆", "东区球场",
+     "西区体育馆"),
+    ("我们周会在五楼大会议室开", "周会以后改去三楼小会议室开了", "五楼大会议室", "三楼小会议室"),
+])
+def test_a_chinese_place_said_to_hold_from_now_on(old: str, new: str, gone: str,
+                                                 kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # The old day said not to hold any more names what changes.
+    ("Mom's cardiology appointment is Thursday at 2:30 with Dr. Feld.",
+     "Her cardiology thing isn't Thursday anymore, it's Friday same time.", "Thursday at",
+     "Friday at 2:30"),
+    ("我妈的复查约在下礼拜三上午", "我妈复查不是礼拜三了，改礼拜五", "下礼拜三", "下礼拜五"),
+    # A value reached, said in words.
+    ("The landlord wants $2,400 for the shop lease renewal.",
+     "Landlord says the renewal goes to twenty-six hundred. ugh", "2,400", "2,600"),
+    # From a time on: "下季度起", "以后".
+    ("房租现在每月八千五", "房东说下季度起每月九千二", "八千五", "九千二"),
+])
+def test_a_value_denied_reached_or_holding_from_a_time_on(old: str, new: str, gone: str,
+                                                          kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+def test_a_span_a_price_is_per_is_no_unit_they_share() -> None:
+    # "1450一个月" and "660一天" share no unit ("一" opens the span): a rent from next term on
+    # leaves a hotel's nightly price alone.
+    out = ask([user("床很硬，会响，没有空调。660一天不值得啊！")], language="zh")
+    out = ask([user("午托那边发通知了 下学期起1450一个月 唉"), assistant("好的。")], previous=out,
+              language="zh")
+    assert "660一天" in out and "1450一天" not in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "line"), [
+    ("房租每月八千五，押一付三，合同两年", "房东说下季度起每月九千二",
+     "房租每月九千二，押一付三，合同两年"),
+    ("婚宴定了十二桌，每桌三千八", "最后定的是十五桌", "婚宴定了十五桌，每桌三千八"),
+])
+def test_a_chinese_amount_is_rewritten_as_it_was_said(old: str, new: str, line: str) -> None:
+    # The old statement keeps its own words ("押一付三") and takes the new amount as the user
+    # wrote it ("九千二", not "9200"): what is looked for later is what was said.
+    out = ask([user(old)], language="zh")
+    out = ask([user(new), assistant("好的。")], previous=out, language="zh")
+    assert line in out, out
+
+
+def test_a_chinese_place_from_now_on_leaves_another_things_place() -> None:
+    out = ask([user("我每周三在星光健身房练腿")], language="zh")
+    out = ask([user("下周开始我想学游泳，以后去市游泳馆"), assistant("好的。")], previous=out,
+              language="zh")
+    assert "星光健身房" in out and "市游泳馆" in out, out
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("游泳课是每周一三五晚上七点，在奥体中心", "游泳课改到每周二四了"),
+    ("钢琴课是周二、四下午", "钢琴课改到周一三五了"),
+])
+def test_a_run_of_chinese_weekdays_is_one_value(old: str, new: str) -> None:
+    # "周一三五" is Monday, Wednesday and Friday, not a Monday and two stray numbers: the new days
+    # replace the whole run, never one day of it ("每周二三五" was written).
+    out = ask([user(old)], language="zh")
+    out = ask([user(new), assistant("好的。")], previous=out, language="zh")
+    days = new[new.index("周"):].rstrip("了")
+    assert all(line.count("周") == 1 and days in line for line in out.splitlines()
+               if "课" in line), out
+
+
 def _tool_turn(cid: str, name: str, args: str, result: str) -> list[dict[str, Any]]:
     call = {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
     return [{"role": "assistant", "content": "", "tool_calls": [call]},
@@ -6053,7 +6124,7 @@ def test_a_change_confirmed_reissued_or_said_not_to_hold_replaces_the_old_value(
 
 
 @pytest.mark.parametrize(("old", "new", "gone", "kept"), [
-    ("装修师傅报价两万八。", "师傅说材料涨价了，得三万二。", "两万八", "3.2万"),
+    ("装修师傅报价两万八。", "师傅说材料涨价了，得三万二。", "两万八", "三万二"),
     ("我们合唱团每月会费50块。", "会费上调了，每月60。", "50块", "60"),
     ("年会定在1月18号，在海悦酒店。", "年会日子改了哈，1月25号，地方不变。", "1月18", "1月25"),
     ("论文查重率现在是18%。", "改了一遍重新查了，降到9%了。", "18%", "9%"),

@@ -106,6 +106,9 @@ _CHANGE = re.compile(
     r"(?:(?:a|an|one|two|three|\d+) (?:day|week|month|hour|minute)s?,? )?to"
     r"|(?:is|are|'s|got|been) (?:moving|moved|being moved) to"
     r"|bumped (?:up |down )?to|(?:is|are|'s|went) up to(?= [$€£¥]?\d)"
+    # "the renewal goes to twenty-six hundred", "premium jumped to $212": a value reached
+    r"|(?:goes|going|went|jump(?:s|ed|ing)?|climb(?:s|ed|ing)?|r[io]se|rises|rising) to"
+    r"(?= [$€£¥]?\d| (?:(?:twen|thir|for|fif|six|seven|eigh|nine)ty|[a-z]+ (?:hundred|thousand)))"
     # "we got bumped, it's 5:45 now": moved by someone else
     r"|(?:got|were|was|been) bumped"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
@@ -136,7 +139,12 @@ _CHANGE = re.compile(
     rf"|把[^，。！？\d]{{1,8}}?提到(?=每?[天周月年]?\s*[\d{ZH_NUMERALS}])"
     # "搬家以后通勤只要25分钟了": what changed it, then the new value; "升四年级".
     rf"|[\u4e00-\u9fff](?:以后|之后)[，,]?(?=[\u4e00-\u9fff])|升(?=[\d{ZH_NUMERALS}])"
-    rf"|{_ZH_CORRECTED}|不是[^，。！？,.!?]{{1,8}}[，,]\s*(?:而)?是|算了[，,]?\s*(?:还是|改|换)"
+    # From a time on, a value: "王老板说以后最少起订400斤", "房东说下季度起每月九千二"; moved by a
+    # span: "下午班提前半小时，两点开始".
+    rf"|(?:以后|今后|往后|从此|(?:下|明|今|这|本)个?(?:月|季度|年|周|星期|礼拜|学期)(?:开始|起))"
+    rf"[^，。！？,.!?]{{0,8}}?(?=[\d{ZH_NUMERALS}])"
+    rf"|(?:提前|推迟|推后|延后|晚|早)了?(?:半|[\d{ZH_NUMERALS}]+个?半?)(?:小时|分钟|天|周|个月)"
+    rf"|{_ZH_CORRECTED}|不是[^，。！？,.!?]{{1,8}}[，,]\s*(?:而)?(?:是|改|换)|算了[，,]?\s*(?:还是|改|换)"
 )
 # Words that say a value is the current one without saying it changed: "I'm 78 kg now", "my new
 # number is…", "我现在每天跑10公里", "新号码是…", "瘦到78公斤". As often they tell of something
@@ -166,7 +174,8 @@ _REACHING_ZH = ("瘦胖涨升降减加跌掉增长提调推挪延改换砍压抬
 # ("航班改成" is "航班"). English ones leave as tokens (_CUE_TOKENS), never with the words they
 # frame: "raised our rent to" still speaks of the rent, "new manager is" of the manager.
 _ZH_CUE = re.compile(
-    rf"{_ZH_CHANGED}|只剩下?|给到|以后(?:请|就|都)?|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}"
+    rf"{_ZH_CHANGED}|只剩下?|给到|以后(?:请|就|都)?|今后|往后|从此"
+    r"|从?(?:下|明|今|这|本)个?(?:月|季度|年|周|星期|礼拜|学期)(?:开始|起)|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}"
     r"|不是|而是|(?:最后|最终)?定下来(?:是|了)?|最后|最终"
     r"|算了|(?:今天|昨天|今早|今晚)?(?:早上|上午|中午|下午|晚上)|今天|昨天|今早|今晚"
     # _ZH_TO_VALUE, once values are blanked: the verb goes with it ("瘦到"), a noun stays
@@ -230,7 +239,8 @@ _VALUE = re.compile(
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
     rf"|[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|主管|主任|老板|医生|教授|律师|总|工|姐|哥)"
-    rf"|(?:周|星期|礼拜)[一二三四五六日天](?:上午|下午|晚上|早上|中午|傍晚)?"
+    rf"|(?:周|星期|礼拜)[一二三四五六日天](?:[、和,，]?[一二三四五六日](?![十点号个岁百千万]))*"
+    rf"(?:上午|下午|晚上|早上|中午|傍晚)?"
     rf"|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天{_ZH_MEASURES}]|$)",
 )
 _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
@@ -450,13 +460,15 @@ _CHANGE_KEYS = (
     "renam", "ported",
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
-    "stretch", "boost", "upped", "go up", "goes", "going", "ended up", "came", "agreed",
+    "stretch", "boost", "upped", "go up", "goes", "going", "jump", "climb", "rose", "ended up",
+    "came", "agreed",
     "settled", "settling", "final", "reissu", "re-issu", "hike", "confirmed", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat", "upgrad", "downgrad",
     "给到", "只剩",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
-    "更新", "调", "增加", "减少", "现在", "新", "到", "最近", "如今", "目前", "这阵子", "了",
+    "更新", "调", "增加", "减少", "现在", "新", "到", "开始", "起", "晚", "早", "最近", "如今",
+    "目前", "这阵子", "了",
 )
 _ENDED_KEYS = (
     "sold", "quit", "resign", "longer", "gave up", "broke up", "divorc", "moved out", "more",
@@ -503,6 +515,8 @@ _NOT_UNIT_TEXT = (
     "instead total today tonight tomorrow yesterday so but with by from all as"
     # (a Chinese particle or adverb after a number measures nothing: "现在1893了", "快四千了")
     " 了 的 吧 啊 呢 啦 呀 哦 多 左 就 才 都 也 还 又 和 或 到"
+    # (nor the start of a span it is per: "1450一个月", "660一天")
+    " 一 每 半"
 )
 _NOT_UNIT = frozenset(_NOT_UNIT_TEXT.split())
 
@@ -1119,7 +1133,7 @@ def supersede_changes(
                 pass
             elif not says:
                 continue  # settled, but not what the user just said: nothing else to change
-            elif (named := _named_when(new.values | denied, was.values)) is not None \
+            elif (named := _named_when(new.values | denied, was.values, denied)) is not None \
                     and (rewritten := _put_value(old, named[0], named[1] - denied, it.body)):
                 # "…can't make the 14th so we moved it to March 22" names the day it moves
                 # ("the surprise party for Dev on March 14"): the same thing, whatever else
@@ -1723,14 +1737,16 @@ def _day(value: str) -> str:
     return m.group(1) if m else ""
 
 
-def _named_when(new: frozenset[str], was: frozenset[str]
+def _named_when(new: frozenset[str], was: frozenset[str], denied: frozenset[str] = frozenset()
                 ) -> tuple[frozenset[str], frozenset[str]] | None:
     """The old dates and times a change names ("can't make the 14th" of "March 14", "not 3:30
-    anymore" of "3:30") and the values it gives besides them; None when it names none."""
+    anymore" of "3:30") and the values it gives besides them; None when it names none. A day of
+    the week, said of many things, names one only when ``denied`` ("isn't Thursday anymore")."""
     named: set[str] = set()
     stale: set[str] = set()
     for v in new:
-        if _value_kind(v) not in ("date", "time"):
+        kind = _value_kind(v)
+        if kind not in ("date", "time") and not (kind == "day" and v in denied):
             continue
         for o in was:
             same_day = _OWN_DAY.fullmatch(v) is not None and _value_kind(o) == "date" \
@@ -1768,22 +1784,61 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
 def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
     """Write ``pair``'s new value, as ``said`` writes it, for its old value in ``old``."""
     # Values are normalised with Chinese numerals as digits ("两万三" → "23000"), so a Chinese
-    # statement is searched, and rewritten, in that form.
-    body = old.body if old.body.isascii() else _arabic(old.body)
+    # statement is searched in that form, and rewritten as written: "房租每月八千五，押一付三"
+    # with "九千二" is "房租每月九千二，押一付三".
+    body, back = (old.body, None) if old.body.isascii() else _arabic_mapped(old.body)
     # "38k" … "capping it at 31 grand": the number is rewritten before its unit, when both
     # statements measure in the same unit.
     was = _written(pair[0], body, unit) or _written_short(pair[0], body)
     # (and a number said in words in digits: "make that seventy-five" writes "75")
-    now = _written(pair[1], _in_digits(said) if said.isascii() else _arabic(said))
-    new = now.group() if now is not None else None
+    text, said_back = (_in_digits(said), None) if said.isascii() else _arabic_mapped(said)
+    now = _written(pair[1], text)
+    new = None if now is None else now.group() if said_back is None \
+        else said[said_back(now.start(), False):said_back(now.end(), True)]
     if now is None and (short := _written_short(pair[1], said)) is not None:
         # An amount said short is written as the older one was: "104k" for "$96,000" is
         # "$104,000"; "44 grand" for "48k", "44 grand".
         new = short.group() if was is not None and not was.group()[-1:].isdigit() else pair[1]
     if was is None or new is None:
         return False
-    old.body = body[:was.start()] + new + body[was.end():]
+    if back is None:
+        old.body = body[:was.start()] + new + body[was.end():]
+    else:
+        start, end = back(was.start(), False), back(was.end(), True)
+        old.body = old.body[:start] + new + old.body[end:]
     return True
+
+
+def _arabic_mapped(text: str) -> tuple[str, Callable[[int, bool], int] | None]:
+    """``_arabic(text)`` and a map from its offsets back to ``text``'s (a number's run as a
+    whole: an end inside "九千二" is its end), None when they cannot be mapped."""
+    runs: list[tuple[int, int, int, int]] = []  # (text start, end, arabic start, end)
+    out: list[str] = []
+    last = size = 0
+    for m in _ZH_AMOUNT.finditer(text):
+        digits = _arabic(m.group())
+        out.append(text[last:m.start()])
+        size += m.start() - last
+        runs.append((m.start(), m.end(), size, size + len(digits)))
+        out.append(digits)
+        size += len(digits)
+        last = m.end()
+    out.append(text[last:])
+    arabic = "".join(out)
+    if arabic != _arabic(text):
+        return _arabic(text), None  # ("1片半" is "1.5片": no run to map it by)
+
+    def back(at: int, end: bool) -> int:
+        shift = 0
+        for start, stop, a_start, a_stop in runs:
+            if at < a_start or (end and at == a_start):
+                break
+            if at < a_stop or (not end and at == a_stop and a_start == a_stop):
+                return stop if end else start
+            shift = stop - a_stop
+        return at + shift
+
+    return arabic, back
 
 
 def _lone_numeral(value: str) -> bool:
@@ -1859,7 +1914,8 @@ def _value_kind(value: str) -> str:
 
 _DAY_VALUE = re.compile(r"^[a-z]{3,9}\.? \d|\d(?:st|nd|rd|th)$|月|\d[日号]$")
 _WEEKDAY_VALUE = re.compile(
-    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?|(?:周|星期|礼拜)[一二三四五六日天]")
+    r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
+    r"|(?:周|星期|礼拜)[一二三四五六日天](?:[、和,，]?[一二三四五六日])*(?:上午|下午|晚上|早上|中午|傍晚)?")
 
 
 def _written(value: str, text: str, unit: bool = False) -> re.Match[str] | None:
@@ -2277,6 +2333,32 @@ _ZH_WAS_AT = (r"(?:定在|订在|放在|选在|约在|是在|定了|定的是|�
               r"(?P<old>[\u4e00-\u9fffA-Za-z]{2,8}?)(?=[，。！？,.!?；;、]|$)")
 
 
+# A place said to hold from now on, what moved perhaps unnamed: "训练场地换了，以后去西区体育馆",
+# "以后改去三楼会议室开", "下学期起在南校区上课". The older statement's place ends the same way
+# a place does (球场, 体育馆, 会议室, 校区).
+_ZH_PLACE = r"[\u4e00-\u9fffA-Za-z0-9]{1,10}(?:场|馆|中心|楼|室|院|店|园|校区|厅|所|站|社区|广场)"
+_ZH_FROM_NOW_AT = re.compile(
+    r"(?:以后|今后|往后|从今天起|从下周起|下学期起|从下个月起|之后)(?:都|就)?(?:改)?(?:去|在|到)"
+    rf"(?P<new>{_ZH_PLACE})")
+_ZH_PLACE_WAS = re.compile(rf"(?:在|去|到)(?P<old>{_ZH_PLACE})(?=[，。！？,.!?；;、上开见集]|$)")
+
+
+def _zh_place_now(items: list[_Item], n: int, m: re.Match[str]) -> None:
+    """Write the place ``m`` says holds from now on into the latest older statement of the same
+    speaker that gives a place for something the newer one speaks of too."""
+    it, new = items[n], m.group("new")
+    about = _topic(it.body.replace(new, " "))
+    for old in reversed(items[:n]):
+        if _speaker_tag(old) != _speaker_tag(it) or _assistants(old):
+            continue
+        found = _ZH_PLACE_WAS.search(old.body)
+        if found is None or found.group("old") == new:
+            continue
+        if about & _topic(old.body.replace(found.group("old"), " ")):
+            old.body = old.body[:found.start("old")] + new + old.body[found.end("old"):]
+            return
+
+
 def zh_moves(items: list[_Item]) -> None:
     """Write a Chinese change to another place or maker, a name ("团建地点改成苏州了"), into
     the latest older statement of the speaker that says where that thing was ("团建地点定在杭州"):
@@ -2286,6 +2368,8 @@ def zh_moves(items: list[_Item]) -> None:
             continue
         m = _ZH_MOVED_TO.search(it.body)
         if m is None:
+            if (now := _ZH_FROM_NOW_AT.search(it.body)) is not None:
+                _zh_place_now(items, n, now)
             continue
         key, new = m.group("slot")[-2:], m.group("new")
         was_at = re.compile(re.escape(key) + r"[\u4e00-\u9fff]{0,3}?" + _ZH_WAS_AT)
