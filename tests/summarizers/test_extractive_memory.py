@@ -4971,6 +4971,50 @@ def test_a_value_denied_reached_or_holding_from_a_time_on(old: str, new: str, go
     _assert_replaced(old, new, gone, kept)
 
 
+@pytest.mark.parametrize(("parts", "gone", "kept"), [
+    # A name of several words for the one said not to hold any more.
+    (["ok so wedding stuff: we booked the Grange for June 14, budget is around $32,000, and "
+      "we're thinking 120 guests but my mom keeps adding cousins lol",
+      "so the venue's not the Grange anymore, it's Holloway Barn."],
+     "booked the Grange", "booked the Holloway Barn for June 14, budget is around $32,000"),
+    # The thing counted named, a near number, no word of change but "now".
+    (["ok so wedding stuff: we booked the Grange for June 14, budget is around $32,000, and "
+      "we're thinking 120 guests but my mom keeps adding cousins lol",
+      "guest list update, we're at 134 now. mom found more cousins"],
+     "120 guests", "thinking 134 guests"),
+    # Taken back to what it was.
+    (["The movers are coming at 3pm on Saturday.", "movers asked to come at 5pm instead",
+      "nvm, back to the original 3pm, they sorted out their other job"], "5pm", "3pm on Saturday"),
+    # A day of the week for a date, in a long message with no stops; the rest of it kept.
+    (["那个我们搬家的事就是定在月底30号然后搬家公司是蚂蚁搬家大概报价一千八然后新房子在望京那边",
+      "搬家公司那边说30号排不开 改到下礼拜三了"], "定在月底30号", "礼拜三然后搬家公司是蚂蚁搬家大概报价一千八"),
+    # An hour in Chinese numerals, its part of the day with it; taken back to the original.
+    (["面试时间是下礼拜三下午两点半", "HR那边说面试提前到上午十点了"], "下午十点", "上午十点"),
+    (["面试时间是下礼拜三下午两点半", "HR那边说面试提前到上午十点了", "又改回原来的两点半了"],
+     "十点", "下礼拜三下午两点半"),
+    # What the one who decides says to do, and a day moved with its part of the day kept.
+    (["我爸的降压药每天吃一片 氨氯地平", "医生让我爸降压药改成每天两片了"], "每天吃一片", "每天吃两片"),
+    (["下周二下午三点跟供应商开会", "供应商那个会挪到周四了 时间不变"], "周二", "下周四下午三点"),
+    # Someone on leave, someone else doing it from now on.
+    (["周会主持人是小张", "小张休产假了 周会以后小李主持"], "主持人是小张", "小李"),
+])
+def test_changes_said_in_passing(parts: list[str], gone: str, kept: str) -> None:
+    lang = "en" if parts[0].isascii() else "zh"
+    out = ""
+    for text in parts:
+        out = ask([user(text), assistant("OK." if lang == "en" else "好的。")], previous=out,
+                  language=lang)
+    assert gone not in out and kept in out, out
+
+
+def test_a_little_later_is_no_hour() -> None:
+    # "晚一点的" is "a little later", not one o'clock: the hour asked for is not rewritten.
+    out = ask([user("帮我订一张3月15号上海虹桥到南京南的高铁，早上8点左右的。")], language="zh")
+    out = ask([user("那天早上临时有个电话会，帮我改签晚一点的，十点前后吧"), assistant("好的。")],
+              previous=out, language="zh")
+    assert "一点左右" not in out, out
+
+
 def test_a_span_a_price_is_per_is_no_unit_they_share() -> None:
     # "1450一个月" and "660一天" share no unit ("一" opens the span): a rent from next term on
     # leaves a hotel's nightly price alone.

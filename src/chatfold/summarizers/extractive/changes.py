@@ -58,7 +58,7 @@ from .threads import _stem, content_tokens
 
 _ZH_CHANGED = (
     "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
-    "|宽限到|延后到|推到|挪到|砍到|压到|改(?=\\d)"
+    "|宽限到|延后到|推到|挪到|砍到|压到|改(?=\\d)|[改换调]回(?:原来的|之前的|到)?|恢复(?:成|到)"
     # "公司改弹性了", "改线上了" (not "改不了")
     "|改(?![不没好完过])[\u4e00-\u9fff]{1,3}?了"
     "|涨薪|加薪|降薪|涨工资|涨房租|转网到|转网了"
@@ -94,6 +94,12 @@ _CHANGE = re.compile(
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said|my bad|wrong one"
     # Taken back for a new value: "Scratch that, …", "Actually make that 15 people".
     r"|scratch that|never mind"
+    # "release slips to the 22nd", "timeout → 45s", "pool size -> 16"
+    r"|slip(?:s|ped|ping)? to|slid to"
+    r"|(?:^|(?<=[,;] ))[a-z][\w .-]{0,30}? (?:→|->|=>) ?(?=[$€£¥]?\d)"
+    # Taken back to what it was: "nvm, back to the original 3pm", "we reverted to 2.7"
+    r"|(?:(?:go|going|went|switch(?:ed|ing)?|change[ds]?|move[ds]?|it's|its|is) )?back to"
+    r"(?= (?:the )?(?:original|old|usual|first|[$€£¥]?\d))|revert(?:ed|ing)? to"
     # "The refund is really $1,067", "the fee is actually €40": the value put right.
     r"|(?:is|are|was|'s) (?:really|actually)(?= [$€£¥]?\d)"
     r"|make (?:it|that|(?:the|my|our) [\w' -]{1,30}?)(?= [$€£¥]?\d| [a-z]+ \d)"
@@ -223,7 +229,8 @@ _VALUE = re.compile(
     # ("4月24" without its 号 too, unless a unit follows: "3月12个", "4月25岁".)
     r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}(?:[日号]|(?![\d.万千百元块个份人件张岁天次号日]))"
     r"|\d{1,4}年\d{1,2}月"
-    r"|\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"  # a Chinese time: "下午 3 点半"
+    # a Chinese time, with its part of the day: "下午 3 点半" ("上午10点" is no "下午10点")
+    r"|(?:(?:上午|下午|晚上|早上|中午|凌晨|傍晚)\s?)?\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"
     # A day of the month: "改25号了" (not a numbered thing: "12号场", "3号楼", "5号线").
     rf"|\d{{1,2}}[号日](?![{_NUMBERED}])"
     r"|(?<![A-Za-z\d])\d+[A-Za-z]+\d[A-Za-z\d-]*"  # codes opening with a digit: 1Z999AA1012
@@ -262,9 +269,10 @@ _CUE_TOKENS = content_tokens(
     "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
     "hundred thousand million half dozen "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
-    "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 "
+    "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 原来 "
     "如今 目前 今年 最后 最终 后来 结果 goes going ended final crossed reached topped"
-    " upgraded upgrade downgraded weekend bumping revised negotiated"
+    " upgraded upgrade downgraded weekend bumping revised negotiated original originally"
+    " reverted revert"
 )
 
 
@@ -295,28 +303,41 @@ def _below_wan(run: str) -> int | None:
     return total
 
 
+# An hour on the clock: "下午两点半", "提前到上午十点", "两点四十", "十二点" (not "晚一点的", "有两
+# 点要注意": a time of day before it, or what follows an hour after it).
+_ZH_CLOCK = (
+    r"(?:(?<=上午|下午|晚上|早上|中午|凌晨|傍晚)|(?<=号))(?:十[一二]?|[一二两三四五六七八九十])(?=点)"
+    r"|(?:十[一二]?|[一二两三四五六七八九十])(?=点(?:半|钟|一刻|三刻|[\d零一二三四五六七八九十]|前|后"
+    r"|左右|开始|出发|见|集合|到))")
+_ZH_RUN = re.compile(rf"(?P<clock>{_ZH_CLOCK})|{_ZH_AMOUNT.pattern}")
+
+
+def _run_digits(m: re.Match[str]) -> str:
+    """A Chinese number or hour ``m`` of :data:`_ZH_RUN` in digits, as it was when none."""
+    run = m.group()
+    if m.group("clock"):
+        return str(_below_wan(run))
+    if not any(ch in run for ch in "十百千万"):
+        return run
+    head, wan, tail = run.partition("万")
+    high = _below_wan(head)
+    if high is None:
+        return run
+    if not wan:
+        return str(high)
+    if not tail:
+        return f"{high}万"
+    if len(tail) == 1 and tail in _ZH_DIGIT:
+        return f"{high}.{_ZH_DIGIT[tail]}万"
+    low = _below_wan(tail)
+    return run if low is None else str(high * 10000 + low)
+
+
 def _arabic(text: str) -> str:
     """``text`` with its Chinese numbers in digits, 万 kept as the unit it is: "砍到九万" →
-    "砍到9万", "九万五" → "9.5万", "涨到七千三" → "涨到7300", "两百二十套" → "220套"."""
-
-    def one(m: re.Match[str]) -> str:
-        run = m.group()
-        if not any(ch in run for ch in "十百千万"):
-            return run
-        head, wan, tail = run.partition("万")
-        high = _below_wan(head)
-        if high is None:
-            return run
-        if not wan:
-            return str(high)
-        if not tail:
-            return f"{high}万"
-        if len(tail) == 1 and tail in _ZH_DIGIT:
-            return f"{high}.{_ZH_DIGIT[tail]}万"
-        low = _below_wan(tail)
-        return run if low is None else str(high * 10000 + low)
-
-    text = _ZH_AMOUNT.sub(one, text)
+    "砍到9万", "九万五" → "9.5万", "涨到七千三" → "涨到7300", "两百二十套" → "220套",
+    "下午两点半" → "下午2点半"."""
+    text = _ZH_RUN.sub(_run_digits, text)
     # "1片半", "两个半小时" are one and a half: one value ("1.5片"), not 1 and a half said after.
     return _AND_A_HALF.sub(r"\1.5\2", text) if "半" in text else text
 
@@ -461,7 +482,7 @@ _CHANGE_KEYS = (
     "postpon", "reschedul", "delay", "push", "bump", "rais", "lower", "increas", "reduc",
     "drop", "went", "grew", "renew", "extend", "down", "cut", "new", "set", "days", "lately",
     "stretch", "boost", "upped", "go up", "goes", "going", "jump", "climb", "rose", "ended up",
-    "came", "agreed",
+    "came", "agreed", "back to", "revert", "slip", "slid", "→", "->", "=>",
     "settled", "settling", "final", "reissu", "re-issu", "hike", "confirmed", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat", "upgrad", "downgrad",
@@ -630,11 +651,15 @@ _REPORTED = re.compile(
     # what they are doing to it: "Landlord's bumping it to $1,975"
     r"|'s(?= (?:raising|bumping|moving|changing|pushing|cutting|lowering|dropping)\b)))"
     r"|(?:我(?:家)?)?(?:" + _PERSON_ZH.pattern + r"|房东|物业|中介|公司|学校|医院|客服|HR|人事"
-    r"|单位|银行|航空公司|4S店|诊所|门诊|前台|驾校|快递|物流)(?:那边)?(?:刚)?"
-    r"(?:打电话(?:来)?说|发(?:消息|短信|邮件)说|说|通知(?:我|说)?|告诉我)(?!明(?![年天早晚])|服|法)"
+    r"|单位|银行|航空公司|4S店|诊所|门诊|前台|驾校|快递|物流|产品|运维|测试|甲方|客户|供应商|厂家"
+    r"|班主任|教练|群里)(?:那边)?(?:刚)?(?:在(?:群|微信|钉钉|飞书)(?:里|上)?)?"
+    # (or says what to do: "医生让我爸降压药改成每天两片了", "HR要求…")
+    r"(?:打电话(?:来)?说|发(?:消息|短信|邮件)说|说|通知(?:我|说)?|告诉我|让|叫|建议|要求)"
+    r"(?!明(?![年天早晚])|服|法)"
 )
 
 
+_REPORTED_ZH_KEYS = ("说", "通知", "告诉", "让", "叫", "建议", "要求")
 _AT_PLACE = re.compile(r"\b(?:at|in) (?:the )?((?:[A-Z][\w'&.-]*)(?: [A-Z][\w'&.-]*)*)")
 
 
@@ -650,7 +675,7 @@ class _Shape:
         # $1,975", "老板说提前到5月15日" change the user's rent and deadline.
         self.reporters: frozenset[str] = frozenset()
         self.told_by: frozenset[str] = frozenset()  # the words of who reported it
-        if ("说" in body or "通知" in body or "告诉" in body) if not body.isascii() \
+        if any(k in body for k in _REPORTED_ZH_KEYS) if not body.isascii() \
                 else _REPORTED_KEYS.search(body) is not None:
             said_by = " ".join(m.group() for m in _REPORTED.finditer(body))
             if said_by:
@@ -695,6 +720,13 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     number ("I turned 35" / "I'm 34"). A clause of change that names no one (``of_anyone``:
     "…，给改到11月20号了") changes what was said of anyone ("我爸约的是11月13号去复查").
     """
+    if not new.units and len(new.values) == 1 and len(new.topic) <= 3 \
+            and next(iter(new.values))[:1].isdigit() and _close(new.values, old.values) \
+            and len([u for u in old.units - _NOT_THING
+                     if u.isalpha() and len(u) > 3 and _in(u, new.topic)]) == 1:
+        # "guest list update, we're at 134 now" counts what "…we're thinking 120 guests, my mom
+        # keeps adding cousins…" counted: the thing counted named, a number near the old one.
+        return True
     named = (new.words & old.names) - new.values
     # (Whoever reported either is left out: "医生开了…每次4毫升" / "医生说…调成每次6毫升".)
     told = new.reporters | old.reporters
@@ -963,7 +995,8 @@ _NEGATED = re.compile(
     r"(?: (?:thing|one|number|figure|budget|plan))?"
     r"|\b(?:instead of|rather than) (?:the |that )?[$€£¥]?\d[\w,.:]*"
     # "…aren't Wednesdays anymore, the pool moved them to Fridays", "not 3.14 any more"
-    r"|\b(?:not|isn't|aren't|no longer)(?: on| at| in)? [\w'.:$€£¥-]+(?= any ?more\b))"
+    r"|\b(?:not|isn't|aren't|no longer)(?: on| at| in)?(?: the| a| an)? [\w'.:$€£¥-]+"
+    r"(?= any ?more\b))"
     r"|不是[^，。！？,.!?]{1,8}[，,]")
 
 
@@ -1740,13 +1773,14 @@ def _day(value: str) -> str:
 def _named_when(new: frozenset[str], was: frozenset[str], denied: frozenset[str] = frozenset()
                 ) -> tuple[frozenset[str], frozenset[str]] | None:
     """The old dates and times a change names ("can't make the 14th" of "March 14", "not 3:30
-    anymore" of "3:30") and the values it gives besides them; None when it names none. A day of
-    the week, said of many things, names one only when ``denied`` ("isn't Thursday anymore")."""
+    anymore" of "3:30") and the values it gives besides them; None when it names none. Another
+    value, a day of the week or a name, said of many things, names one only when ``denied``
+    ("isn't Thursday anymore", "the venue's not the Grange anymore")."""
     named: set[str] = set()
     stale: set[str] = set()
     for v in new:
         kind = _value_kind(v)
-        if kind not in ("date", "time") and not (kind == "day" and v in denied):
+        if kind not in ("date", "time") and v not in denied:
             continue
         for o in was:
             same_day = _OWN_DAY.fullmatch(v) is not None and _value_kind(o) == "date" \
@@ -1770,6 +1804,12 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
         handles = [v for v in stale if f"@{v}" in old.body.lower()]
         if len(handles) == 1:
             stale = frozenset(handles)
+    if len(fresh) > 1 and said.isascii():
+        # A name of several words is one value: "it's Holloway Barn" for "the Grange".
+        for m in _CAPITALISED_RUN.finditer(said):
+            if frozenset(m.group().lower().split()) == fresh:
+                fresh = frozenset((m.group().lower(),))
+                break
     pair = _pair(stale, fresh, near_only=units is not None)
     if pair is None:
         return None
@@ -1779,6 +1819,9 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
         return None
     return pair if _rewrite(old, pair, said, units is not None and bool(units[0] & units[1])) \
         else None
+
+
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'&-]*(?: [A-Z][\w'&-]*)+")
 
 
 def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
@@ -1801,6 +1844,9 @@ def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
         new = short.group() if was is not None and not was.group()[-1:].isdigit() else pair[1]
     if was is None or new is None:
         return False
+    if (part := _PART_OF_DAY.search(pair[0])) and not _PART_OF_DAY.search(pair[1]) \
+            and _value_kind(pair[0]) == "day":
+        new += part.group()  # "周二下午三点" moved to "周四" is "周四下午三点"
     if back is None:
         old.body = body[:was.start()] + new + body[was.end():]
     else:
@@ -1809,14 +1855,17 @@ def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
     return True
 
 
+_PART_OF_DAY = re.compile("(?:上午|下午|晚上|早上|中午|傍晚)$")
+
+
 def _arabic_mapped(text: str) -> tuple[str, Callable[[int, bool], int] | None]:
     """``_arabic(text)`` and a map from its offsets back to ``text``'s (a number's run as a
     whole: an end inside "九千二" is its end), None when they cannot be mapped."""
     runs: list[tuple[int, int, int, int]] = []  # (text start, end, arabic start, end)
     out: list[str] = []
     last = size = 0
-    for m in _ZH_AMOUNT.finditer(text):
-        digits = _arabic(m.group())
+    for m in _ZH_RUN.finditer(text):
+        digits = _run_digits(m)
         out.append(text[last:m.start()])
         size += m.start() - last
         runs.append((m.start(), m.end(), size, size + len(digits)))
@@ -1860,8 +1909,10 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
     if len(fresh) == 1:
         new = next(iter(fresh))
         kind = _value_kind(new)
-        # (A lone Chinese numeral is a count, or a word's part: "一般" is no "G8633".)
-        olds = [v for v in stale if _value_kind(v) == kind and _lone_numeral(v) ==
+        # (A lone Chinese numeral is a count, or a word's part: "一般" is no "G8633". A day of
+        # the week is a date: "30号排不开，改到下礼拜三了".)
+        olds = [v for v in stale if _DAY_AS_DATE.get(_value_kind(v), _value_kind(v)) ==
+                _DAY_AS_DATE.get(kind, kind) and _lone_numeral(v) ==
                 _lone_numeral(new) and not _other_code(v, new)]
         if len(olds) > 1 and kind == "number":
             olds = [v for v in olds if _near_amount(v, new)]
@@ -1876,6 +1927,7 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
     return pairs[0] if len(pairs) == 1 else None
 
 
+_DAY_AS_DATE = {"day": "date"}
 _AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
@@ -1923,7 +1975,8 @@ def _written(value: str, text: str, unit: bool = False) -> re.Match[str] | None:
     rate's slash is not its value's: "4,200/" is written in "4,200/mo"); with ``unit``, a number
     may run into its unit ("38" in "38k")."""
     value = value.rstrip("/,")
-    after = r"(?![0-9]|\.\d)" if unit and value[-1:].isdigit() else "(?![0-9A-Za-z])"
+    after = r"(?![0-9]|\.\d)" if unit and value[-1:].isdigit() \
+        else "" if not value[-1:].isascii() else "(?![0-9A-Za-z])"  # ("周二下午3点")
     return re.search(rf"(?<![0-9A-Za-z]){re.escape(value)}{after}", text, re.I)
 
 
@@ -2274,13 +2327,22 @@ def tool_pairs(content: str) -> list[tuple[str, str]]:
     """The old and new values a tool's JSON result gives under paired keys: ("09:12", "13:39")
     from ``"original_departure": "09:12", "new_departure": "13:39"``; old_/previous_/was_ and
     new_/updated_/current_ keys alike, one level of nesting."""
+    found: list[tuple[str, str]] = []
+    if "->" in content or "→" in content or "=>" in content or " from " in content:
+        # Said in text: "updated timeout_ms: 30000 -> 45000", "assignee changed from Dana to
+        # Marcus" (not a range, "9-5", nor a path: both sides a value of one kind).
+        for m in _TEXT_PAIR.finditer(content):
+            old, new = m.group("old") or m.group("old2"), m.group("new") or m.group("new2")
+            # (a word like "open" → "closed" is in too many statements to be found as itself)
+            if old != new and _value_kind(old.lower()) == _value_kind(new.lower()) \
+                    and (any(ch.isdigit() for ch in old) or old[:1].isupper()):
+                found.append((old, new))
     if "{" not in content or not _PAIRED_KEY.search(content):
-        return []
+        return found
     try:
         data = json.loads(content)
     except ValueError:
-        return []
-    found: list[tuple[str, str]] = []
+        return found
     for obj in [data, *(v for v in data.values() if isinstance(v, dict))] \
             if isinstance(data, dict) else ():
         olds: dict[str, str] = {}
@@ -2296,6 +2358,10 @@ def tool_pairs(content: str) -> list[tuple[str, str]]:
     return found
 
 
+_TEXT_VALUE = r"[$€£¥]?\w[\w.:@/-]*\w%?"
+_TEXT_PAIR = re.compile(
+    rf"(?<![\w.-])(?P<old>{_TEXT_VALUE}) ?(?:->|→|=>) ?(?P<new>{_TEXT_VALUE})(?![\w.-])"
+    rf"|\bchanged from (?P<old2>{_TEXT_VALUE}) to (?P<new2>{_TEXT_VALUE})(?![\w.-])")
 _OLD_KEY = re.compile(rf"(?i)(?:{OLD_KEY_WORDS}|was)[_ -]?(\w+)$")
 _NEW_KEY = re.compile(rf"(?i)(?:{NEW_KEY_WORDS}|now)[_ -]?(\w+)$")
 _PAIRED_KEY = re.compile(rf"(?i)\"(?:{OLD_KEY_WORDS}|was)[_ -]?\w+\"")
@@ -2316,8 +2382,16 @@ def supersede_tool_pairs(items: list[_Item], pairs: dict[int, list[tuple[str, st
             now = fresh[1:] if clock and _BARE_CLOCK.fullmatch(fresh) and fresh[0] == "0" \
                 else fresh
             for old in items:
-                if old.role != "tool" and old.msg < msg:  # (one carried, -1, is older)
+                if old.msg >= msg:  # (one carried, -1, is older)
+                    continue
+                if old.role != "tool" and not _is_tool_line(old.body):
                     old.body = said.sub(now, old.body)
+                elif " → " in old.body:
+                    # An older look-up's result too ("read_config → timeout_ms: 30000"), not
+                    # the arguments it was called with.
+                    call, result = old.body.split(" → ", 1)
+                    if fresh not in result:  # (not the report itself: "30000 -> 45000")
+                        old.body = f"{call} → {said.sub(now, result)}"
 
 
 _BARE_CLOCK = re.compile(r"0?(\d{1,2}):(\d{2})")
@@ -2411,11 +2485,11 @@ _ZH_ROLES = rf"{ZH_TITLES}|阿姨|保姆|班主任"
 # (or by the role alone: "原来那个教练离职了", "之前那位阿姨家里有事回老家了")
 _LEFT_ZH = re.compile(
     rf"(?:(?P<old>{_ZH_HOLDER})|(?:原来|之前|以前)(?:的|那个|那位)?(?P<role>{_ZH_ROLES}))"
-    r"(?:那边|他|她)?[^，。！？；]{0,12}?(?:调(?:去|走|到|岗)|离职|退休|走了|不干了|请假|休假|辞职"
-    r"|跳槽|来不了|去不了|不负责|不带了|回老家)")
+    r"(?:那边|他|她)?[^，。！？；]{0,12}?(?:调(?:去|走|到|岗)|离职|退休|走了|不干了|请(?:病|产)?假"
+    r"|休(?:产|病|婚)?假|辞职|跳槽|来不了|去不了|不负责|不带了|回老家|住院了)")
 _TAKES_OVER_ZH = re.compile(
     rf"(?:换了|换成|改成|现在是|接手的是|由|变成)(?:了)?(?P<a>{_ZH_HOLDER})"
-    rf"|(?P<b>{_ZH_HOLDER})(?:在管|来管|负责|接手|接替|顶上|来带|在带|带)"
+    rf"|(?P<b>{_ZH_HOLDER})(?:在管|来管|负责|接手|接替|顶上|来带|在带|带|来?主持|跟进|对接|代课)"
     rf"|(?:介绍了|来了|换了|派了)一?位(?P<c>{_ZH_HOLDER})"
     r"|现在[^，。！？]{1,8}的是(?P<d>[\u4e00-\u9fff]{2,3})(?=[，。！？,]|$)")
 _ZH_TITLE = re.compile(rf"(?:{ZH_TITLES})$")
