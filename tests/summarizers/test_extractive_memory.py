@@ -4987,13 +4987,19 @@ def test_a_value_denied_reached_or_holding_from_a_time_on(old: str, new: str, go
       "nvm, back to the original 3pm, they sorted out their other job"], "5pm", "3pm on Saturday"),
     # A day of the week for a date, in a long message with no stops; the rest of it kept.
     (["那个我们搬家的事就是定在月底30号然后搬家公司是蚂蚁搬家大概报价一千八然后新房子在望京那边",
-      "搬家公司那边说30号排不开 改到下礼拜三了"], "定在月底30号", "礼拜三然后搬家公司是蚂蚁搬家大概报价一千八"),
+      "搬家公司那边说30号排不开 改到下礼拜三了"], "定在月底30号",
+     "礼拜三然后搬家公司是蚂蚁搬家大概报价一千八"),
     # An hour in Chinese numerals, its part of the day with it; taken back to the original.
     (["面试时间是下礼拜三下午两点半", "HR那边说面试提前到上午十点了"], "下午十点", "上午十点"),
     (["面试时间是下礼拜三下午两点半", "HR那边说面试提前到上午十点了", "又改回原来的两点半了"],
      "十点", "下礼拜三下午两点半"),
+    (["The API gateway timeout is 30s right now.", "timeout → 45s, upstream is slow"], "30s",
+     "45s"),
+    (["Release v2.4 is planned for the 18th.", "Mira: 'release slips to the 22nd, QA found it'"],
+     "18th", "planned for the 22nd"),
     # What the one who decides says to do, and a day moved with its part of the day kept.
-    (["我爸的降压药每天吃一片 氨氯地平", "医生让我爸降压药改成每天两片了"], "每天吃一片", "每天吃两片"),
+    (["我爸的降压药每天吃一片 氨氯地平", "医生让我爸降压药改成每天两片了"], "每天吃一片",
+     "每天吃两片"),
     (["下周二下午三点跟供应商开会", "供应商那个会挪到周四了 时间不变"], "周二", "下周四下午三点"),
     # Someone on leave, someone else doing it from now on.
     (["周会主持人是小张", "小张休产假了 周会以后小李主持"], "主持人是小张", "小李"),
@@ -5005,6 +5011,27 @@ def test_changes_said_in_passing(parts: list[str], gone: str, kept: str) -> None
         out = ask([user(text), assistant("OK." if lang == "en" else "好的。")], previous=out,
                   language=lang)
     assert gone not in out and kept in out, out
+
+
+def test_a_tool_reporting_old_to_new_in_text_updates_what_was_said_and_looked_up() -> None:
+    first = ask([user("what's the request timeout on the payments service?"),
+                 *_tool_turn("c1", "read_config", '{"service": "payments"}',
+                             "timeout_ms: 30000\nretries: 3\npool_size: 20"),
+                 assistant("Payments has timeout_ms 30000, 3 retries, pool 20.")])
+    out = ask([user("the upstream is slow, raise it"),
+               *_tool_turn("c2", "set_config", '{"service": "payments", "timeout_ms": 45000}',
+                           "updated timeout_ms: 30000 -> 45000"),
+               assistant("Done.")], previous=first)
+    lines = [line for line in out.splitlines() if "30000" in line]
+    assert lines and all("30000 -> 45000" in line for line in lines), out
+
+
+@pytest.mark.parametrize("content", ["status: open -> closed", "hours 9-5",
+                                     "renamed src/a.py -> src/b.py"])
+def test_text_that_is_no_old_to_new_value_pair(content: str) -> None:
+    from chatfold.summarizers.extractive.changes import tool_pairs
+
+    assert tool_pairs(content) == []
 
 
 def test_a_little_later_is_no_hour() -> None:
