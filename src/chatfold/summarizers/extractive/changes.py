@@ -2350,9 +2350,10 @@ def tool_pairs(content: str) -> list[tuple[str, str]]:
         for key, value in obj.items():
             if not isinstance(value, (str, int, float)) or isinstance(value, bool):
                 continue
-            m = _OLD_KEY.match(str(key)) or _NEW_KEY.match(str(key))
-            if m is not None:
-                (olds if m.re is _OLD_KEY else news)[m.group(1).lower()] = str(value).strip()
+            keyed = _OLD_KEY.match(str(key)) or _NEW_KEY.match(str(key))
+            if keyed is not None:
+                (olds if keyed.re is _OLD_KEY else news)[keyed.group(1).lower()] = \
+                    str(value).strip()
         found += [(olds[k], news[k]) for k in olds.keys() & news.keys()
                   if olds[k] and news[k] and olds[k] != news[k]]
     return found
