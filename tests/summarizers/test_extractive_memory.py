@@ -5034,6 +5034,24 @@ def test_text_that_is_no_old_to_new_value_pair(content: str) -> None:
     assert tool_pairs(content) == []
 
 
+def test_a_number_said_anew_of_the_very_same_thing_replaces_the_old() -> None:
+    # No word of change, but all the newer statement names the older one named.
+    out = ask([user("Our flight lands at 6:40 on Friday.")])
+    out = ask([user("Our flight lands at 9:15 on Friday."), assistant("OK.")], previous=out)
+    assert "6:40" not in out and "9:15" in out, out
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("I ran 5 km this morning.", "I ran 8 km today, legs are dead"),  # an event, each
+    ("My daughter is 7 and loves horses.", "My son is 4 and loves trucks."),  # another one
+    ("Show me hotels in Lisbon for 2026-03-10.", "Show me hotels in Porto for 2026-05-12."),
+])
+def test_a_number_said_again_of_something_else_leaves_the_old(first: str, second: str) -> None:
+    out = ask([user(first)])
+    out = ask([user(second), assistant("OK.")], previous=out)
+    assert first.rstrip(".") in out and second.split(",")[0].rstrip(".") in out, out
+
+
 def test_a_little_later_is_no_hour() -> None:
     # "晚一点的" is "a little later", not one o'clock: the hour asked for is not rewritten.
     out = ask([user("帮我订一张3月15号上海虹桥到南京南的高铁，早上8点左右的。")], language="zh")

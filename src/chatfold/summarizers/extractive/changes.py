@@ -188,6 +188,16 @@ _ZH_CUE = re.compile(
     # ("存款到3.6万了" still speaks of 存款).
     rf"|[{_REACHING_ZH}]?到了?(?=[\s\d{ZH_NUMERALS}])"
 )
+# When something happened: what is told with it is an event ("I ran 5 miles today"), not a
+# value that holds now.
+_WHEN_IT_HAPPENED = re.compile(
+    r"(?i)\b(?:today|yesterday|tonight|this (?:morning|afternoon|evening)|last (?:night|week"
+    r"|month|year|time)|ago|just now)\b")
+_RESTATED_CHARS = 90
+# The user's own statements ("User: …"), not their asks or the options put to them.
+_USER_TAGS = frozenset(f"{tags['user']}{_COLON[lang]}" for lang, tags in _ROLE_TAGS.items())
+"""A number said anew with no word of change is a short statement ("rehearsal dinner is 6:30 bc
+the restaurant needs the room"); a longer one tells more than what holds now."""
 _MAX_TOPIC = 8
 """A statement of change names the thing it changes; one with more content words than this
 tells a story ("the room was 902, dirty, noisy…") and changes nothing."""
@@ -1041,17 +1051,41 @@ def supersede_changes(
         return got
 
     emptied: set[int] = set()
+    lowered: list[str] = []  # (each body in lower case, made when first needed)
     for n, it in enumerate(items):
         settled = it.msg in settled_in and not _assistants(it)
         if it.replaces:
             continue
         lead = _lead_in(items, n, shape)
-        if not (settled or lead or _has(it.body, _CHANGE_KEYS)):
+        # A number said anew of the very same thing, no word of change: "rehearsal dinner is
+        # 6:30" after "The rehearsal dinner is at Luca's on Friday at 7" (as a statement that
+        # only says what holds now: all it names, the older one named).
+        # (English only: Chinese statements share character pairs too easily to be said to
+        # name all an older one did, and the Chinese sets lost old facts by it.)
+        restated = it.msg >= 0 and it.tag in _USER_TAGS and len(it.body) <= _RESTATED_CHARS \
+            and it.body.isascii() and _DIGITS.search(it.body) is not None \
+            and not _is_tool_line(it.body) and not _WHEN_IT_HAPPENED.search(it.body) \
+            and not _is_question(it.body)
+        if not (settled or lead or restated or _has(it.body, _CHANGE_KEYS)):
             continue
         # The assistant changes only what it said itself ("Booked: dentist on Thursday" →
         # "Changed: dentist on Tuesday"); the user's words are the user's to change.
         theirs = _assistants(it)
         says = 2 if lead else _says_change(it.body)
+        # (said anew, no word of change: only of what an older statement named all of; "298元"
+        # alone is no thing, nor one pair of Chinese characters, which many statements share)
+        anew = restated and not says and not settled
+        if anew:
+            # Each word, as written, in an older statement first (most have none): every word
+            # of the topic is one of these.
+            if not lowered:
+                lowered.extend(x.body.lower() for x in items)
+            words = [w[:5] for w in content_tokens(it.body) - _CUE_TOKENS
+                     if not any(ch.isdigit() for ch in w)]
+            if not words or not any(all(w in lowered[k] for w in words) for k in range(n)) \
+                    or not shape(n).topic:
+                continue
+        says = says or int(restated)
         if not (says or settled) or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)
                                      and _change_clause_en(it.body) is None
                                      and (it.body.isascii() or _change_clause(it.body) is None)):
@@ -1135,6 +1169,9 @@ def supersede_changes(
                     or (lead is not None and old.msg == it.msg) \
                     or _changes_fields(it.body, old.body):
                 continue  # (tool lines about one object change by field: supersede_tool_state)
+            if anew and not (all(w[:5] in lowered[k] for w in new.topic)
+                             and all(_in(w, shape(k).topic) for w in new.topic)):
+                continue
             was = shape(k)
             if anyone and "→" in old.body and not (whole or new).values & was.values \
                     and not _THAT_ONE.search(it.body):
@@ -1166,11 +1203,14 @@ def supersede_changes(
                 pass
             elif not says:
                 continue  # settled, but not what the user just said: nothing else to change
-            elif (named := _named_when(new.values | denied, was.values, denied)) is not None \
-                    and (rewritten := _put_value(old, named[0], named[1] - denied, it.body)):
+            elif (named := _named_when(said.values | denied, was.values, denied)) is not None \
+                    and (rewritten := _put_value(old, named[0],
+                                                  named[1] - denied - (said.values - new.values),
+                                                  it.body, named=True)):
                 # "…can't make the 14th so we moved it to March 22" names the day it moves
                 # ("the surprise party for Dev on March 14"): the same thing, whatever else
-                # either statement says of it.
+                # either statement says of it. (The whole sentence names it, the clause of
+                # change gives the new value: "…说30号排不开，改到下礼拜三了".)
                 pass
             elif not theirs and it.body.isascii() and (
                     named := _renamed(it.body, old.body, new.values, was.values)) is not None \
@@ -1253,12 +1293,14 @@ def supersede_changes(
                 emptied.add(id(old))  # (a tool line's tail is no statement: "exit 0)")
             # A value the user took the trouble to revise is asked for again: it is worth what
             # stating it was worth once more.
-            it.score = max(it.score, old.score) + (
+            # (A value only said anew is worth what each statement was: "Show me hotels in
+            # Porto for May 12" after "…in Lisbon for March 10" is no revision to weigh.)
+            it.score = it.score if anew else max(it.score, old.score) + (
                 0.0 if theirs or it.replaces else _REVISED_WEIGHT)
             if rewritten:
                 # It now says all the change said of it: it ranks first, the change after it
                 # (kept when there is room, as a repeat of its value otherwise).
-                old.score = it.score + _REWRITTEN_EDGE
+                old.score = old.score if anew else it.score + _REWRITTEN_EDGE
                 if it.section == _DECISIONS and old.section != _DECISIONS:
                     # Unless the change is a decision the older statement was not: "…said to
                     # spin at 4,200 rpm. I'll go with that." is carried as a decision, worth
@@ -1793,12 +1835,14 @@ def _named_when(new: frozenset[str], was: frozenset[str], denied: frozenset[str]
 
 
 def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: str,
-               units: tuple[frozenset[str], frozenset[str]] | None = None
-               ) -> tuple[str, str] | None:
+               units: tuple[frozenset[str], frozenset[str]] | None = None,
+               named: bool = False) -> tuple[str, str] | None:
     """Write into ``old`` the one value ``said`` gives instead of its one ``stale`` value of the
     same kind, as each is written; return the two. None, ``old`` unchanged, when they do not
     pair so, or when ``units`` (old and new, where nothing else said they speak of the same
-    thing) show both count things and not the same things ("4 apples", "6 bananas")."""
+    thing) show both count things and not the same things ("4 apples", "6 bananas"). A
+    day of the week pairs with a date only when the change ``named`` that date ("30号排不开，
+    改到下礼拜三了")."""
     if len(stale) > 1 and len(fresh) == 1:
         # "My GitHub handle is @quietfern" → "Renamed my account to fernwright": the handle.
         handles = [v for v in stale if f"@{v}" in old.body.lower()]
@@ -1810,7 +1854,7 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
             if frozenset(m.group().lower().split()) == fresh:
                 fresh = frozenset((m.group().lower(),))
                 break
-    pair = _pair(stale, fresh, near_only=units is not None)
+    pair = _pair(stale, fresh, near_only=units is not None, any_day=named)
     if pair is None:
         return None
     if _value_kind(pair[1]) == "number" and units is not None and not units[0] & units[1] \
@@ -1901,7 +1945,7 @@ def _other_code(old: str, new: str) -> bool:
 
 
 def _pair(stale: frozenset[str], fresh: frozenset[str],
-          near_only: bool) -> tuple[str, str] | None:
+          near_only: bool, any_day: bool = False) -> tuple[str, str] | None:
     """The old value and the new one that replaces it: the one new value and the one old value
     of its kind, or the one of them near it ("$17.50/hr, 30 hrs a week" … "we landed on
     18.25"). With ``near_only`` (the next turn, which need not name its thing), several new
@@ -1909,11 +1953,11 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
     if len(fresh) == 1:
         new = next(iter(fresh))
         kind = _value_kind(new)
-        # (A lone Chinese numeral is a count, or a word's part: "一般" is no "G8633". A day of
-        # the week is a date: "30号排不开，改到下礼拜三了".)
-        olds = [v for v in stale if _DAY_AS_DATE.get(_value_kind(v), _value_kind(v)) ==
-                _DAY_AS_DATE.get(kind, kind) and _lone_numeral(v) ==
-                _lone_numeral(new) and not _other_code(v, new)]
+        # (A lone Chinese numeral is a count, or a word's part: "一般" is no "G8633". With
+        # ``any_day``, a day of the week is a date.)
+        when = {"day": "date"} if any_day else {}
+        olds = [v for v in stale if when.get(k := _value_kind(v), k) == when.get(kind, kind)
+                and _lone_numeral(v) == _lone_numeral(new) and not _other_code(v, new)]
         if len(olds) > 1 and kind == "number":
             olds = [v for v in olds if _near_amount(v, new)]
             if len(olds) > 1 and _READING.fullmatch(new):
@@ -1927,7 +1971,6 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
     return pairs[0] if len(pairs) == 1 else None
 
 
-_DAY_AS_DATE = {"day": "date"}
 _AMOUNT = re.compile(r"\d[\d,]*(?:\.\d+)?")
 
 
