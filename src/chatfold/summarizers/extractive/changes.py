@@ -181,7 +181,8 @@ _REACHING_ZH = ("瘦胖涨升降减加跌掉增长提调推挪延改换砍压抬
 # frame: "raised our rent to" still speaks of the rent, "new manager is" of the manager.
 _ZH_CUE = re.compile(
     rf"{_ZH_CHANGED}|只剩下?|给到|以后(?:请|就|都)?|今后|往后|从此"
-    r"|从?(?:下|明|今|这|本)个?(?:月|季度|年|周|星期|礼拜|学期)(?:开始|起)|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}"
+    r"|从?(?:下|明|今|这|本)个?(?:月|季度|年|周|星期|礼拜|学期)(?:开始|起)"
+    rf"|现在|新(?=[\u4e00-\u9fff])|{_ZH_CORRECTED}"
     r"|不是|而是|(?:最后|最终)?定下来(?:是|了)?|最后|最终"
     r"|算了|(?:今天|昨天|今早|今晚)?(?:早上|上午|中午|下午|晚上)|今天|昨天|今早|今晚"
     # _ZH_TO_VALUE, once values are blanked: the verb goes with it ("瘦到"), a noun stays
@@ -194,10 +195,10 @@ _WHEN_IT_HAPPENED = re.compile(
     r"(?i)\b(?:today|yesterday|tonight|this (?:morning|afternoon|evening)|last (?:night|week"
     r"|month|year|time)|ago|just now)\b")
 _RESTATED_CHARS = 90
-# The user's own statements ("User: …"), not their asks or the options put to them.
-_USER_TAGS = frozenset(f"{tags['user']}{_COLON[lang]}" for lang, tags in _ROLE_TAGS.items())
 """A number said anew with no word of change is a short statement ("rehearsal dinner is 6:30 bc
 the restaurant needs the room"); a longer one tells more than what holds now."""
+# The user's own statements ("User: …"), not their asks or the options put to them.
+_USER_TAGS = frozenset(f"{tags['user']}{_COLON[lang]}" for lang, tags in _ROLE_TAGS.items())
 _MAX_TOPIC = 8
 """A statement of change names the thing it changes; one with more content words than this
 tells a story ("the room was 902, dirty, noisy…") and changes nothing."""
@@ -1072,8 +1073,8 @@ def supersede_changes(
         # "Changed: dentist on Tuesday"); the user's words are the user's to change.
         theirs = _assistants(it)
         says = 2 if lead else _says_change(it.body)
-        # (said anew, no word of change: only of what an older statement named all of; "298元"
-        # alone is no thing, nor one pair of Chinese characters, which many statements share)
+        # (said anew, no word of change: only of what an older statement named all of; "$298"
+        # alone names no thing)
         anew = restated and not says and not settled
         if anew:
             # Each word, as written, in an older statement first (most have none): every word
