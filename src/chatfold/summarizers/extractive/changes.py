@@ -235,13 +235,19 @@ _PAY = re.compile(
 )
 _MONEY_UNITS = frozenset(("$", "€", "£", "¥", "元", "块", "k"))
 _NUMBERED = "楼线床房门口位车厅院栋场馆桌台柜窗座机站室间箱仓包厢道球"
+# Parts of the day a Chinese day or hour is said with ("周二下午", "上午十点").
+_PARTS_OF_DAY = "上午|下午|晚上|早上|中午|傍晚"
+# A day of the week, or a run of them ("每周一三五", "周二、四"), with its part of the day.
+_ZH_WEEKDAYS = (r"(?:周|星期|礼拜)[一二三四五六日天]"
+                r"(?:[、和,，]?[一二三四五六日](?![十点号个岁百千万]))*"
+                rf"(?:{_PARTS_OF_DAY})?")
 _VALUE = re.compile(
     # A Chinese date is one value: "3月3号" → "3月10号" replaces the date, not the month's "3".
     # ("4月24" without its 号 too, unless a unit follows: "3月12个", "4月25岁".)
     r"(?:\d{1,4}年)?\d{1,2}月\d{1,2}(?:[日号]|(?![\d.万千百元块个份人件张岁天次号日]))"
     r"|\d{1,4}年\d{1,2}月"
     # a Chinese time, with its part of the day: "下午 3 点半" ("上午10点" is no "下午10点")
-    r"|(?:(?:上午|下午|晚上|早上|中午|凌晨|傍晚)\s?)?\d{1,2}\s?点(?:半|钟|\d{1,2}分?)?"
+    rf"|(?:(?:{_PARTS_OF_DAY}|凌晨)\s?)?\d{{1,2}}\s?点(?:半|钟|\d{{1,2}}分?)?"
     # A day of the month: "改25号了" (not a numbered thing: "12号场", "3号楼", "5号线").
     rf"|\d{{1,2}}[号日](?![{_NUMBERED}])"
     r"|(?<![A-Za-z\d])\d+[A-Za-z]+\d[A-Za-z\d-]*"  # codes opening with a digit: 1Z999AA1012
@@ -257,8 +263,7 @@ _VALUE = re.compile(
     # A Latin name inside Chinese text: "数据库换成MySQL", "改用Vue吧".
     r"|(?<=[\u4e00-\u9fff])(?P<latin>[A-Za-z][A-Za-z+#]*[A-Za-z+#])(?![A-Za-z0-9])"
     rf"|[{_SURNAMES}](?:先生|女士|小姐|老师|经理|总监|主管|主任|老板|医生|教授|律师|总|工|姐|哥)"
-    rf"|(?:周|星期|礼拜)[一二三四五六日天](?:[、和,，]?[一二三四五六日](?![十点号个岁百千万]))*"
-    rf"(?:上午|下午|晚上|早上|中午|傍晚)?"
+    rf"|{_ZH_WEEKDAYS}"
     rf"|[{ZH_NUMERALS}]+(?=[点号日月年岁个位人份天{_ZH_MEASURES}]|$)",
 )
 _CAP_NOT_VALUE = frozenset({"I", "I'm", "I'll", "I've", "I'd"})
@@ -317,7 +322,7 @@ def _below_wan(run: str) -> int | None:
 # An hour on the clock: "下午两点半", "提前到上午十点", "两点四十", "十二点" (not "晚一点的", "有两
 # 点要注意": a time of day before it, or what follows an hour after it).
 _ZH_CLOCK = (
-    r"(?:(?<=上午|下午|晚上|早上|中午|凌晨|傍晚)|(?<=号))(?:十[一二]?|[一二两三四五六七八九十])(?=点)"
+    rf"(?:(?<={_PARTS_OF_DAY}|凌晨)|(?<=号))(?:十[一二]?|[一二两三四五六七八九十])(?=点)"
     r"|(?:十[一二]?|[一二两三四五六七八九十])(?=点(?:半|钟|一刻|三刻|[\d零一二三四五六七八九十]|前|后"
     r"|左右|开始|出发|见|集合|到))")
 _ZH_RUN = re.compile(rf"(?P<clock>{_ZH_CLOCK})|{_ZH_AMOUNT.pattern}")
@@ -1900,7 +1905,7 @@ def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
     return True
 
 
-_PART_OF_DAY = re.compile("(?:上午|下午|晚上|早上|中午|傍晚)$")
+_PART_OF_DAY = re.compile(f"(?:{_PARTS_OF_DAY})$")
 
 
 def _arabic_mapped(text: str) -> tuple[str, Callable[[int, bool], int] | None]:
@@ -1919,8 +1924,8 @@ def _arabic_mapped(text: str) -> tuple[str, Callable[[int, bool], int] | None]:
         last = m.end()
     out.append(text[last:])
     arabic = "".join(out)
-    if arabic != _arabic(text):
-        return _arabic(text), None  # ("1片半" is "1.5片": no run to map it by)
+    if "半" in arabic and _AND_A_HALF.search(arabic):
+        return _AND_A_HALF.sub(r"\1.5\2", arabic), None  # ("1片半" is "1.5片": no run for it)
 
     def back(at: int, end: bool) -> int:
         shift = 0
@@ -2011,7 +2016,7 @@ def _value_kind(value: str) -> str:
 _DAY_VALUE = re.compile(r"^[a-z]{3,9}\.? \d|\d(?:st|nd|rd|th)$|月|\d[日号]$")
 _WEEKDAY_VALUE = re.compile(
     r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
-    r"|(?:周|星期|礼拜)[一二三四五六日天](?:[、和,，]?[一二三四五六日])*(?:上午|下午|晚上|早上|中午|傍晚)?")
+    rf"|{_ZH_WEEKDAYS}")
 
 
 def _written(value: str, text: str, unit: bool = False) -> re.Match[str] | None:
