@@ -4941,6 +4941,10 @@ def test_more_ways_a_value_changes(old: str, new: str, gone: str, kept: str) -> 
     ("孩子足球训练在东区球场，每周六上午。", "训练场地换了，以后去西区体育馆", "东区球场",
      "西区体育馆"),
     ("我们周会在五楼大会议室开", "周会以后改去三楼小会议室开了", "五楼大会议室", "三楼小会议室"),
+    # Moved ("挪到", "搬到", "移到") to another place.
+    ("女儿舞蹈训练在青少年宫，每周三下午", "舞蹈那边发通知了，训练挪到市文化馆，老地方漏水",
+     "青少年宫", "市文化馆"),
+    ("公司年会定在希尔顿酒店", "年会移到万豪了，那天满了", "希尔顿", "万豪"),
 ])
 def test_a_chinese_thing_moved_to_another_named_place_or_maker(old: str, new: str, gone: str,
                                                                kept: str) -> None:
@@ -5032,6 +5036,38 @@ def test_a_number_said_anew_of_the_very_same_thing_replaces_the_old() -> None:
     out = ask([user("Our flight lands at 6:40 on Friday.")])
     out = ask([user("Our flight lands at 9:15 on Friday."), assistant("OK.")], previous=out)
     assert "6:40" not in out and "9:15" in out, out
+
+
+@pytest.mark.parametrize(("first", "second", "gone", "kept"), [
+    ("物业费一个月380，电梯老坏", "物业费一个月420 真离谱", "380", "物业费一个月420"),
+    ("小区停车位一个月350，还老是被占", "小区停车位一个月400 服了", "350", "一个月400"),
+])
+def test_a_chinese_number_said_anew_of_the_very_same_thing(first: str, second: str, gone: str,
+                                                           kept: str) -> None:
+    # In Chinese, the one clause giving the value names two words or more of the older one,
+    # and the value is of the same measure.
+    out = ask([user(first)], language="zh")
+    out = ask([user(second), assistant("好的。")], previous=out, language="zh")
+    assert gone not in out and kept in out, out
+
+
+@pytest.mark.parametrize(("first", "second"), [
+    ("我家阿姨一个月4500", "我家阿姨今天来了4个小时"),  # what was done
+    ("周二下午三点去4S店保养", "周二下午三点的会别忘了"),  # another thing
+])
+def test_a_chinese_number_said_again_of_something_else_leaves_the_old(first: str,
+                                                                     second: str) -> None:
+    out = ask([user(first)], language="zh")
+    out = ask([user(second), assistant("好的。")], previous=out, language="zh")
+    assert first in out, out
+
+
+def test_a_count_after_a_weekday_is_no_number_of_the_weekday() -> None:
+    # "周六两个人" is Saturday and two people: a dose raised to "14个单位" is neither.
+    out = ask([user("排班帮我理一下，小刘每周三休息，周六两个人必须都在")], language="zh")
+    out = ask([user("医生说胰岛素加到14个单位，先打两周看看"), assistant("好的。")],
+              previous=out, language="zh")
+    assert "周六两个人必须都在" in out, out
 
 
 @pytest.mark.parametrize(("first", "second"), [

@@ -194,7 +194,12 @@ _ZH_CUE = re.compile(
 _WHEN_IT_HAPPENED = re.compile(
     r"(?i)\b(?:today|yesterday|tonight|this (?:morning|afternoon|evening)|last (?:night|week"
     r"|month|year|time)|ago|just now)\b")
+_WHEN_IT_HAPPENED_ZH = re.compile(
+    r"今天|昨天|前天|今早|今晚|昨晚|刚才|刚刚|上周|上礼拜|上星期|上个?月|去年|前几天|那天|这次|上次"
+    r"|[了过](?=[\d一二两三四五六七八九十几半])")
 _RESTATED_CHARS = 90
+_RESTATED_ZH_CHARS = 40
+_ZH_CLAUSE_BREAK = re.compile(r"[，,。；;！!～~\s]+")
 """A number said anew with no word of change is a short statement ("rehearsal dinner is 6:30 bc
 the restaurant needs the room"); a longer one tells more than what holds now."""
 # The user's own statements ("User: …"), not their asks or the options put to them.
@@ -1066,12 +1071,17 @@ def supersede_changes(
         # A number said anew of the very same thing, no word of change: "rehearsal dinner is
         # 6:30" after "The rehearsal dinner is at Luca's on Friday at 7" (as a statement that
         # only says what holds now: all it names, the older one named).
-        # (English only: Chinese statements share character pairs too easily to be said to
-        # name all an older one did, and the Chinese sets lost old facts by it.)
-        restated = it.msg >= 0 and it.tag in _USER_TAGS and len(it.body) <= _RESTATED_CHARS \
-            and it.body.isascii() and _DIGITS.search(it.body) is not None \
-            and not _is_tool_line(it.body) and not _WHEN_IT_HAPPENED.search(it.body) \
-            and not _is_question(it.body)
+        # (In Chinese, shorter, and naming at least two character pairs of the older one:
+        # "我妈降压药每天早上吃一片半" after "我妈的降压药每天早上吃一片，饭后吃"; not what was
+        # done, "今天跑了8公里".)
+        ascii_ = it.body.isascii()
+        restated = it.msg >= 0 and it.tag in _USER_TAGS and not _is_tool_line(it.body) \
+            and not _is_question(it.body) and (
+                len(it.body) <= _RESTATED_CHARS and ascii_
+                and _DIGITS.search(it.body) is not None
+                and not _WHEN_IT_HAPPENED.search(it.body)
+                if ascii_ else
+                len(it.body) <= _RESTATED_ZH_CHARS and not _WHEN_IT_HAPPENED_ZH.search(it.body))
         if not (settled or lead or restated or _has(it.body, _CHANGE_KEYS)):
             continue
         # The assistant changes only what it said itself ("Booked: dentist on Thursday" →
@@ -1081,13 +1091,23 @@ def supersede_changes(
         # (said anew, no word of change: only of what an older statement named all of; "$298"
         # alone names no thing)
         anew = restated and not says and not settled
+        said_anew: _Shape | None = None
         if anew:
             # Each word, as written, in an older statement first (most have none): every word
             # of the topic is one of these.
             if not lowered:
                 lowered.extend(x.body.lower() for x in items)
-            words = [w[:5] for w in content_tokens(it.body) - _CUE_TOKENS
-                     if not any(ch.isdigit() for ch in w)]
+            if ascii_:
+                words = [w[:5] for w in content_tokens(it.body) - _CUE_TOKENS
+                         if not any(ch.isdigit() for ch in w)]
+            else:
+                # (of the one clause that gives the value: "物业费一个月420" of "物业费一个月420
+                # 真离谱")
+                valued = [c for c in _ZH_CLAUSE_BREAK.split(it.body)
+                          if _DIGITS.search(_arabic(c))]
+                said_anew = _Shape(valued[0]) if len(valued) == 1 else None
+                words = sorted(said_anew.topic) \
+                    if said_anew is not None and len(said_anew.topic) >= 2 else []
             if not words or not any(all(w in lowered[k] for w in words) for k in range(n)) \
                     or not shape(n).topic:
                 continue
@@ -1102,6 +1122,8 @@ def supersede_changes(
         # said not to be is the old one.
         plain = _NOT_VALUE.sub(" ", _NEGATED.sub(" ", it.body))
         new = _Shape(plain) if plain != it.body else shape(n)
+        if anew and not ascii_ and said_anew is not None:
+            new = said_anew
         # (what it says is no longer so names the old value: "not 3:30 anymore, …4:15")
         denied = shape(n).values - new.values
         if not theirs and not new.values and _FAVOURITE.search(it.body) \
@@ -1179,6 +1201,10 @@ def supersede_changes(
                              and all(_in(w, shape(k).topic) for w in new.topic)):
                 continue
             was = shape(k)
+            if anew and not ascii_ and not (new.units & was.units
+                                            or (_when(new.values) and _when(was.values))
+                                            or _one_near_number(new.values, was.values)):
+                continue  # (in Chinese, a value of the same measure, or one near amount)
             if anyone and "→" in old.body and not (whole or new).values & was.values \
                     and not _THAT_ONE.search(it.body):
                 # A change naming nothing is of what the user said, not of what a look-up told
@@ -1916,6 +1942,8 @@ def _arabic_mapped(text: str) -> tuple[str, Callable[[int, bool], int] | None]:
     last = size = 0
     for m in _ZH_RUN.finditer(text):
         digits = _run_digits(m)
+        if digits == m.group():
+            continue  # (no number: "周六两个人" is the weekday and a count, each as written)
         out.append(text[last:m.start()])
         size += m.start() - last
         runs.append((m.start(), m.end(), size, size + len(digits)))
@@ -2448,9 +2476,9 @@ _BARE_CLOCK = re.compile(r"0?(\d{1,2}):(\d{2})")
 
 
 # A Chinese thing moved to another named place or maker, no number in it: "团建地点改成苏州了",
-# "周六聚餐改在外婆家了", "今年车险换到了太平洋".
+# "周六聚餐改在外婆家了", "今年车险换到了太平洋", "训练挪到七中体育馆".
 _ZH_MOVED_TO = re.compile(
-    r"(?P<slot>[\u4e00-\u9fff]{2,6}?)(?:改成|改为|改在|改到|换成|换到了?|转到了?)"
+    r"(?P<slot>[\u4e00-\u9fff]{2,6}?)(?:改成|改为|改在|改到|换成|换到了?|转到了?|[挪搬移]到了?)"
     r"(?P<new>[\u4e00-\u9fffA-Za-z]{2,8}?)(?=了|吧|啦|[，。！？,.!?；;]|$)")
 # Where an older statement said it was: "团建地点定在杭州", "聚餐定在海底捞", "车险在平安".
 _ZH_WAS_AT = (r"(?:定在|订在|放在|选在|约在|是在|定了|定的是|选了|请了|找了|是|在)"

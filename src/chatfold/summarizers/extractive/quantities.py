@@ -40,7 +40,8 @@ _EN_QTY = re.compile(
     re.I,
 )
 _ZH_QTY = re.compile(
-    rf"(?P<num>\d+(?:\.\d+)?|[{ZH_NUMERALS}]+)\s*"
+    # (not the day of "周六两个人", "星期三五个人": a weekday, then the count)
+    rf"(?P<num>\d+(?:\.\d+)?|(?<![周期拜{ZH_NUMERALS}])[{ZH_NUMERALS}]+)\s*"
     r"(?P<unit>公斤|小时|分钟|个|只|条|张|本|辆|套|件|位|名|人|盆|台|部|份|双|枚|家|间|晚|天|箱|瓶"
     r"|杯|桌|块|斤|次|页|盒|包|袋|束|把|支|篇|首|场|层)"
 )
@@ -93,8 +94,15 @@ def _topic(text: str) -> frozenset[str]:
         - _CUE_WORDS
 
 
+def _words(text: str) -> frozenset[str]:
+    """What a statement is about in words of two characters or more, no single character."""
+    return frozenset(w for w in _topic(text) if len(w) > 1)
+
+
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-_ZH_LIGHT = _ZH_STOP_CHARS | frozenset("他她有去买订给想再还把")  # function words, light verbs
+# function words, light verbs, and the words of when ("先打两周看看" and "周三休息" share no
+# thing)
+_ZH_LIGHT = _ZH_STOP_CHARS | frozenset("他她有去买订给想再还把周天月年号点")
 
 
 def _absorbed(item: _Item, quantity: re.Match[str], older: _Item) -> bool:
@@ -150,7 +158,10 @@ def _corrected(
         for m, what in _quantities(prev.body):
             if what != counted or _number(m) == new_number:
                 continue
-            if counted.startswith("zh:") and not words & _topic(prev.body):
-                continue  # "35份" alone could count anything: it must name the same thing
+            if counted.startswith("zh:") and not (words & _topic(prev.body) if counted != "zh:个"
+                                                  else _words(item.body) & _words(prev.body)):
+                # "35份" alone could count anything: it must name the same thing ("个" counts
+                # most things, so by a word, not a character: "14个单位" is no "两个人")
+                continue
             return prev, m
     return None
