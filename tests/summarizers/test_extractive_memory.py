@@ -1239,6 +1239,25 @@ def test_a_clause_that_only_says_how_it_felt_is_dropped() -> None:
     assert "the kids loved the lake" in out
 
 
+@pytest.mark.parametrize(("said", "kept", "gone"), [
+    ("小赵来了快一年了，底薪三千五加提成，想给他涨点，涨多少合适", "底薪三千五加提成", "涨多少"),
+    ("豆豆在育才小学读四年级，老师让报课后托管，值不值啊", "老师让报课后托管", "值不值"),
+    ("We pay about $900 a month for utilities at the bakery, is that normal for a shop?",
+     "$900 a month for utilities at the bakery", "normal"),
+])
+def test_the_users_question_at_the_end_of_a_statement_is_left_out(said: str, kept: str,
+                                                                  gone: str) -> None:
+    # The facts before it are kept as a statement; the question asked of them is not.
+    out = ask([user(said), assistant("OK.")], language="en" if said.isascii() else "zh")
+    assert kept in out and gone not in out, out
+
+
+def test_an_ask_at_the_end_of_a_statement_stays() -> None:
+    out = ask([user("中介说那套两居一个月6500，押一付三，你帮我看看附近还有没有更便宜的")],
+              language="zh")
+    assert "你帮我看看附近还有没有更便宜的" in out, out
+
+
 def test_how_it_felt_without_anything_to_ask_for_is_chatter() -> None:
     feelings = [user("Everyone was so happy and it made me feel like I belonged."),
                 user("I'm truly grateful for all the support I've got from friends and mentors."),
@@ -5054,6 +5073,7 @@ def test_a_chinese_number_said_anew_of_the_very_same_thing(first: str, second: s
 @pytest.mark.parametrize(("first", "second"), [
     ("我家阿姨一个月4500", "我家阿姨今天来了4个小时"),  # what was done
     ("周二下午三点去4S店保养", "周二下午三点的会别忘了"),  # another thing
+    ("我今天跑了5公里，腿好酸", "今天跑了8公里"),  # what was done today, each
 ])
 def test_a_chinese_number_said_again_of_something_else_leaves_the_old(first: str,
                                                                      second: str) -> None:

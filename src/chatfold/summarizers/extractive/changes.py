@@ -160,11 +160,13 @@ _WEAK_CHANGE = re.compile(
     r"(?i:\b(?:now|these days|lately|nowadays|currently|down to(?= [$€£¥]?\d)"
     # A value reached ("Crossed $6,020 today"), a new one set ("set a new password, cedar-…").
     r"|(?:crossed|hit|reached|passed|topped)(?= [$€£¥]?\d)"
-    # Today's reading: "scale said 180.1 today", "今天69.8", "今天称出来67.5".
+    # Today's reading: "scale said 180.1 today", "今天69.8", "今天称出来67.5", "今天测了7.2".
     r"|(?<=\d) today\b|\btoday(?:'s)? (?:reading|weigh-in|weight|temp(?:erature)?)\b"
     r"|new [\w' -]{1,25}?[,:]? (?=[$€£¥]?[\w-]*\d)"
     r"|new(?: [\w']+){1,2}? (?:is|are)|(?:just )?started)\b|\bnew(?: [\w']+){1,2}?:)"
-    r"|现在|最近|如今|目前|这阵子|新[\u4e00-\u9fff]{1,4}?[是为]|今天[^，。！？\d]{0,4}?(?=\d)"
+    # (not what was done today: "今天跑了8公里", "今天卖了45单")
+    r"|现在|最近|如今|目前|这阵子|新[\u4e00-\u9fff]{1,4}?[是为]"
+    r"|今天(?:[^，。！？\d了]{0,4}?|[^，。！？\d]{0,3}?[称测量]了?(?:一下)?)(?=\d)"
     # A count settled: "定下来是22桌", "最终确定为30人", "敲定了".
     rf"|定下来(?:是|了)|定下来(?=\s*[\d{ZH_NUMERALS}])|(?:最终|最后)?确定(?:是|为|了)|敲定"
 )

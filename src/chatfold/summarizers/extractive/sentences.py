@@ -15,6 +15,7 @@ from .lexicon import (
     _SURNAMES,
     CASUAL_SPELLINGS,
     ZH_CHILD_NAMED,
+    ZH_NUMERALS,
 )
 
 
@@ -658,11 +659,23 @@ _FEELING = re.compile(
 )
 
 
-def _compress(sentence: str) -> str:
+# A clause that asks the assistant something ("贵不贵", "你觉得呢", "is that a lot?"), not one
+# that asks it to do something ("帮我看看…", "can you book it?").
+_ASKING_CLAUSE = re.compile(
+    r"[?？]\W*$|(?:吗|呢|么|不|没)[。.!！~～啊呀哈]*$|要不要|值不值|贵不贵|合不合适|合适|怎么办|咋办"
+    r"|行不行|好不好|对吧|对不对|你觉得|你说|怎么样|咋样|多少合适|算贵|算便宜")
+_VALUE_OR_NAME = re.compile(  # ("一" is in many words: "一直", "一起")
+    rf"[0-9@#$¥￥€£%{ZH_NUMERALS.replace('一', '')}]|(?<=[^\s.!?])\s+[A-Z][A-Za-z]|[A-Z]{{2,}}")
+_ASKS_TO_DO_CLAUSE = re.compile(
+    r"帮我|帮忙|麻烦|提醒|记得|(?i:\b(?:can|could|would|will) you\b|\bplease\b|remind)")
+
+
+def _compress(sentence: str, user: bool = True) -> str:
     """A sentence without the clauses that only say how something felt ("…last Saturday – it
     was really rewarding"), and a long one cut to its first clause and those that carry
     something a question could ask for (a number, a name, an identifier, the speaker's own
-    "I"/"我"): more facts fit the cap. Where little would go, it stays as it is."""
+    "I"/"我"): more facts fit the cap. The ``user``'s question at its end goes too. Where little
+    would go, it stays as it is."""
     if len(sentence.encode()) <= _SHORT_BYTES:
         return sentence
     parts = _CLAUSE_BREAK.split(sentence)
@@ -672,6 +685,18 @@ def _compress(sentence: str) -> str:
         return sentence  # a listing ("Three to consider: quartz (…), butcher block (…), or…")
     clauses = [parts[0].strip()] + [parts[i].strip() for i in range(2, len(parts), 2)]
     keep = [not _FEELING.fullmatch(c.rstrip(" .!！?？。~")) for c in clauses]
+    # What the sentence asks at its end ("…底薪三千五加提成，想给他涨点，涨多少合适", "…一年
+    # 1280，你觉得贵不贵"): the facts before it are what is worth keeping, not the question.
+    asked = len(clauses)
+    # (the assistant's question is an offer: "…每晚680元，要不要订湖畔酒店？")
+    while user and asked > 1 and _ASKING_CLAUSE.search(clauses[asked - 1]) \
+            and not _ASKS_TO_DO_CLAUSE.search(clauses[asked - 1]):
+        asked -= 1
+    # (Only of a value or a name: chatter asked of stays chatter, "我也喜欢猫，你呢".)
+    if asked < len(clauses) and any(_VALUE_OR_NAME.search(c) for c in clauses[:asked]):
+        keep[asked:] = [False] * (len(clauses) - asked)
+    else:
+        asked = len(clauses)
     felt = not all(keep)
     if len(sentence.encode()) > _LONG_BYTES and len(clauses) >= 3:
         for i in range(1, len(clauses)):
@@ -690,10 +715,12 @@ def _compress(sentence: str) -> str:
     for i, c in enumerate(clauses):
         if keep[i]:
             kept += (parts[2 * i - 1] if kept and i else "") + c
-    if not felt and len(kept) > 0.8 * len(sentence):
+    if not felt and asked == len(clauses) and len(kept) > 0.8 * len(sentence):
         return sentence  # a small saving is not worth a sentence cut in pieces
     kept = kept.rstrip(" ，,;；-–—")
     end = sentence.rstrip()[-1:]
+    if asked < len(clauses):
+        end = "。" if end in "?？" and not kept.isascii() else "." if end in "?？" else end
     if end in "。.!！?？" and not kept.endswith(end):
         kept += end
     return kept

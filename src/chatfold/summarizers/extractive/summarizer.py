@@ -771,7 +771,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             score_role = "user" if p.name else p.role
             split = sentences.get((p.role == "user", p.text))
             if split is None:
-                cut = (_compress(_strip_vocative(_strip_filler(s), known))
+                cut = (_compress(_strip_vocative(_strip_filler(s), known), p.role == "user")
                        for s in split_sentences(p.text))
                 split = join_bare_corrections(join_bare_reminders([s for s in cut if s]))
                 if p.role == "user":
