@@ -5090,6 +5090,18 @@ def test_a_count_after_a_weekday_is_no_number_of_the_weekday() -> None:
     assert "周六两个人必须都在" in out, out
 
 
+def test_the_assistants_echo_of_a_value_taken_out_says_the_new_one() -> None:
+    # The user's statement is taken out, not rewritten; the assistant's words about the old
+    # value, carried beside it, say the new one.
+    out = ask([user("Our HOA fee is $2,240 a quarter and honestly the pool is closed half the "
+                    "year, is that a lot?"),
+               assistant("$2,240 a quarter is on the high side for a complex with a seasonal "
+                         "pool.")])
+    out = ask([user("HOA fee goes up to $2,480 a quarter from April, great"),
+               assistant("That's a big jump.")], previous=out)
+    assert "2,240" not in out and "2,480" in out, out
+
+
 @pytest.mark.parametrize(("first", "second"), [
     ("I ran 5 km this morning.", "I ran 8 km today, legs are dead"),  # an event, each
     ("My daughter is 7 and loves horses.", "My son is 4 and loves trucks."),  # another one

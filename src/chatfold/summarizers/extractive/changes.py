@@ -1355,6 +1355,19 @@ def supersede_changes(
                             or (codes and _is_tool_line(echo.body)
                                 and any(c in echo.body.lower() for c in codes))):
                         _rewrite(echo, rewritten, it.body, False)
+            elif (echoed := _pair(
+                    stale := frozenset(v for v in replaced if not _lone_numeral(v)),
+                    frozenset(v for v in said.values - was.values
+                              if any(_value_kind(v) == _value_kind(w) for w in stale)),
+                    False)) is not None:
+                # Taken out of the older statement, not rewritten: what the assistant said of
+                # the old value in between says the new one ("六千八在你们那条街算中等" after
+                # "店里房租现在一个月六千八，水电另算…"). (Carried in the summary, with no
+                # place in time: a value as distinct as "6800".)
+                for echo in items[:n]:
+                    if _assistants(echo) and (old.msg <= echo.msg <= it.msg if old.msg >= 0
+                                              else echo.msg < 0 and _distinct({echoed[0]})):
+                        _rewrite(echo, echoed, it.body, False)
             it.replaces = True
             if old.msg >= 0:
                 break
