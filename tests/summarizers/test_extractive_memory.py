@@ -1256,6 +1256,10 @@ def test_an_ask_at_the_end_of_a_statement_stays() -> None:
     out = ask([user("中介说那套两居一个月6500，押一付三，你帮我看看附近还有没有更便宜的")],
               language="zh")
     assert "你帮我看看附近还有没有更便宜的" in out, out
+    # A question from its start is one: its last clause is part of what it asks.
+    out = ask([user("Can you change the address on B2290-KM to 1190 Harbor View Drive, Columbus "
+                    "OH 43215?")])
+    assert "Columbus OH 43215" in out, out
 
 
 def test_how_it_felt_without_anything_to_ask_for_is_chatter() -> None:
@@ -5088,6 +5092,28 @@ def test_a_count_after_a_weekday_is_no_number_of_the_weekday() -> None:
     out = ask([user("医生说胰岛素加到14个单位，先打两周看看"), assistant("好的。")],
               previous=out, language="zh")
     assert "周六两个人必须都在" in out, out
+
+
+def test_that_someone_says_a_number_names_no_thing() -> None:
+    # "now he says fifteen hundred" (the oven's repair) is no rent that "Mr. Okafor says" goes
+    # to $3,400: "says" is no word of what either is about.
+    out = ask([user("ugh. Mr. Okafor stopped by this morning, says rent goes to $3,400 when the "
+                    "new lease year starts in march.")])
+    out = ask([user("oven guy opened it up, now he says fifteen hundred bc the thermostat's "
+                    "shot too."), assistant("Fair.")], previous=out)
+    assert "rent goes to $3,400" in out, out
+
+
+@pytest.mark.parametrize(("first", "second", "kept"), [
+    # A share is no count: the fee stays 20%, whatever the headcount.
+    ("The caterer charges per head plus a 20% service fee.",
+     "Final headcount for the caterer is 134.", "a 20% service fee"),
+    ("The tip for the caterer is 18%.", "Make the tip for the caterer 20%.", "20%"),
+])
+def test_a_share_changes_only_a_share(first: str, second: str, kept: str) -> None:
+    out = ask([user(first)])
+    out = ask([user(second), assistant("OK.")], previous=out)
+    assert kept in out and "134%" not in out, out
 
 
 def test_the_assistants_echo_of_a_value_taken_out_says_the_new_one() -> None:

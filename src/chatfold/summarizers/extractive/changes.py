@@ -287,6 +287,9 @@ _CUE_TOKENS = content_tokens(
     "morning afternoon evening night week month year scratch never mind make raise rise got "
     "guess longer anymore went actually meant mean correction corrected typo mistyped misspoke "
     "oops sorry should 抱歉 不好意思 对不起 "
+    # who said it is told apart (reporters); that it was said names nothing ("now he says
+    # fifteen hundred" is no rent "Mr. Okafor says" goes to $3,400)
+    "says said saying "
     # a number spelled out is a value, not what it is of ("eighteen thousand nine hundred")
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
@@ -1283,8 +1286,10 @@ def supersede_changes(
                     and _close(new.values, was.values)):
                 continue
             elif not was.values - new.values or not new.values - was.values \
-                    or not _speaks_of(was, new, says == 1, anyone, also):
-                continue  # no value replaced, or not the same thing
+                    or not _speaks_of(was, new, says == 1, anyone, also) \
+                    or _shares(was.values - new.values, old.body) \
+                    != _shares(new.values - was.values, it.body):
+                continue  # no value replaced, or not the same thing (a share, a count)
             elif rewritten := _put_value(old, was.values - new.values,
                                          new.values - was.values, it.body):
                 # One value for one of its kind: the old statement says the new value in its
@@ -1902,14 +1907,27 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
                 fresh = frozenset((m.group().lower(),))
                 break
     pair = _pair(stale, fresh, near_only=units is not None, any_day=named)
-    if pair is None:
-        return None
+    if pair is None or _percent(pair[0], old.body) != _percent(pair[1], said):
+        return None  # (a share is no count: "a 20% service fee" / "Final headcount is 134")
     if _value_kind(pair[1]) == "number" and units is not None and not units[0] & units[1] \
             and (all(units) or _far_amount(*pair)):
         # (The next turn's "ended up at 176.8" is no revision of "he is 8 years old".)
         return None
     return pair if _rewrite(old, pair, said, units is not None and bool(units[0] & units[1])) \
         else None
+
+
+def _shares(values: frozenset[str], text: str) -> bool:
+    """Whether every number among ``values`` is written as a percentage in ``text`` (and
+    there is one)."""
+    numbers = [v for v in values if v[:1].isdigit()]
+    return bool(numbers) and all(_percent(v, text) for v in numbers)
+
+
+def _percent(value: str, text: str) -> bool:
+    """Whether ``value`` is written as a percentage in ``text``."""
+    return value.endswith("%") or re.search(
+        rf"(?<![\d.,]){re.escape(value)}\s?[%％]", text) is not None
 
 
 _CAPITALISED_RUN = re.compile(r"\b[A-Z][\w'&-]*(?: [A-Z][\w'&-]*)+")

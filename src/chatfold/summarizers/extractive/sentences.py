@@ -666,6 +666,12 @@ _ASKING_CLAUSE = re.compile(
     r"|行不行|好不好|对吧|对不对|你觉得|你说|怎么样|咋样|多少合适|算贵|算便宜")
 _VALUE_OR_NAME = re.compile(  # ("一" is in many words: "一直", "一起")
     rf"[0-9@#$¥￥€£%{ZH_NUMERALS.replace('一', '')}]|(?<=[^\s.!?])\s+[A-Z][A-Za-z]|[A-Z]{{2,}}")
+_ASK_OPENING = re.compile(
+    r"(?i:(?:can|could|would|will|do|does|did|is|are|should|what|what's|how|where|when|why|who"
+    r"|which|please)\b)|请|麻烦|帮我|能不能|可不可以|可以帮|你能")
+_EN_QUESTION = re.compile(  # an English clause that opens a question of its own
+    r"(?i)(?:is|are|was|were|does|do|did|should|would|could|can|will|what|how|why|any"
+    r"|anything|right|ok|okay|or|thoughts)\b")
 _ASKS_TO_DO_CLAUSE = re.compile(
     r"帮我|帮忙|麻烦|提醒|记得|(?i:\b(?:can|could|would|will) you\b|\bplease\b|remind)")
 
@@ -689,8 +695,12 @@ def _compress(sentence: str, user: bool = True) -> str:
     # 1280，你觉得贵不贵"): the facts before it are what is worth keeping, not the question.
     asked = len(clauses)
     # (the assistant's question is an offer: "…每晚680元，要不要订湖畔酒店？")
-    while user and asked > 1 and _ASKING_CLAUSE.search(clauses[asked - 1]) \
-            and not _ASKS_TO_DO_CLAUSE.search(clauses[asked - 1]):
+    # (A sentence that is an ask or a question from its start is one: "Can you change the
+    # address on B2290-KM to 1190 Harbor View Drive, Columbus OH 43215?")
+    while user and asked > 1 and not _ASK_OPENING.match(clauses[0]) \
+            and _ASKING_CLAUSE.search(clauses[asked - 1]) \
+            and not _ASKS_TO_DO_CLAUSE.search(clauses[asked - 1]) \
+            and (not clauses[asked - 1].isascii() or _EN_QUESTION.match(clauses[asked - 1])):
         asked -= 1
     # (Only of a value or a name: chatter asked of stays chatter, "我也喜欢猫，你呢".)
     if asked < len(clauses) and any(_VALUE_OR_NAME.search(c) for c in clauses[:asked]):
