@@ -200,10 +200,10 @@ _WHEN_IT_HAPPENED_ZH = re.compile(
     r"今天|昨天|前天|今早|今晚|昨晚|刚才|刚刚|上周|上礼拜|上星期|上个?月|去年|前几天|那天|这次|上次"
     r"|[了过](?=[\d一二两三四五六七八九十几半])")
 _RESTATED_CHARS = 90
-_RESTATED_ZH_CHARS = 40
-_ZH_CLAUSE_BREAK = re.compile(r"[，,。；;！!～~\s]+")
 """A number said anew with no word of change is a short statement ("rehearsal dinner is 6:30 bc
 the restaurant needs the room"); a longer one tells more than what holds now."""
+_RESTATED_ZH_CHARS = 40  # (the same in Chinese, which says as much in fewer characters)
+_ZH_CLAUSE_BREAK = re.compile(r"[，,。；;！!～~\s]+")
 # The user's own statements ("User: …"), not their asks or the options put to them.
 _USER_TAGS = frozenset(f"{tags['user']}{_COLON[lang]}" for lang, tags in _ROLE_TAGS.items())
 _MAX_TOPIC = 8
@@ -1082,8 +1082,7 @@ def supersede_changes(
         ascii_ = it.body.isascii()
         restated = it.msg >= 0 and it.tag in _USER_TAGS and not _is_tool_line(it.body) \
             and not _is_question(it.body) and (
-                len(it.body) <= _RESTATED_CHARS and ascii_
-                and _DIGITS.search(it.body) is not None
+                len(it.body) <= _RESTATED_CHARS and _DIGITS.search(it.body) is not None
                 and not _WHEN_IT_HAPPENED.search(it.body)
                 if ascii_ else
                 len(it.body) <= _RESTATED_ZH_CHARS and not _WHEN_IT_HAPPENED_ZH.search(it.body))

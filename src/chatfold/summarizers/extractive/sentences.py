@@ -694,9 +694,9 @@ def _compress(sentence: str, user: bool = True) -> str:
     # What the sentence asks at its end ("…底薪三千五加提成，想给他涨点，涨多少合适", "…一年
     # 1280，你觉得贵不贵"): the facts before it are what is worth keeping, not the question.
     asked = len(clauses)
-    # (the assistant's question is an offer: "…每晚680元，要不要订湖畔酒店？")
-    # (A sentence that is an ask or a question from its start is one: "Can you change the
-    # address on B2290-KM to 1190 Harbor View Drive, Columbus OH 43215?")
+    # (Not the assistant's, an offer: "…每晚680元，要不要订湖畔酒店？"; nor a sentence that asks
+    # from its start: "Can you change the address on B2290-KM to 1190 Harbor View Drive,
+    # Columbus OH 43215?")
     while user and asked > 1 and not _ASK_OPENING.match(clauses[0]) \
             and _ASKING_CLAUSE.search(clauses[asked - 1]) \
             and not _ASKS_TO_DO_CLAUSE.search(clauses[asked - 1]) \
