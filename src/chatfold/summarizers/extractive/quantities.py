@@ -94,11 +94,6 @@ def _topic(text: str) -> frozenset[str]:
         - _CUE_WORDS
 
 
-def _words(text: str) -> frozenset[str]:
-    """What a statement is about in words of two characters or more, no single character."""
-    return frozenset(w for w in _topic(text) if len(w) > 1)
-
-
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 # function words, light verbs, and the words of when ("先打两周看看" and "周三休息" share no
 # thing)
@@ -158,10 +153,11 @@ def _corrected(
         for m, what in _quantities(prev.body):
             if what != counted or _number(m) == new_number:
                 continue
-            if counted.startswith("zh:") and not (words & _topic(prev.body) if counted != "zh:个"
-                                                  else _words(item.body) & _words(prev.body)):
+            if counted.startswith("zh:"):
                 # "35份" alone could count anything: it must name the same thing ("个" counts
                 # most things, so by a word, not a character: "14个单位" is no "两个人")
-                continue
+                shared = words & _topic(prev.body)
+                if not (shared if counted != "zh:个" else [w for w in shared if len(w) > 1]):
+                    continue
             return prev, m
     return None

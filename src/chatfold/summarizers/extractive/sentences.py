@@ -666,12 +666,12 @@ _ASKING_CLAUSE = re.compile(
     r"|行不行|好不好|对吧|对不对|你觉得|你说|怎么样|咋样|多少合适|算贵|算便宜")
 _VALUE_OR_NAME = re.compile(  # ("一" is in many words: "一直", "一起")
     rf"[0-9@#$¥￥€£%{ZH_NUMERALS.replace('一', '')}]|(?<=[^\s.!?])\s+[A-Z][A-Za-z]|[A-Z]{{2,}}")
+_QUESTION_OPENERS = "can|could|would|will|do|does|did|is|are|should|what|how|why"
 _ASK_OPENING = re.compile(
-    r"(?i:(?:can|could|would|will|do|does|did|is|are|should|what|what's|how|where|when|why|who"
-    r"|which|please)\b)|请|麻烦|帮我|能不能|可不可以|可以帮|你能")
+    rf"(?i:(?:{_QUESTION_OPENERS}|what's|where|when|who|which|please)\b)"
+    r"|请|麻烦|帮我|能不能|可不可以|可以帮|你能")
 _EN_QUESTION = re.compile(  # an English clause that opens a question of its own
-    r"(?i)(?:is|are|was|were|does|do|did|should|would|could|can|will|what|how|why|any"
-    r"|anything|right|ok|okay|or|thoughts)\b")
+    rf"(?i)(?:{_QUESTION_OPENERS}|was|were|any|anything|right|ok|okay|or|thoughts)\b")
 _ASKS_TO_DO_CLAUSE = re.compile(
     r"帮我|帮忙|麻烦|提醒|记得|(?i:\b(?:can|could|would|will) you\b|\bplease\b|remind)")
 
