@@ -986,6 +986,31 @@ def test_numbers_asked_for_and_reported_close_a_request() -> None:
     assert section(en, "Open tasks") == ["User: Please book a table for 4 at Nopa, Friday 7pm."]
 
 
+def test_a_yes_to_a_listing_of_options_chooses_none_of_them() -> None:
+    # The options end at ";" and hold commas of their own: each is kept whole, none chosen.
+    en = ask([user("Search caterers for our barn wedding, about 130 people."),
+              assistant("Three options: Verde Cocina, family-style Mexican at $58 a head; "
+                        "Olympia Provisions, grazing stations at $74; and "
+                        "Harvest Table Co., plated at $82 with a 100-guest minimum."),
+              user("Yeah, they always sleep like that. They cuddle up together.")])
+    assert section(en, "Decisions") == []
+    assert ("User to choose from: Verde Cocina, family-style Mexican at $58 a head | Olympia "
+            "Provisions, grazing stations at $74 | Harvest Table Co., plated "
+            "at $82 with a 100-guest minimum") in section(en, "Open tasks")
+    zh = ask([user("帮我找找周末亲子活动，预算三百以内"),
+              assistant("有两个方案：科技馆，门票60元一位；或者植物园，门票30元，还能野餐。"),
+              user("好的，孩子最近有点咳嗽。")], language="zh")
+    assert section(zh, "决定") == []
+    assert "用户待选：科技馆，门票60元一位 | 植物园，门票30元，还能野餐" in section(zh, "待办")
+    # A pick still picks, and a recommendation among them is still an offer to say yes to.
+    picked = ask([assistant("有两个方案：科技馆，门票60元一位；或者植物园，门票30元，还能野餐。"),
+                  user("就选第二个吧")], language="zh")
+    assert "用户选择：植物园，门票30元，还能野餐" in section(picked, "决定")
+    rec = ask([assistant("Two options: Verde Cocina at $58 a head, or Harvest Table at $82. "
+                         "I'd recommend Verde Cocina. Want me to book it?"), user("yes please")])
+    assert section(rec, "Decisions") == ["User agreed: Verde Cocina"]
+
+
 def test_a_request_to_remember_is_a_fact_not_a_task() -> None:
     zh = ask([user("帮我记一下，房东陈杰的电话是17156669319。"), assistant("好的，已记下。")],
              language="zh")

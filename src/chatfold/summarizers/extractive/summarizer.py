@@ -119,6 +119,7 @@ from .threads import (
     later_pick,
     listed_options,
     listing_intro,
+    lists_options,
     looks_up,
     named_pick,
     names_thing,
@@ -830,6 +831,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 and (is_acceptance(split[0]) or is_acceptance(split_sentences(p.text)[0]))
             ):
                 offer = proposal(last_assistant)
+                listing = next((o for o, msg, _ in pending if msg == last_msg), [])
+                if offer is not None and lists_options(offer, listing):
+                    offer = None  # "Three options: A; B; and C." "Yeah, …": nothing chosen
                 if offer is not None:
                     # The assistant's offer and the user's yes: one decision.
                     who = p.name or _ROLE_TAGS[lang]["user"]

@@ -65,7 +65,7 @@ _REFUSE = re.compile(
 )
 # An assistant sentence that offers something to choose or accept.
 _PROPOSE = re.compile(
-    r"(?i:how\s+about|what\s+about|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose)"
+    r"(?i:how\s+about|what\s+about|\bi(?:\s+would|'d)?\s+(?:suggest|recommend|propose)"
     # ("Would you like to share the recipe?", "Do you want to talk about it?" ask the user to
     # tell: nothing offered to decide.)
     r"|shall\s+i|should\s+i|(?:would\s+you\s+like|do\s+you\s+want)(?!\s+to\s+(?:share|tell"
@@ -247,12 +247,25 @@ def proposal(sentences: list[str]) -> str | None:
     return None
 
 
+# The words that call a listing's items options, and pick none of them by themselves.
+_LISTING_WORD = re.compile(r"(?i:\boptions?\b)|选项|方案|备选")
+
+
+def lists_options(offer: str, options: list[str]) -> bool:
+    """Whether ``offer`` lays out the listed ``options`` rather than proposing one of them:
+    its one word of offering calls them options ("Three options: Verde Cocina, family-style
+    Mexican at $58 a head;" then "Olympia…; and Harvest Table Co…."). A yes to it chooses
+    none of them; "I'd recommend the first option" still proposes one."""
+    return len(options) >= 2 and _LISTING_WORD.search(offer) is not None \
+        and _PROPOSE.search(_LISTING_WORD.sub("", offer)) is None
+
+
 # How an offer is asked, at its start or end: what is left is what was chosen.
 _OFFER_HEAD = re.compile(
     r"(?i:(?:so,?\s+|ok(?:ay)?,?\s+)?(?:shall\s+i|should\s+i|do\s+you\s+want\s+me\s+to"
     r"|would\s+you\s+like\s+me\s+to|want\s+me\s+to|i\s+can|let\s+me|how\s+about"
     r"|(?:do\s+you\s+)?want(?=\s+an?\s)"
-    r"|what\s+about|why\s+not|i\s+(?:would\s+|'d\s+)?(?:suggest|recommend|propose)"
+    r"|what\s+about|why\s+not|\bi(?:\s+would|'d)?\s+(?:suggest|recommend|propose)"
     r"|(?:just\s+)?to\s+confirm,?|confirming,?)\s+)"
     r"|^(?:那)?(?:要不要|需不需要|要不|不如)(?:我)?(?:帮你|帮您|给你|给您)?"
     r"|^(?:跟|和|向)?(?:您|你)?(?:确认|核对)一下[，,：:]?\s*"
@@ -1318,6 +1331,8 @@ _OFFER_TO_ACT = re.compile(
 _LABEL_REPLY = re.compile(r"(?i)^(?:option|plan|choice|方案|选项)\s*(?=[A-Za-z0-9]$)")
 # Where one listed option ends and the next begins: "A (Sat 10am) and B (Sun 9am)", "A；B".
 _OPTION_SPLIT = re.compile(r"[；;。，]|,(?!\d{3})|\s+(?:and|or)\s+|(?<=[）)])\s*(?:和|或|、)")
+_OPTION_SPLIT_STRONG = re.compile(r"[；;。]")
+_SEMICOLON = re.compile(r"[;；]")
 _LIST_INTRO = re.compile(r"[:：](?!\d)|^\s*(?:and|or)\s|^(?:和|或者|或是|或)")
 
 
@@ -1392,8 +1407,9 @@ def _series(asked: list[str], least: int) -> list[str]:
     of them (two when the series is said with 、)."""
     for sentence in dict.fromkeys(asked[-1:] + asked[:1]):
         intro = _LIST_INTRO.search(sentence) or _SUGGEST_ZH.search(sentence)
-        if intro is None or sentence.endswith((";", "；")):
-            continue  # (an option ending at ";" runs on: "A few options: Casa dos Azulejos,
+        if intro is None or sentence.endswith((";", "；")) \
+                or _SEMICOLON.search(sentence, intro.end()):
+            continue  # (options ending at ";" run on: "A few options: Casa dos Azulejos,
             # a guesthouse by the station, about €140; Ribeira Loft, …; and …")
         # (The series ends with its sentence: "…or the ThinkPad at $1,280. The Air has the
         # best battery, the XPS is the cheapest…" says more of the options, none new.)
@@ -1456,7 +1472,10 @@ def listed_options(asked: list[str]) -> list[str]:
     offering = [s for s in _INNER_END.split(asked[-1]) if _OR_OFFER.search(s)] if asked else []
     if offering and not _CONDITION.match(offering[-1]):
         options = []
-        for clause in _split_outside_brackets(_OPTION_SPLIT, offering[-1]):
+        # (Options ending at ";" hold their own commas: "有两个方案：科技馆，门票60元一位；或者
+        # 植物园，门票30元" is two.)
+        split = _OPTION_SPLIT_STRONG if _SEMICOLON.search(offering[-1]) else _OPTION_SPLIT
+        for clause in _split_outside_brackets(split, offering[-1]):
             intro = _LIST_INTRO.search(clause)
             option = (clause[intro.end():] if intro else clause).strip(" ?？。.!！")
             if option:
