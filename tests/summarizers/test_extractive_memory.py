@@ -6152,6 +6152,25 @@ def test_gai_x_le_says_a_change_but_gai_hao_le_does_not() -> None:
     assert _other_code("jd7730415962", "kj550") and not _other_code("g7125", "g7139")
 
 
+def test_a_carried_time_moved_naming_nothing_moves_no_time_in_a_later_fold() -> None:
+    # It moved the ceremony in its own fold; once the ceremony's line has left the summary,
+    # said again to what is left it would move the only time remaining.
+    previous = ("Facts:\n- User: it's been a week since Theo proposed and my mom is already "
+                "sending me Pinterest boards at 6am.\n"
+                "- User: scrap that, actually back to the original 3pm.")
+    out = ask([user("We went to the farmers market this morning."), assistant("Sounds fun!")],
+              previous=previous)
+    assert "Pinterest boards at 6am" in out
+    zh = ask([user("今天去了趟超市。"), assistant("好的。")], language="zh",
+             previous="事实：\n- 用户：我爸生日是10月3号，今年六十大寿\n"
+                      "- 用户：那天被订了，改到10月6号了")
+    assert "生日是10月3号" in zh
+    # In its own fold it still moves the latest time said.
+    fresh = ask([user("I have my first physical therapy session on Thursday at 2:50."),
+                 assistant("Noted."), user("actually they changed it to 4:05. same day")])
+    assert "4:05" in fresh and "2:50" not in fresh
+
+
 def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_there() -> None:
     call = {"id": "c1", "type": "function",
             "function": {"name": "search_email", "arguments": '{"query": "Atlas"}'}}

@@ -1272,9 +1272,10 @@ def supersede_changes(
                     and not any(map(_is_code, new.values & was.values)) \
                     and not _same_reading(new.values, was.values) and not (
                     # "…那天被订了，改到10月6号了，…": a day moved, naming nothing else, moves
-                    # the latest day the speaker gave ("婚礼定在10月3号").
+                    # the latest day the speaker gave ("婚礼定在10月3号"), in its own fold (a
+                    # later one may hold only another thing's day: "Pinterest boards at 6am").
                     not new.topic and new.values and _timed(new.values) == new.values
-                    and _timed(was.values)) and not (
+                    and _timed(was.values) and it.msg >= 0) and not (
                     # "…，最后砍到九万，…": an amount cut or raised, naming nothing else, changes
                     # the latest amount in the same unit ("装修预算我们定的是12万").
                     amount := (new.units & was.units - _NOT_THING if not new.topic
