@@ -6171,6 +6171,18 @@ def test_a_carried_time_moved_naming_nothing_moves_no_time_in_a_later_fold() -> 
     assert "4:05" in fresh and "2:50" not in fresh
 
 
+def test_a_value_rewritten_changes_only_that_value_where_else_it_is_said() -> None:
+    # "$425" became "$610"; "6k", said beside it, was not replaced, and the deductible that
+    # happens to be $6,000 is another thing.
+    previous = ("Facts:\n- User: my plan through work is the Bronze HSA, $6,000 deductible.\n"
+                "- User: I auto-transfer $425 a month into a high yield savings account at Ally "
+                "for the emergency fund, it's at about 6k right now.")
+    out = ask([user("decided the emergency fund transfer goes to $610 a month starting next "
+                    "paycheck."), assistant("Nice, that's a solid bump.")], previous=previous)
+    assert "$6,000 deductible" in out
+    assert "$610 a month into a high yield savings account" in out
+
+
 def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_there() -> None:
     call = {"id": "c1", "type": "function",
             "function": {"name": "search_email", "arguments": '{"query": "Atlas"}'}}

@@ -1307,7 +1307,9 @@ def supersede_changes(
                 _take_out(old, new.topic, was.values - new.values)
             # An older statement that an earlier change was written into ("…Lantus, 22 units
             # at bedtime", from 18 when the endo raised it) holds the value replaced now too.
-            replaced = was.values - said.values
+            # (Only the value rewritten, when one was: "…$425 a month into … Ally …, it's at
+            # about 6k" → "$610 a month" replaces no "$6,000 deductible".)
+            replaced = frozenset(rewritten[:1]) if rewritten else was.values - said.values
             # So does an earlier change carried beside it ("fund's at 5,150 now", then "Crossed
             # $6,020 today"): an amount as distinct as "5,150" is the same one wherever said.
             for echo in items[:n] if replaced else ():
