@@ -6183,6 +6183,20 @@ def test_a_value_rewritten_changes_only_that_value_where_else_it_is_said() -> No
     assert "$610 a month into a high yield savings account" in out
 
 
+def test_a_sentence_saying_it_is_done_gives_nothing_a_new_value() -> None:
+    # Neither after a sentence of change with no value of its own nor said anew: the two
+    # hours it took are no garage code of the office.
+    out = ask([user("for the onboarding doc: garage code at the new office is 4471#, visitors "
+                    "park on P2"), assistant("Added."),
+               user("finally got the driver's license renewed!! 2 hrs at the elm st office but "
+                    "done."), assistant("Congrats!")])
+    assert "garage code at the new office is 4471#" in out
+    # A value after such a sentence still changes what it names.
+    rent = ask([user("Rent is $1,750 a month for our two bedroom."), assistant("Got it."),
+                user("Our lease renewed. New rent is $1,900."), assistant("Oof.")])
+    assert "$1,750" not in rent and "Rent is $1,900 a month" in rent
+
+
 def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_there() -> None:
     call = {"id": "c1", "type": "function",
             "function": {"name": "search_email", "arguments": '{"query": "Atlas"}'}}

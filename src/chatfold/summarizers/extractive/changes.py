@@ -54,7 +54,7 @@ from .lexicon import (
 )
 from .scoring import _VALUE_WEIGHT, USER_FACTOR, _is_question, _is_standing_ask
 from .slots import _CLAUSE_SPLIT, _without_clauses
-from .threads import _stem, content_tokens
+from .threads import _stem, content_tokens, user_done
 
 _ZH_CHANGED = (
     "改成|改为|改到|改在|改用|换用|换成|换到|换号|变成|变为|搬到|搬去|跳槽|推迟|提前到|延期|延到|延长|不再"
@@ -1081,7 +1081,7 @@ def supersede_changes(
         # done, "今天跑了8公里".)
         ascii_ = it.body.isascii()
         restated = it.msg >= 0 and it.tag in _USER_TAGS and not _is_tool_line(it.body) \
-            and not _is_question(it.body) and (
+            and not _is_question(it.body) and not user_done(it.body) and (
                 len(it.body) <= _RESTATED_CHARS and _DIGITS.search(it.body) is not None
                 and not _WHEN_IT_HAPPENED.search(it.body)
                 if ascii_ else
@@ -1445,7 +1445,10 @@ def _lead_in(items: list[_Item], n: int, shape: Callable[[int], _Shape]) -> _Sha
     k = n - 1
     lead = items[k]
     if lead.msg != it.msg or lead.order != it.order - 1 or _speaker_tag(lead) != \
-            _speaker_tag(it) or not _has(lead.body, _CHANGE_KEYS) or _is_question(lead.body):
+            _speaker_tag(it) or not _has(lead.body, _CHANGE_KEYS) or _is_question(lead.body) \
+            or user_done(it.body):
+        # (A sentence saying it is done tells the doing: "finally got the driver's license
+        # renewed!! 2 hrs at the elm st office but done." gives no office a new value.)
         return None
     was = shape(k)
     # (A name is no value it changes to: "…he'd left out the Schluter membrane.")
