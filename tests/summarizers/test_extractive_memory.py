@@ -6197,6 +6197,20 @@ def test_a_sentence_saying_it_is_done_gives_nothing_a_new_value() -> None:
     assert "$1,750" not in rent and "Rent is $1,900 a month" in rent
 
 
+def test_an_address_or_a_version_is_no_amount_to_change() -> None:
+    out = ask([user("add the reporting replica as a metabase connection pls. host 10.40.2.18, "
+                    "db analytics, pw is in vault under metabase/replica"), assistant("Added."),
+               user("anniversary coming up, she wants a gooseneck kettle. find me a few under "
+                    "$200"), assistant("Here are three.")])
+    assert "host 10.40.2.18" in out
+    # A version still changes to a version, the one it replaces.
+    pin = ask([user("pin pydantic to 2.5.3 in requirements.txt, the 2.6 release breaks our "
+                    "custom validators"), assistant("Pinned."),
+               user("found the validator issue. bump the pydantic pin to 2.7.4 and rerun the "
+                    "schema tests"), assistant("Done, all tests pass.")])
+    assert "2.5.3" not in pin and "pin pydantic to 2.7.4 in requirements.txt" in pin
+
+
 def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_there() -> None:
     call = {"id": "c1", "type": "function",
             "function": {"name": "search_email", "arguments": '{"query": "Atlas"}'}}

@@ -2028,8 +2028,11 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
         # (A lone Chinese numeral is a count, or a word's part: "一般" is no "G8633". With
         # ``any_day``, a day of the week is a date.)
         when = {"day": "date"} if any_day else {}
+        # (An address or a version, "10.40.2.18", is no amount: "under $200" is not its new
+        # value.)
         olds = [v for v in stale if when.get(k := _value_kind(v), k) == when.get(kind, kind)
-                and _lone_numeral(v) == _lone_numeral(new) and not _other_code(v, new)]
+                and _lone_numeral(v) == _lone_numeral(new) and not _other_code(v, new)
+                and (_DOTTED.fullmatch(v) is None) == (_DOTTED.fullmatch(new) is None)]
         if len(olds) > 1 and kind == "number":
             olds = [v for v in olds if _near_amount(v, new)]
             if len(olds) > 1 and _READING.fullmatch(new):
@@ -2079,6 +2082,7 @@ def _value_kind(value: str) -> str:
     return "number" if value[:1].isdigit() or value[:1] in "$€£¥" else "word"
 
 
+_DOTTED = re.compile(r"\d+(?:\.\d+){2,}")
 _DAY_VALUE = re.compile(r"^[a-z]{3,9}\.? \d|\d(?:st|nd|rd|th)$|月|\d[日号]$")
 _WEEKDAY_VALUE = re.compile(
     r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
