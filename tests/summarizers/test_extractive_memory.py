@@ -6211,6 +6211,18 @@ def test_an_address_or_a_version_is_no_amount_to_change() -> None:
     assert "2.5.3" not in pin and "pin pydantic to 2.7.4 in requirements.txt" in pin
 
 
+def test_an_ordinal_is_no_count_to_correct() -> None:
+    # "第二天" is the next day, not two days: "早两天" corrects no room move.
+    zh = ask([user("第二天调整到1710房间！"), assistant("好的。"),
+              user("单位调休，改成9月30号走了，能早两天避开高峰"), assistant("好的。")],
+             language="zh")
+    assert "第二天调整到1710房间" in zh and "第两天" not in zh
+    # A count still corrects a count.
+    count = ask([user("订20份年会的伴手礼"), assistant("好的。"), user("伴手礼改成35份"),
+                 assistant("好的。")], language="zh")
+    assert "订35份年会的伴手礼" in count
+
+
 def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_there() -> None:
     call = {"id": "c1", "type": "function",
             "function": {"name": "search_email", "arguments": '{"query": "Atlas"}'}}

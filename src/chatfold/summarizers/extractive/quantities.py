@@ -40,8 +40,9 @@ _EN_QTY = re.compile(
     re.I,
 )
 _ZH_QTY = re.compile(
-    # (not the day of "周六两个人", "星期三五个人": a weekday, then the count)
-    rf"(?P<num>\d+(?:\.\d+)?|(?<![周期拜{ZH_NUMERALS}])[{ZH_NUMERALS}]+)\s*"
+    # (not the day of "周六两个人", "星期三五个人": a weekday, then the count; nor an ordinal,
+    # "第二天", "第一次参加")
+    rf"(?<![第\d])(?P<num>\d+(?:\.\d+)?|(?<![周期拜{ZH_NUMERALS}])[{ZH_NUMERALS}]+)\s*"
     r"(?P<unit>公斤|小时|分钟|个|只|条|张|本|辆|套|件|位|名|人|盆|台|部|份|双|枚|家|间|晚|天|箱|瓶"
     r"|杯|桌|块|斤|次|页|盒|包|袋|束|把|支|篇|首|场|层)"
 )
