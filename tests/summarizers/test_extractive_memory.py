@@ -6223,6 +6223,22 @@ def test_an_ordinal_is_no_count_to_correct() -> None:
     assert "订35份年会的伴手礼" in count
 
 
+def test_a_change_naming_nothing_is_of_what_the_reply_to_it_speaks_of() -> None:
+    out = ask([user("Our goal is $2,500 for new library books."), assistant("Great cause!"),
+               user("The trade-in would be my old 2011 Civic. The dealer offered $3,400 for "
+                    "it."), assistant("Get a second quote before you take it."),
+               user("Update from the principal: she thinks that is too ambitious for a first "
+                    "year, so we're settling on $2,850."),
+               assistant("$2,850 sounds realistic, and it still covers the books.")])
+    assert "dealer offered $3,400" in out
+    assert "$2,500" not in out
+    zh = ask([user("我妈眼科复查约在3月19日上午"), assistant("好的。"),
+              user("给朋友买的本子，5月29号下的单，说6月2号到"), assistant("好的，到了记得验货。"),
+              user("医院打电话说那天医生停诊，推到3月26日了"),
+              assistant("那复查就改到3月26日，记得提前挂号。")], language="zh")
+    assert "复查约在3月26日上午" in zh and "5月29号下的单" in zh
+
+
 def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_there() -> None:
     call = {"id": "c1", "type": "function",
             "function": {"name": "search_email", "arguments": '{"query": "Atlas"}'}}

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache, partial
 
 from .items import _is_tool_line, _Item
@@ -1195,7 +1195,18 @@ def supersede_changes(
             # sentence before, saying the change with no value, names what changed.
             also += (_with_topic(new, new.topic | lead.topic),)
         anyone = whole is not None and not new.topic
-        for k in range(n - 1, -1, -1):
+        order: Sequence[int] = range(n - 1, -1, -1)
+        if not new.topic and it.msg >= 0:
+            # A change naming nothing is of what the reply to it speaks of, when that is one
+            # of the statements it could change ("…so we're settling on $2,850." "$2,850
+            # sounds realistic, it still covers the books": the goal "for new library books",
+            # not the dealer's offer said since).
+            reply = frozenset().union(*(shape(j).topic for j in range(n + 1, len(items))
+                                        if items[j].msg == it.msg + 1 and _assistants(items[j])))
+            spoken_of = [k for k in order if any(_in(w, shape(k).topic) for w in reply)]
+            if spoken_of:
+                order = spoken_of
+        for k in order:
             old = items[k]
             if id(old) in emptied or _speaker_tag(old) != tag or _assistants(old) != theirs \
                     or (lead is not None and old.msg == it.msg) \
