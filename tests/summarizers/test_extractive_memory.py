@@ -6239,6 +6239,16 @@ def test_a_change_naming_nothing_is_of_what_the_reply_to_it_speaks_of() -> None:
     assert "复查约在3月26日上午" in zh and "5月29号下的单" in zh
 
 
+def test_a_word_that_names_any_value_names_no_thing_to_change() -> None:
+    # Carried into a later fold, "the higher number" is no refund "my numbers" gave.
+    previous = ("Facts:\n- User: Ran my numbers through the tax software and it says my "
+                "federal refund is $1,067.\n- User: Update from the principal: she thinks the "
+                "higher number is too ambitious for a first year, so we're settling on $2,850.")
+    out = ask([user("We went to the farmers market this morning."), assistant("Sounds fun!")],
+              previous=previous)
+    assert "refund is $1,067" in out
+
+
 def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_there() -> None:
     call = {"id": "c1", "type": "function",
             "function": {"name": "search_email", "arguments": '{"query": "Atlas"}'}}

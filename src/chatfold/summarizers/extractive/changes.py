@@ -294,6 +294,9 @@ _CUE_TOKENS = content_tokens(
     "one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
     "sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety "
     "hundred thousand million half dozen "
+    # what names any value names no thing ("the higher number is too ambitious" is no refund
+    # "ran my numbers" gave)
+    "number numbers figure figures amount "
     "改成 改为 改到 改在 换成 换到 换了 换号 变成 变为 搬到 搬去 跳槽 推迟 提前 延期 延到 延长 "
     "以后 之后 不再 更新 调整 调到 增加 减少 降到 涨到 升到 现在 已经 昨天 今天 上周 最近 刚刚 "
     "原来 如今 目前 今年 最后 最终 后来 结果 goes going ended final crossed reached topped"
