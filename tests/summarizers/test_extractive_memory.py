@@ -6249,6 +6249,17 @@ def test_a_word_that_names_any_value_names_no_thing_to_change() -> None:
     assert "refund is $1,067" in out
 
 
+def test_that_it_is_decided_with_nothing_of_what_is_no_decision() -> None:
+    out = ask([user("ok decided."), assistant("Great!"),
+               user("We're booking the documentary photographer, Mara Quintero.")])
+    # Chatter, the weakest line: not a decision.
+    assert "User: decided." not in section(out, "Decisions") and "Mara Quintero" in out
+    assert out.rstrip().endswith("User: decided.")
+    zh = ask([user("就这么定了。"), assistant("好的！"), user("摄影师就选小周了，套餐5800。")],
+             language="zh")
+    assert not any("就这么定了" in d for d in section(zh, "决定")) and "小周" in zh
+
+
 def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_there() -> None:
     call = {"id": "c1", "type": "function",
             "function": {"name": "search_email", "arguments": '{"query": "Atlas"}'}}

@@ -1657,10 +1657,16 @@ def _says_nothing(text: str) -> bool:
         if len(text) > 60:
             return False
         words = _LATIN_WORDS.findall(text.lower().replace("’", "'"))
-        return bool(words) and _LIGHT_WORDS.issuperset(words)
+        return bool(words) and all(w in _LIGHT_WORDS or w in _DECIDED_WORDS for w in words)
     if len(text) > 16:
         return False
     chars = [ch for ch in text if ch not in _ZH_PUNCT]
-    return bool(chars) and _ZH_LIGHT_CHARS.issuperset(chars)
+    return bool(chars) and all(ch in _ZH_LIGHT_CHARS or ch in _ZH_DECIDED_CHARS for ch in chars)
+
+
+# That it is decided, with nothing of what: "ok decided.", "Deal!", "就这么定了" (what was decided
+# is kept with the offer it accepts, threads.py).
+_DECIDED_WORDS = frozenset(("decided", "decide", "settled", "deal", "agreed", "final", "confirmed"))
+_ZH_DECIDED_CHARS = frozenset("决定")
 
 
