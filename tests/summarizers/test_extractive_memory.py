@@ -6237,6 +6237,13 @@ def test_a_change_naming_nothing_is_of_what_the_reply_to_it_speaks_of() -> None:
               user("医院打电话说那天医生停诊，推到3月26日了"),
               assistant("那复查就改到3月26日，记得提前挂号。")], language="zh")
     assert "复查约在3月26日上午" in zh and "5月29号下的单" in zh
+    # What the reply speaks of comes first, not alone: "tweed" names the amp's other line,
+    # which holds no price; the price said before it changes.
+    amp = ask([user("I'm selling my Fender Blues Junior on Reverb. I listed it at $450. It's "
+                    "the tweed version, 2016, new tubes last year."), assistant("Here's a draft."),
+               user("No bites in two weeks so I dropped it to $395."),
+               assistant("At $395 you're right in the typical used range for a tweed one.")])
+    assert "$450" not in amp and "$395" in amp
 
 
 def test_a_word_that_names_any_value_names_no_thing_to_change() -> None:
