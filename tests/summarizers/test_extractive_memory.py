@@ -6152,18 +6152,22 @@ def test_gai_x_le_says_a_change_but_gai_hao_le_does_not() -> None:
     assert _other_code("jd7730415962", "kj550") and not _other_code("g7125", "g7139")
 
 
+def _a_later_fold(previous: str, language: str = "en") -> str:
+    """``previous`` carried through a fold of small talk that changes nothing."""
+    talk = [user("We went to the farmers market this morning."), assistant("Sounds fun!")] \
+        if language == "en" else [user("今天去了趟超市。"), assistant("好的。")]
+    return ask(talk, previous=previous, language=language)
+
+
 def test_a_carried_time_moved_naming_nothing_moves_no_time_in_a_later_fold() -> None:
     # It moved the ceremony in its own fold; once the ceremony's line has left the summary,
     # said again to what is left it would move the only time remaining.
     previous = ("Facts:\n- User: it's been a week since Theo proposed and my mom is already "
                 "sending me Pinterest boards at 6am.\n"
                 "- User: scrap that, actually back to the original 3pm.")
-    out = ask([user("We went to the farmers market this morning."), assistant("Sounds fun!")],
-              previous=previous)
-    assert "Pinterest boards at 6am" in out
-    zh = ask([user("今天去了趟超市。"), assistant("好的。")], language="zh",
-             previous="事实：\n- 用户：我爸生日是10月3号，今年六十大寿\n"
-                      "- 用户：那天被订了，改到10月6号了")
+    assert "Pinterest boards at 6am" in _a_later_fold(previous)
+    zh = _a_later_fold("事实：\n- 用户：我爸生日是10月3号，今年六十大寿\n"
+                       "- 用户：那天被订了，改到10月6号了", "zh")
     assert "生日是10月3号" in zh
     # In its own fold it still moves the latest time said.
     fresh = ask([user("I have my first physical therapy session on Thursday at 2:50."),
@@ -6251,9 +6255,7 @@ def test_a_word_that_names_any_value_names_no_thing_to_change() -> None:
     previous = ("Facts:\n- User: Ran my numbers through the tax software and it says my "
                 "federal refund is $1,067.\n- User: Update from the principal: she thinks the "
                 "higher number is too ambitious for a first year, so we're settling on $2,850.")
-    out = ask([user("We went to the farmers market this morning."), assistant("Sounds fun!")],
-              previous=previous)
-    assert "refund is $1,067" in out
+    assert "refund is $1,067" in _a_later_fold(previous)
 
 
 def test_that_it_is_decided_with_nothing_of_what_is_no_decision() -> None:

@@ -1206,9 +1206,9 @@ def supersede_changes(
             # not the dealer's offer said since).
             reply = frozenset().union(*(shape(j).topic for j in range(n + 1, len(items))
                                         if items[j].msg == it.msg + 1 and _assistants(items[j])))
-            spoken_of = [k for k in order if any(_in(w, shape(k).topic) for w in reply)]
-            if spoken_of:  # (first; the rest after them, as before)
-                order = [*spoken_of, *(k for k in order if k not in spoken_of)]
+            spoken_of = {k for k in order if any(_in(w, shape(k).topic) for w in reply)}
+            if spoken_of:  # (first, latest first; the rest after them, as before)
+                order = sorted(order, key=lambda k: (k not in spoken_of, -k))
         for k in order:
             old = items[k]
             if id(old) in emptied or _speaker_tag(old) != tag or _assistants(old) != theirs \

@@ -1407,8 +1407,7 @@ def _series(asked: list[str], least: int) -> list[str]:
     of them (two when the series is said with 、)."""
     for sentence in dict.fromkeys(asked[-1:] + asked[:1]):
         intro = _LIST_INTRO.search(sentence) or _SUGGEST_ZH.search(sentence)
-        if intro is None or sentence.endswith((";", "；")) \
-                or _SEMICOLON.search(sentence, intro.end()):
+        if intro is None or _SEMICOLON.search(sentence, intro.end()):
             continue  # (options ending at ";" run on: "A few options: Casa dos Azulejos,
             # a guesthouse by the station, about €140; Ribeira Loft, …; and …")
         # (The series ends with its sentence: "…or the ThinkPad at $1,280. The Air has the
