@@ -1075,7 +1075,11 @@ def supersede_changes(
         settled = it.msg in settled_in and not _assistants(it)
         if it.replaces:
             continue
-        lead = _lead_in(items, n, shape)
+        # A sentence saying it is done tells the doing, no value: "finally got the driver's
+        # license renewed!! 2 hrs at the elm st office but done." (neither after a lead-in
+        # nor said anew).
+        done = user_done(it.body)
+        lead = None if done else _lead_in(items, n, shape)
         # A number said anew of the very same thing, no word of change: "rehearsal dinner is
         # 6:30" after "The rehearsal dinner is at Luca's on Friday at 7" (as a statement that
         # only says what holds now: all it names, the older one named).
@@ -1084,7 +1088,7 @@ def supersede_changes(
         # done, "今天跑了8公里".)
         ascii_ = it.body.isascii()
         restated = it.msg >= 0 and it.tag in _USER_TAGS and not _is_tool_line(it.body) \
-            and not _is_question(it.body) and not user_done(it.body) and (
+            and not _is_question(it.body) and not done and (
                 len(it.body) <= _RESTATED_CHARS and _DIGITS.search(it.body) is not None
                 and not _WHEN_IT_HAPPENED.search(it.body)
                 if ascii_ else
@@ -1459,10 +1463,7 @@ def _lead_in(items: list[_Item], n: int, shape: Callable[[int], _Shape]) -> _Sha
     k = n - 1
     lead = items[k]
     if lead.msg != it.msg or lead.order != it.order - 1 or _speaker_tag(lead) != \
-            _speaker_tag(it) or not _has(lead.body, _CHANGE_KEYS) or _is_question(lead.body) \
-            or user_done(it.body):
-        # (A sentence saying it is done tells the doing: "finally got the driver's license
-        # renewed!! 2 hrs at the elm st office but done." gives no office a new value.)
+            _speaker_tag(it) or not _has(lead.body, _CHANGE_KEYS) or _is_question(lead.body):
         return None
     was = shape(k)
     # (A name is no value it changes to: "…he'd left out the Schluter membrane.")
