@@ -6461,3 +6461,73 @@ def test_a_carried_statement_of_a_revised_value_outranks_chatter_of_its_worth() 
                 "- User: Contractor revised it to 18,900\n")
     out = ask([user("hi"), assistant("Hi!")], previous=previous, max_tokens=24)
     assert "18,900" in out and "hiking" not in out, out
+
+
+@pytest.mark.parametrize(("old", "new", "gone", "kept"), [
+    # a verb of when ("now begins") says when, not of what: the lease is the lease's start
+    ("lease start is Feb 24, keys the same day.",
+     "landlady says the painters won't be finished in time so the lease now begins March 3.",
+     "Feb 24", "March 3"),
+    # who decides it says it: "老板拍板了" reports the change, it is not the boss's own target
+    ("飞书表格里 Q3 GMV 目标先填 1.2亿，在 C4。", "老板拍板了 Q3 GMV 目标改成 1.45亿",
+     "1.2亿", "1.45亿"),
+    # settled after a talk, the value after it
+    ("房东说续租每个月要涨到6800，我现在才6200，这涨得也太狠了吧。",
+     "谈下来了，续租每月6500，押一付三，签两年", "6800", "6500"),
+])
+def test_a_change_said_by_when_it_begins_by_who_decides_or_as_settled_replaces_the_old_value(
+        old: str, new: str, gone: str, kept: str) -> None:
+    _assert_replaced(old, new, gone, kept)
+
+
+def test_a_correction_said_in_the_sentence_before_its_value_puts_the_slip_right() -> None:
+    first = ask([user("booked the GRE! Oct 12, 9am, Prometric centre in Koramangala.")])
+    out = ask([user("ugh small correction, the GRE date I gave you was a typo, I swapped the "
+                    "digits. it's Oct 21. a little more prep time at least"),
+               assistant("Oct 21 gives you more than another week.")], previous=first)
+    assert "Oct 12" not in out and "Oct 21" in out, out
+
+
+def test_what_must_have_been_is_no_task() -> None:
+    out = ask([user("We went to the lake with my son last weekend, he caught his first fish."),
+               assistant("Must've been a cool experience for the two of you."),
+               user("Must've been a cool experience for us too. You must be so proud of "
+                    "your own kids."),
+               assistant("I am!"),
+               user("I must renew my passport before March.")])
+    tasks = section(out, "Open tasks")
+    assert any("passport" in t for t in tasks) and not any("Must've" in t for t in tasks), out
+
+
+def test_a_change_said_after_a_riddle_is_news_not_the_riddle_s_answer() -> None:
+    out = ask([user("玩笑"), assistant("你当你穿越兔子和草坪洒水你会得到什么？"),
+               user("老板拍板了 Q3 GMV 目标改成 1.45亿 月度按 3:3:4 拆"),
+               assistant("已改成 1.45亿。")], language="zh")
+    assert "1.45亿" in out and "兔子" not in out, out
+    out = ask([user("玩笑"), assistant("我是一个没有一部喜剧片你为什么不签出的笑话？"),
+               user("内分泌科看了空腹记录，Tresiba晚上打12个单位。"), assistant("好的。")],
+              language="zh")
+    assert "12个单位" in out and "喜剧片" not in out, out
+    # (a fragment still answers the question it needs: "你老家是哪个城市？" → "宜宾，四川那个")
+    out = ask([user("我想订个酒店"), assistant("你老家是哪个城市？"), user("宜宾，四川那个"),
+               assistant("好的。")], language="zh")
+    assert "你老家是哪个城市？→宜宾" in out, out
+
+
+def test_the_assistant_s_change_puts_right_the_answer_joined_to_a_question() -> None:
+    def call(ident: str, command: str) -> dict[str, Any]:
+        return assistant("", tool_calls=[{"id": ident, "type": "function", "function": {
+            "name": "run_command",
+            "arguments": f'{{"host": "console-prod-01", "cmd": "{command}"}}'}}])
+
+    first = ask([user("which port is the admin console on in prod? need it for the firewall"),
+                 call("c1", "grep server.port app.yaml"),
+                 {"role": "tool", "tool_call_id": "c1", "content": "server.port: 9001"},
+                 assistant("The admin console listens on 9001 in prod, without SSL.")])
+    assert "→ The admin console listens on 9001" in first, first
+    out = ask([user("put it on 8443, the cert is uploaded, and turn ssl on"),
+               call("c2", "sed -i s/9001/8443/ app.yaml && restart"),
+               {"role": "tool", "tool_call_id": "c2", "content": "server.port: 8443"},
+               assistant("Done: the admin console now listens on 8443 with SSL on.")],
+              previous=first)
+    assert "→ The admin console listens on 8443" in out, out

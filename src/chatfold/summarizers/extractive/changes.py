@@ -69,6 +69,8 @@ _ZH_CHANGED = (
     f"|改签|给到(?=\\s*[\\d{ZH_NUMERALS}])|只剩下?(?=\\s*[\\d{ZH_NUMERALS}])"
     # "剂量调成每次6毫升", "月薪谈到了 21K", "最后定的是19桌"
     f"|调成|调为|涨成|降成|转学|谈(?:到|成|下来)了?(?=\\s*[\\d{ZH_NUMERALS}])|最[后终](?:定的是|定了|是)"
+    # "谈下来了！续租每月6500": settled, then what it was settled at
+    f"|谈(?:下来|妥)了?[！!，,\\s]*(?=[^。？?！!]{{0,8}}?\\d)"
     # "材料涨价了，得三万二", "会费上调了，每月60": a price moved, the new one said after it
     f"|(?:涨价|降价|提价|上调|下调|调价|打了?个?折)了?(?=[^。！？]{{0,12}}?[\\d{ZH_NUMERALS}])"
     # "年会日子改了哈，1月25号": it changed, the value after
@@ -133,7 +135,8 @@ _CHANGE = re.compile(
     r"(?= [$€£¥]?\d)"
     # a value as it turned out, or as agreed: "ended up at 176.8", "turns out I'm on the Flex
     # 40 plan", "we agreed on 150s"
-    r"|ended up (?:at|being|with)|came (?:in|out) at|turns out|turned out|agreed on"
+    r"|ended up (?:at|being|with)|came (?:in|out) at|came back (?:with|at)|turns out|turned out"
+    r"|agreed on"
     r"|settl(?:ed|ing|e) on"
     # the count as it stands at the end: "final headcount from the park's system is 19 kids"
     r"|final(?: [\w'-]+){1,6}? (?:is|was|came to)(?= [$€£¥]?\d)"
@@ -683,12 +686,14 @@ _REPORTED = re.compile(
     r"|单位|银行|航空公司|4S店|诊所|门诊|前台|驾校|快递|物流|产品|运维|测试|甲方|客户|供应商|厂家"
     r"|班主任|教练|群里)(?:那边)?(?:刚)?(?:在(?:群|微信|钉钉|飞书)(?:里|上)?)?"
     # (or says what to do: "医生让我爸降压药改成每天两片了", "HR要求…")
-    r"(?:打电话(?:来)?说|发(?:消息|短信|邮件)说|说|通知(?:我|说)?|告诉我|让|叫|建议|要求)"
+    # ("老板拍板了 Q3 目标改成 1.45亿": who decides it says it)
+    r"(?:打电话(?:来)?说|发(?:消息|短信|邮件)说|说|通知(?:我|说)?|告诉我|让|叫|建议|要求"
+    r"|拍板(?:了)?|决定(?:了)?)"
     r"(?!明(?![年天早晚])|服|法)"
 )
 
 
-_REPORTED_ZH_KEYS = ("说", "通知", "告诉", "让", "叫", "建议", "要求")
+_REPORTED_ZH_KEYS = ("说", "通知", "告诉", "让", "叫", "建议", "要求", "拍板", "决定")
 _AT_PLACE = re.compile(r"\b(?:at|in) (?:the )?((?:[A-Z][\w'&.-]*)(?: [A-Z][\w'&.-]*)*)")
 
 
@@ -803,6 +808,10 @@ def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = Fal
     if strict:
         if topic and shared >= len(topic):
             return True
+        what = topic - _WHEN_VERBS  # ("now begins" / "start is" say when, not of what)
+        if what and what != topic and all(_in(w, pool) for w in what) \
+                and _when(new.values) and _when(old.values):
+            return True  # "the lease now begins March 3" / "lease start is Feb 24"
         if same_kind or (not topic and ((units and (not units <= _MONEY_UNITS or _close(
                 new.values, old.values))) or _same_ip(new.values, old.values))):
             return True  # (a bare new address: "新的是10.0.8.42" / "数据库在10.0.3.17上")
@@ -1215,7 +1224,12 @@ def supersede_changes(
                 order = sorted(order, key=lambda k: (k not in spoken_of, -k))
         for k in order:
             old = items[k]
-            if id(old) in emptied or _speaker_tag(old) != tag or _assistants(old) != theirs \
+            # (The answer of a question joined to it, "what time is standup? → … at 9:30", is
+            # the assistant's words: the assistant's "standup is now 10:15" changes it.)
+            answered = theirs and not _assistants(old) and "→" in old.body \
+                and not _is_tool_line(old.body)
+            if id(old) in emptied or (not answered and (_speaker_tag(old) != tag
+                                                        or _assistants(old) != theirs)) \
                     or (lead is not None and old.msg == it.msg) \
                     or _changes_fields(it.body, old.body):
                 continue  # (tool lines about one object change by field: supersede_tool_state)
@@ -1279,7 +1293,7 @@ def supersede_changes(
                 # "No bites in two weeks so I dropped it to $395": a price put on "it", naming
                 # nothing else, is the latest near price the speaker gave ("listed it at $450").
                 pass
-            elif bare_old:
+            elif bare_old and not answered:
                 # The rest of the statements need not speak of the same thing: the change
                 # named none, and the old number is the only one of its size.
                 parts = _CLAUSE_SPLIT.split(old.body)
@@ -1314,6 +1328,8 @@ def supersede_changes(
                 # own words ("周五团建要订40份盒饭，找楼下那家老乡鸡" + "改成55份" → "…55份盒
                 # 饭…").
                 pass
+            elif answered:
+                continue  # (an answer is put right in its own words, or not at all)
             elif lead is not None and not {_value_kind(v) for v in was.values - new.values} \
                     & {_value_kind(v) for v in new.values}:
                 break  # (named by the sentence before, yet no value of the kind it gives)
@@ -1419,7 +1435,8 @@ def supersede_changes(
 # it's UA 828", "it's Anneke, not Annika", "啊打错了，是陈皓", "不对，是京N7A391".
 _PUT_RIGHT = re.compile(
     r"(?i:\b(?:no wait|wait,? no|oops|whoops|my bad|transposed|typo|mistyped|misspelled"
-    r"|autocorrect|i meant|correction|corrected|should be|it'?s actually|actually it'?s|sorry"
+    r"|autocorrect|i meant|correction|corrected|swapped the digits|should be|it'?s actually"
+    r"|actually it'?s|sorry"
     r"|misread|wrong (?:one|line|number|code))\b"
     r"|\bnot [A-Z0-9][\w-]*)"
     r"|说错|打错|写错|记错|记岔|看错|抄错|输错|填错|搞错|弄错|搞反|弄反|说反|写反|记反|看反"
@@ -1511,7 +1528,7 @@ def correct_slips(items: list[_Item]) -> None:
     its shape."""
     seen: dict[int, tuple[str, frozenset[str]]] = {}
     for n, it in enumerate(items):
-        if _assistants(it) or not _PUT_RIGHT.search(it.body):
+        if _assistants(it) or not (_PUT_RIGHT.search(it.body) or _put_right_before(items, n)):
             continue
         body = _NEGATED_VALUE.sub(" ", it.body)
         fixed = {v.rstrip(".,:/-"): v.rstrip(".,:/-") for v in _values(body)[0]}
@@ -1547,6 +1564,18 @@ def correct_slips(items: list[_Item]) -> None:
             for name in names:
                 slip = re.compile(re.escape(name[0]) + "[\u4e00-\u9fff]" * (len(name) - 1))
                 old.body = slip.sub(partial(_put_right, name), old.body)
+
+
+def _put_right_before(items: list[_Item], n: int) -> bool:
+    """Whether the sentence before ``items[n]``, in the same message, says a slip is put right
+    and gives no number of its own: "small correction, the date I gave you was a typo, I
+    swapped the digits." before "it's Oct 21."."""
+    it = items[n]
+    if it.msg < 0 or n == 0:
+        return False
+    prev = items[n - 1]
+    return prev.msg == it.msg and prev.order == it.order - 1 and not _assistants(prev) \
+        and _PUT_RIGHT.search(prev.body) is not None and not _DIGITS.search(prev.body)
 
 
 def _put_token(body: str, slip: str, meant: str) -> str:

@@ -211,7 +211,8 @@ _EN_NEUTRAL = (
     "|enjoy that|enjoy your|enjoyed it|i'd like to|would like to|agreed to disagree"
     "|agree to disagree|we agreed to disagree|we agree to disagree"
     "|keep going with|keeps going with|kept going with|go with the flow|going with the flow"
-    "|went with the flow"
+    "|went with the flow|must've|must have been|you must be|that must be|it must be|this must be"
+    "|must be nice"
 )
 
 

@@ -906,7 +906,10 @@ _TASK_OWN = re.compile(
     rf"(?i:(?:i|we) {_NOT_YET_DONE}"
     # The speaker may go unsaid: "gotta pick up grandma's prescription", "Need to renew it".
     # ("I got to see the Perseids" is a chance had, not a duty: "got to" only as "I've got to").
-    r"|(?:(?:(?:i|we) )?(?:need to|have to|must|should|still have to|still need to)"
+    # ("Must've been fun", "you must be tired": what must be so, not what must be done.)
+    r"|(?:(?:(?:i|we) )?(?:need to|have to|(?<!you )(?<!that )(?<!it )(?<!this )must"
+    r"(?!'ve| have (?:been|had|felt|seen)| be (?:so|really|nice|hard|tough|fun|exhausting)\b)"
+    r"|should|still have to|still need to)"
     r"|(?:(?:i|we)'ve )?(?:still )?got to)"
     # "I have to go, I'm tired", "gotta run now!": leaving the chat, not an errand; "Have to
     # say, …" is an aside.
