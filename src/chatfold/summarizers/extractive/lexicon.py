@@ -40,6 +40,12 @@ _MAX_ARGS_CHARS = 100
 _MAX_RESULT_KEYS = 8
 _PREVIOUS_FLOOR = 1.5  # a previous item was kept once: it never scores like small talk
 _ORPHAN_MIN_SCORE = 1.2  # a clause left alone by a replacement must say something itself
+# Over the cap, a clause of a long statement that gives no value and scores under this on its
+# own is idle ("吓死我了", "but thankfully", "所以我就是想问"): summarizer._without_idle_clauses.
+# Measured over eight orders: read probes 14,912 -> 14,726 wrong checks, held-out 3,466 ->
+# 3,453. At 2.0 (tried with English statements trimmed too) the held-out probes lost 21 more
+# checks than at 1.5: it cut words that later changes are matched by.
+_IDLE_CLAUSE_SCORE = 1.5
 _MAX_MISSES = 64  # stop filling the cap after this many candidates in a row did not fit
 _REPEAT_DISCOUNT = 0.5  # each older variant of a repeated statement keeps half its score
 _CARRY_SHARE = 0.9  # carried-forward items first claim up to this share of the cap

@@ -43,6 +43,7 @@ from .lexicon import (
     _DECISIONS,
     _DONE_MARK,
     _FACTS,
+    _IDLE_CLAUSE_SCORE,
     _JACCARD_DUP,
     _JACCARD_MIN_TOKENS,
     _MAX_ITEM_CHARS,
@@ -87,6 +88,7 @@ from .sentences import (
     split_sentences,
     split_stated_question,
 )
+from .slots import _CLAUSE_SPLIT, _TERMINAL
 from .threads import (
     CALL_OFF,
     CANCEL,
@@ -1471,6 +1473,18 @@ class ExtractiveSummarizer(BaseSummarizer):
         if not items:
             return _fit(_NOTHING_TO_KEEP[lang], budget, count)
         _discount_repeats(items)
+        if sum(count(f"- {it.text}\n") for it in items) > budget:
+            # Over the cap, a long Chinese statement gives up its idle clauses before any
+            # statement is dropped whole: "…一年1280，然后保证续保只有一年" keeps its value,
+            # "吓死我了" and "所以我就是想问" go. Chinese runs a whole message into one sentence
+            # of commas; an English statement is one sentence already, and what its clauses
+            # add is as often what a later question asks (measured: LoCoMo drift fell).
+            # (Not a tool line, an answer joined to its question, a listing of options, nor a
+            # task, whose words name what is to be done.)
+            for it in items:
+                if it.role != "tool" and it.section != _TASKS and _HAN_CHAR.search(it.body) \
+                        and "→" not in it.body and "|" not in it.body:
+                    it.body = _without_idle_clauses(it.body)
         ranked = sorted(items, key=lambda it: (-it.score, -it.order))
         titles = SECTION_TITLES[lang]
         header_cost = [count(f"{t}{_COLON[lang].strip()}\n") + 1 for t in titles]
@@ -1632,3 +1646,37 @@ class ExtractiveSummarizer(BaseSummarizer):
         return _fit(best if paragraph else _render([ranked[0]], lang, False), budget, count)
 
 
+def _without_idle_clauses(body: str) -> str:
+    """``body`` without the clauses that give no value and score under
+    :data:`~.lexicon._IDLE_CLAUSE_SCORE` on their own; the first clause, which says what the
+    rest is of, always stays. A statement of fewer than three clauses is kept whole.
+
+    Example:
+        >>> _without_idle_clauses("我妈上礼拜感冒发烧去社区医院挂水，我特地跟护士说了她对头孢过敏，"
+        ...                       "幸好我看了一眼瓶子，吓死我了")
+        '我妈上礼拜感冒发烧去社区医院挂水，我特地跟护士说了她对头孢过敏，幸好我看了一眼瓶子'
+    """
+    parts = _CLAUSE_SPLIT.split(body)
+    clauses = parts[0::2]
+    if len(clauses) < 3:
+        return body
+    scores = _score_all(clauses, ["user"] * len(clauses))
+    keep = [i for i, clause in enumerate(clauses)
+            if i == 0 or scores[i].score >= _IDLE_CLAUSE_SCORE or _values(clause)[0]
+            or (not clause.isascii() and _LATIN_WORD.search(clause))]
+    if len(keep) == len(clauses):
+        return body
+    text = clauses[0]
+    for i in keep[1:]:
+        text += parts[2 * i - 1] + clauses[i]
+    if keep[-1] != len(clauses) - 1:
+        end = _TERMINAL.search(clauses[-1])
+        text = text.rstrip(" ,，;；") + (end.group() if end else "")
+    return text
+
+
+# Chinese, not just other than ASCII ("€1,450", "—" and emoji are written in English too).
+_HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
+# A name or a term in Latin letters inside Chinese ("Glen Waverley 的房子", "HR 的 offer"): a
+# value the Chinese value patterns do not read.
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
