@@ -6544,3 +6544,23 @@ def test_over_the_cap_a_long_chinese_statement_gives_up_its_idle_clauses_first()
     tight = ask(said, language="zh", max_tokens=110)
     assert "头孢过敏" in tight and "一年1280" in tight, tight  # both statements kept...
     assert "吓死我了" not in tight and "真是头疼" not in tight, tight  # ...without idle words
+
+
+def test_a_measure_names_no_object_and_a_field_is_its_own_key() -> None:
+    def read(ident: str, keys: str, result: str) -> list[dict[str, Any]]:
+        return [user("payment-svc 的配置看一下"),
+                assistant("", tool_calls=[{"id": ident, "type": "function", "function": {
+                    "name": "config_get",
+                    "arguments": f'{{"service": "payment-svc", "keys": [{keys}]}}'}}]),
+                {"role": "tool", "tool_call_id": ident, "content": result},
+                assistant("好的。")]
+
+    first = ask(read("c1", '"memory_limit", "cpu_limit"',
+                     '{"service": "payment-svc", "memory_limit": "2Gi", "cpu_limit": "1"}'),
+                language="zh")
+    out = ask(read("c2", '"memory_limit", "oom_events_48h"',
+                   '{"service": "payment-svc", "memory_limit": "3Gi", "oom_events_48h": 0}'),
+              previous=first, language="zh")
+    # "2Gi" and "3Gi" are one service's limit, changed; its cpu_limit was not given again
+    assert "memory_limit=2Gi" not in out and "memory_limit=3Gi" in out, out
+    assert "cpu_limit=1" in out, out

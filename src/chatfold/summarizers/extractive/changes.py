@@ -2277,20 +2277,27 @@ def _key_words(key: str) -> frozenset[str]:
     return frozenset(re.split(r"[_.\-]+", key.lower())) - _GENERIC_KEY_WORDS
 
 
-def _fields(pairs: tuple[tuple[str, str, int, int], ...]) -> dict[str, set[str]]:
-    """A tool line's values by each word of their keys ("new_time" gives "time")."""
-    out: dict[str, set[str]] = {}
+_Fields = dict[frozenset[str], set[str]]
+
+
+def _fields(pairs: tuple[tuple[str, str, int, int], ...]) -> _Fields:
+    """A tool line's values by the words of their keys ("new_time" gives "time")."""
+    out: _Fields = {}
     for k, v, _, _ in pairs:
-        for word in _key_words(k) or {k.lower()}:
-            out.setdefault(word, set()).add(v)
+        out.setdefault(_key_words(k) or frozenset({k.lower()}), set()).add(v)
     return out
 
 
-def _stale(key: str, value: str, fields: dict[str, set[str]]) -> bool:
-    """Whether a newer line gives the field ``key`` (or one its key names: "time" and
-    "new_time", "start" and "start_date") another value than ``value``."""
-    words = _key_words(key) or {key.lower()}
-    given = [fields[w] for w in words if w in fields]
+def _given(key: str, fields: _Fields) -> list[set[str]]:
+    """The values a newer line gives the field ``key``, or one its key names or is named by
+    ("time" and "new_time", "start" and "start_date"; not "cpu_limit" and "memory_limit")."""
+    words = _key_words(key) or frozenset({key.lower()})
+    return [values for named, values in fields.items() if named <= words or words <= named]
+
+
+def _stale(key: str, value: str, fields: _Fields) -> bool:
+    """Whether a newer line gives the field ``key`` another value than ``value``."""
+    given = _given(key, fields)
     return bool(given) and all(value not in g for g in given)
 
 
@@ -2299,7 +2306,12 @@ def _identifies(key: str, value: str) -> bool:
     "path=requirements.txt"); not a date or time, which many objects share."""
     if not value or _DATETIME.match(value):
         return False
-    return _ID_KEY.search(key) is not None or _ID_VALUE.fullmatch(value) is not None
+    # (A measure is no name: "memory_limit=2Gi" then "=3Gi" is one service's limit changed.)
+    return _ID_KEY.search(key) is not None or (_ID_VALUE.fullmatch(value) is not None
+                                               and _MEASURE.fullmatch(value) is None)
+
+
+_MEASURE = re.compile(r"\d+(?:\.\d+)?\s?[A-Za-z]{1,3}")
 
 
 def supersede_tool_state(items: list[_Item]) -> list[_Item]:
@@ -2416,14 +2428,14 @@ def _named_in_text(new_pairs: tuple[tuple[str, str, int, int], ...], old: str) -
 
 
 def _write_over(items: list[_Item], older: _Item, newer: _Item,
-                stale: list[tuple[str, str, int, int]], fields: dict[str, set[str]],
+                stale: list[tuple[str, str, int, int]], fields: _Fields,
                 link: str) -> None:
     """Put each value a later call changed into the older lines that still give the old one:
     the older call's own result, lines that name the object, and, for a code of letters and
     digits ("KJ400", "G7125"), any older line of the user or the assistant."""
     code = next((v for k, v, _, _ in _tool_pairs(newer.body) if k == link), "")
     for k, old_value, _, _ in stale:
-        given = [fields[w] for w in (_key_words(k) or {k.lower()}) if w in fields]
+        given = _given(k, fields)
         news = set().union(*given) if given else set()
         if len(news) != 1 or len(old_value) < 3 or old_value.isdigit():
             continue
