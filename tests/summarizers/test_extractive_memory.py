@@ -6534,8 +6534,8 @@ def test_the_assistant_s_change_puts_right_the_answer_joined_to_a_question() -> 
 
 
 def test_over_the_cap_a_long_chinese_statement_gives_up_its_idle_clauses_first() -> None:
-    said = [user("我妈上礼拜感冒发烧去社区医院挂水，我特地跟护士说了她对头孢过敏，幸好我看了一眼瓶子，"
-                 "吓死我了，所以我就是想问，我出国以后她一个人去看病怎么办"),
+    said = [user("我妈上礼拜感冒发烧去社区医院挂水，我特地跟护士说了她对头孢过敏，"
+                 "幸好我看了一眼瓶子，吓死我了，所以我就是想问，我出国以后她一个人去看病怎么办"),
             assistant("可以给她准备一张过敏卡。"),
             user("就是我在给我妈弄保险，她六十二了又有糖尿病，一年1280，然后保证续保只有一年，唉，真是头疼"),
             assistant("先看看条款。")]
