@@ -1660,12 +1660,16 @@ def _without_idle_clauses(body: str) -> str:
     clauses = parts[0::2]
     if len(clauses) < 3:
         return body
-    scores = _score_all(clauses, ["user"] * len(clauses))
-    keep = [i for i, clause in enumerate(clauses)
-            if i == 0 or scores[i].score >= _IDLE_CLAUSE_SCORE or _values(clause)[0]
-            or (not clause.isascii() and _LATIN_WORD.search(clause))]
-    if len(keep) == len(clauses):
+    # (cheapest test first: a digit or a Latin name keeps a clause without scoring it)
+    weigh = [i for i in range(1, len(clauses)) if not _VALUE_MARK.search(clauses[i])]
+    if not weigh:
         return body
+    scores = _score_all([clauses[i] for i in weigh], ["user"] * len(weigh))
+    idle = {i for i, scored in zip(weigh, scores, strict=True)
+            if scored.score < _IDLE_CLAUSE_SCORE and not _values(clauses[i])[0]}
+    if not idle:
+        return body
+    keep = [i for i in range(len(clauses)) if i not in idle]
     text = clauses[0]
     for i in keep[1:]:
         text += parts[2 * i - 1] + clauses[i]
@@ -1677,6 +1681,6 @@ def _without_idle_clauses(body: str) -> str:
 
 # Chinese, not just other than ASCII ("€1,450", "—" and emoji are written in English too).
 _HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
-# A name or a term in Latin letters inside Chinese ("Glen Waverley 的房子", "HR 的 offer"): a
-# value the Chinese value patterns do not read.
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+# A digit, or a name or a term in Latin letters inside Chinese ("Glen Waverley 的房子", "HR 的
+# offer", which the Chinese value patterns do not read): a clause that gives a value.
+_VALUE_MARK = re.compile(r"\d|[A-Za-z]{2,}")
