@@ -1473,18 +1473,6 @@ class ExtractiveSummarizer(BaseSummarizer):
         if not items:
             return _fit(_NOTHING_TO_KEEP[lang], budget, count)
         _discount_repeats(items)
-        if sum(count(f"- {it.text}\n") for it in items) > budget:
-            # Over the cap, a long Chinese statement gives up its idle clauses before any
-            # statement is dropped whole: "…一年1280，然后保证续保只有一年" keeps its value,
-            # "吓死我了" and "所以我就是想问" go. Chinese runs a whole message into one sentence
-            # of commas; an English statement is one sentence already, and what its clauses
-            # add is as often what a later question asks (measured: LoCoMo drift fell).
-            # (Not a tool line, an answer joined to its question, a listing of options, nor a
-            # task, whose words name what is to be done.)
-            for it in items:
-                if it.role != "tool" and it.section != _TASKS and _HAN_CHAR.search(it.body) \
-                        and "→" not in it.body and "|" not in it.body:
-                    it.body = _without_idle_clauses(it.body)
         ranked = sorted(items, key=lambda it: (-it.score, -it.order))
         titles = SECTION_TITLES[lang]
         header_cost = [count(f"{t}{_COLON[lang].strip()}\n") + 1 for t in titles]
@@ -1507,6 +1495,22 @@ class ExtractiveSummarizer(BaseSummarizer):
             if cost is None:
                 cost = line_costs[id(it)] = count(f"- {it.text}\n")
             return cost
+
+        if sum(map(line_cost, items)) > budget:
+            # Over the cap, a long Chinese statement gives up its idle clauses before any
+            # statement is dropped whole: "…一年1280，然后保证续保只有一年" keeps its value,
+            # "吓死我了" and "所以我就是想问" go. Chinese runs a whole message into one sentence
+            # of commas; an English statement is one sentence already, and what its clauses
+            # add is as often what a later question asks (measured: LoCoMo drift fell).
+            # (Not a tool line, an answer joined to its question, a listing of options, nor a
+            # task, whose words name what is to be done.)
+            for it in items:
+                if it.role != "tool" and it.section != _TASKS and _HAN_CHAR.search(it.body) \
+                        and "→" not in it.body and "|" not in it.body:
+                    trimmed = _without_idle_clauses(it.body)
+                    if trimmed != it.body:
+                        it.body = trimmed
+                        del line_costs[id(it)]
 
         def room_for(it: _Item) -> int:
             """What ``it`` adds to the summary: its line (cached on it), its section's heading
