@@ -6515,19 +6515,16 @@ def test_a_change_said_after_a_riddle_is_news_not_the_riddle_s_answer() -> None:
 
 
 def test_the_assistant_s_change_puts_right_the_answer_joined_to_a_question() -> None:
-    def call(ident: str, command: str) -> dict[str, Any]:
-        return assistant("", tool_calls=[{"id": ident, "type": "function", "function": {
-            "name": "run_command",
-            "arguments": f'{{"host": "console-prod-01", "cmd": "{command}"}}'}}])
+    def run(ident: str, command: str, result: str) -> list[dict[str, Any]]:
+        return _tool_turn(ident, "run_command",
+                          f'{{"host": "console-prod-01", "cmd": "{command}"}}', result)
 
     first = ask([user("which port is the admin console on in prod? need it for the firewall"),
-                 call("c1", "grep server.port app.yaml"),
-                 {"role": "tool", "tool_call_id": "c1", "content": "server.port: 9001"},
+                 *run("c1", "grep server.port app.yaml", "server.port: 9001"),
                  assistant("The admin console listens on 9001 in prod, without SSL.")])
     assert "→ The admin console listens on 9001" in first, first
     out = ask([user("put it on 8443, the cert is uploaded, and turn ssl on"),
-               call("c2", "sed -i s/9001/8443/ app.yaml && restart"),
-               {"role": "tool", "tool_call_id": "c2", "content": "server.port: 8443"},
+               *run("c2", "sed -i s/9001/8443/ app.yaml && restart", "server.port: 8443"),
                assistant("Done: the admin console now listens on 8443 with SSL on.")],
               previous=first)
     assert "→ The admin console listens on 8443" in out, out
@@ -6549,10 +6546,8 @@ def test_over_the_cap_a_long_chinese_statement_gives_up_its_idle_clauses_first()
 def test_a_measure_names_no_object_and_a_field_is_its_own_key() -> None:
     def read(ident: str, keys: str, result: str) -> list[dict[str, Any]]:
         return [user("payment-svc 的配置看一下"),
-                assistant("", tool_calls=[{"id": ident, "type": "function", "function": {
-                    "name": "config_get",
-                    "arguments": f'{{"service": "payment-svc", "keys": [{keys}]}}'}}]),
-                {"role": "tool", "tool_call_id": ident, "content": result},
+                *_tool_turn(ident, "config_get",
+                            f'{{"service": "payment-svc", "keys": [{keys}]}}', result),
                 assistant("好的。")]
 
     first = ask(read("c1", '"memory_limit", "cpu_limit"',

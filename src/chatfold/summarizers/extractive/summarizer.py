@@ -14,6 +14,7 @@ from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
 from ..prompts import SECTION_TITLES
 from .changes import (
+    _HAN,
     _REVISED_WEIGHT,
     _arabic,
     _says_change,
@@ -1497,6 +1498,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             return cost
 
         if sum(map(line_cost, items)) > budget:
+            # (Chinese, not just other than ASCII: "€1,450" and "—" are written in English too.)
             # Over the cap, a long Chinese statement gives up its idle clauses before any
             # statement is dropped whole: "…一年1280，然后保证续保只有一年" keeps its value,
             # "吓死我了" and "所以我就是想问" go. Chinese runs a whole message into one sentence
@@ -1505,7 +1507,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             # (Not a tool line, an answer joined to its question, a listing of options, nor a
             # task, whose words name what is to be done.)
             for it in items:
-                if it.role != "tool" and it.section != _TASKS and _HAN_CHAR.search(it.body) \
+                if it.role != "tool" and it.section != _TASKS and _HAN.search(it.body) \
                         and "→" not in it.body and "|" not in it.body:
                     trimmed = _without_idle_clauses(it.body)
                     if trimmed != it.body:
@@ -1683,8 +1685,6 @@ def _without_idle_clauses(body: str) -> str:
     return text
 
 
-# Chinese, not just other than ASCII ("€1,450", "—" and emoji are written in English too).
-_HAN_CHAR = re.compile(r"[\u4e00-\u9fff]")
 # A digit, or a name or a term in Latin letters inside Chinese ("Glen Waverley 的房子", "HR 的
 # offer", which the Chinese value patterns do not read): a clause that gives a value.
 _VALUE_MARK = re.compile(r"\d|[A-Za-z]{2,}")
