@@ -36,7 +36,9 @@ writing them. One fold is one linear pass:
    了", a liked or disliked thing). The assistant echoing the user replaces nothing. A
    statement of change (``changes``) writes its new value into the older statement it changes
    or takes the old one out; a change given with its difference ("came down $600, so it's
-   $17,300", ``differences``) finds the old value by arithmetic.
+   $17,300", ``differences``) finds the old value by arithmetic; a value said again of the
+   same thing in the same measure, no word of change ("the medigap renewal came. $236/mo."
+   after "$212 a month", ``restated``), replaces the old one.
 6. **Cap** (``summarizer``, ``render``). Items are kept until the token cap, counted with the
    caller's counter, in this documented priority: items carried from the previous summary
    first claim up to 90% of the cap among themselves, and carry an incumbency bonus, so a

@@ -1065,17 +1065,24 @@ def _assistants(it: _Item) -> bool:
 
 
 def supersede_changes(
-    items: list[_Item], settled_in: frozenset[int] = frozenset()
+    items: list[_Item], settled_in: frozenset[int] = frozenset(),
+    shaped: dict[str, _Shape] | None = None,
 ) -> list[_Item]:
     """Apply each statement of change to the latest older statement it changes (items oldest
     first); return the items, the emptied ones left out. ``settled_in``: the messages (by index)
-    that say a value was settled (:func:`says_settled`)."""
+    that say a value was settled (:func:`says_settled`); ``shaped``: shapes by statement, to
+    share with the passes after this one."""
     shapes: list[_Shape | None] = [None] * len(items)
+    by_body = shaped if shaped is not None else {}
 
     def shape(k: int) -> _Shape:
         got = shapes[k]
         if got is None:
-            got = shapes[k] = _Shape(items[k].body)
+            body = items[k].body
+            got = by_body.get(body)
+            if got is None:
+                got = by_body[body] = _Shape(body)
+            shapes[k] = got
         return got
 
     emptied: set[int] = set()

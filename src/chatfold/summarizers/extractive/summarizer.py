@@ -32,6 +32,9 @@ from .changes import (
     tool_updates,
     zh_moves,
 )
+from .changes import (
+    _Shape as _ChangeShape,
+)
 from .dates import leading_date, message_date, render_date
 from .differences import said_differences, supersede_differences
 from .items import _Item, _merge, _previous_items, _previous_role, _Shape
@@ -66,6 +69,7 @@ from .lexicon import (
 )
 from .quantities import correct_quantities
 from .render import _as_sentence, _discount_repeats, _fit, _render
+from .restated import restated_values
 from .scoring import (
     _DIGITS,
     _ID_TOKEN,
@@ -670,7 +674,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                     and (pairs := tool_pairs(content_text(m.get("content"))))}
         if reported:
             supersede_tool_pairs(merged, reported)
-        kept = supersede_changes(merged, settled)
+        shaped: dict[str, _ChangeShape] = {}  # (what the update passes compare, made once)
+        kept = restated_values(supersede_changes(merged, settled, shaped), shaped)
         reported_values(kept)
         hand_overs(kept)
         kept = end_states(replace_instructions(kept))
