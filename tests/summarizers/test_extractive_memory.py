@@ -6559,3 +6559,19 @@ def test_a_measure_names_no_object_and_a_field_is_its_own_key() -> None:
     # "2Gi" and "3Gi" are one service's limit, changed; its cpu_limit was not given again
     assert "memory_limit=2Gi" not in out and "memory_limit=3Gi" in out, out
     assert "cpu_limit=1" in out, out
+
+
+@pytest.mark.parametrize(("lang", "first", "then", "kept"), [
+    ("en", "Dan called, he got the job! he's doing $450 a month for mom going forward.",
+     "the knee surgeon's office called, they had to push mom to June 3.", "$450"),
+    ("zh", "我哥每个月给我妈的护理费出1500元。", "我妈的复查改到下周三了，医生临时有事。",
+     "1500元"),
+])
+def test_a_change_of_when_takes_no_amount_out(lang: str, first: str, then: str,
+                                               kept: str) -> None:
+    # A change whose values are of another kind than the older statement's changes nothing of
+    # it (a day, a date and an hour are one kind: when).
+    previous = ask([user(first), assistant("OK." if lang == "en" else "好的。")], language=lang)
+    out = ask([user(then), assistant("Noted." if lang == "en" else "记下了。")],
+              previous=previous, language=lang)
+    assert kept in out, out

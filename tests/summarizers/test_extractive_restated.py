@@ -106,3 +106,4 @@ def test_only_an_older_user_statement_takes_a_value_a_newer_one_gave(
         # what it says now that it did not is what a newer statement of the user's said
         assert _values(it.body)[0] - _values(before[n])[0] <= later, (before, it.body)
         assert it in kept or not it.body
+

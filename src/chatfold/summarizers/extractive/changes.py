@@ -1340,6 +1340,11 @@ def supersede_changes(
             elif lead is not None and not {_value_kind(v) for v in was.values - new.values} \
                     & {_value_kind(v) for v in new.values}:
                 break  # (named by the sentence before, yet no value of the kind it gives)
+            elif not {_family(v) for v in was.values - new.values} \
+                    & {_family(v) for v in new.values}:
+                # "mom's cataract surgery is now May 7" takes no "$450 a month for mom" out of
+                # what Dan gives: a time is no new amount (a day, a date, an hour may be).
+                continue
             elif old.section == _TASKS:
                 pass  # what was to be done is still to be done, whatever changed of it
             elif whole is not None and amount:
@@ -2119,6 +2124,12 @@ def _far_amount(old: str, new: str) -> bool:
     """Whether two numbers are more than three times apart (8 and 176.8)."""
     pair = _two_amounts(old, new)
     return pair is not None and (pair[0] <= 0 or pair[1] > 3 * pair[0])
+
+
+def _family(value: str) -> str:
+    """``_value_kind``, with a date, a day and a time as one: when."""
+    kind = _value_kind(value)
+    return "when" if kind in ("date", "day", "time") else kind
 
 
 def _value_kind(value: str) -> str:
