@@ -82,7 +82,7 @@ def _measure(value: str, text: str) -> str | None:
     after = _AFTER.match(text, m.end())
     unit = after.group(1).lower() if after is not None else ""
     unit = "" if unit in _NOT_UNIT else _SAME_MEASURE.get(unit, unit)
-    if unit in ("元",):
+    if unit == "元":
         sign, unit = "¥", ""
     period = _period_zh(text, m.start()) if not text.isascii() else ""
     # (A bare number measures nothing said: "房间302" is no price, "3，" a list's third item.)
