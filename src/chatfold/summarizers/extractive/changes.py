@@ -1342,8 +1342,9 @@ def supersede_changes(
                 break  # (named by the sentence before, yet no value of the kind it gives)
             elif not {_family(v) for v in was.values - new.values} \
                     & {_family(v) for v in new.values}:
-                # "mom's cataract surgery is now May 7" takes no "$450 a month for mom" out of
-                # what Dan gives: a time is no new amount (a day, a date, an hour may be).
+                # "…surgeon's office called, they had to push mom to June 3" takes no "$450 a
+                # month for mom" out of what Dan gives: a date is no new amount (a day, a date
+                # and an hour may replace each other).
                 continue
             elif old.section == _TASKS:
                 pass  # what was to be done is still to be done, whatever changed of it
