@@ -77,8 +77,7 @@ def _measure(value: str, text: str) -> str | None:
     m = _written(value, text, True)
     if m is None:
         return None
-    sign = text[m.start() - 1: m.start()] if m.start() else ""
-    sign = sign if sign in "$€£¥" and sign else ""
+    sign = text[m.start() - 1] if m.start() and text[m.start() - 1] in "$€£¥" else ""
     after = _AFTER.match(text, m.end())
     unit = after.group(1).lower() if after is not None else ""
     unit = "" if unit in _NOT_UNIT else _SAME_MEASURE.get(unit, unit)
@@ -201,9 +200,8 @@ def restated_values(items: list[_Item], shaped: dict[str, _Shape] | None = None
             if it.body.isascii():
                 if not _named_alike(words, names, was):
                     continue
-            elif len([w for w in new.topic & was.topic if not _PRONOUNS_ZH & set(w)]) \
-                    < _SHARED_WORDS:
-                continue  # (not by "帮我", "我订")
+            elif len(heads & was.topic) < _SHARED_WORDS:
+                continue  # (not by "帮我", "我订": heads leave them out)
             stale = measured.get(old.body)
             if stale is None:
                 stale = measured[old.body] = _measures(old.body, was.values)
