@@ -317,11 +317,15 @@ _ZH_AMOUNT = re.compile("(?:[一二两三四五六七八九十])[零一二两三
 
 
 def _below_wan(run: str) -> int | None:
-    """"七千三" → 7300, "两百二" → 220, "十二" → 12; None when it is no number."""
-    total, digit, last = 0, None, 10000
+    """"七千三" → 7300, "两百二" → 220, "十二" → 12, "一千零五" → 1005; None when it is no
+    number (or a guess between two: "七八百")."""
+    total, digit, last, zero = 0, None, 10000, False
     for ch in run:
         if ch in _ZH_DIGIT:
+            if digit:
+                return None  # two digits in a row guess a range: "七八百", "三四十"
             digit = _ZH_DIGIT[ch]
+            zero = zero or digit == 0
         elif ch in _ZH_SCALE:
             scale = _ZH_SCALE[ch]
             if scale >= last:
@@ -331,7 +335,8 @@ def _below_wan(run: str) -> int | None:
         else:
             return None
     if digit is not None:
-        total += digit * (last // 10 if last <= 1000 else 1)  # "七千三": the next place down
+        # "七千三": the next place down; after a 零, the ones ("一千零五")
+        total += digit * (last // 10 if last <= 1000 and not zero else 1)
     return total
 
 

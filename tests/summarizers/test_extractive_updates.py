@@ -1,0 +1,54 @@
+"""Values updated across folds (``changes.py``): a guessed range is no value, a correction by
+what it "should be", a count that "is at" a number, an amount that "went up", a change a task
+mentions, a date moved with its hour."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from chatfold import SummaryRequest
+from chatfold.summarizers.extractive import ExtractiveSummarizer
+from chatfold.summarizers.extractive.changes import _arabic
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def assistant(text: str) -> dict[str, Any]:
+    return {"role": "assistant", "content": text}
+
+
+def folds(lang: str, *turns: list[dict[str, Any]]) -> str:
+    """The summary after one fold per turn, each carrying the one before."""
+    summary = ""
+    for turn in turns:
+        summary = ExtractiveSummarizer().summarize(SummaryRequest(summary, turn, lang, 400))
+    return summary
+
+
+def two_folds(lang: str, first: str, then: str) -> str:
+    ok = "OK." if lang == "en" else "好的。"
+    return folds(lang, [user(first), assistant(ok)], [user(then), assistant(ok)])
+
+
+@pytest.mark.parametrize(("text", "digits"), [
+    # Two digits in a row guess a range: no one number.
+    ("一晚上大概能卖七八百", "一晚上大概能卖七八百"), ("三四十个", "三四十个"),
+    ("七八十万", "七八十万"),
+    # After a 零 comes the ones place, not the next place down.
+    ("一千零五", "1005"), ("一百零八", "108"), ("两千零二十", "2020"), ("一万零五百", "10500"),
+    ("七千三", "7300"),
+])
+def test_chinese_ranges_and_zeros_are_read_as_written(text: str, digits: str) -> None:
+    assert _arabic(text) == digits
+
+
+def test_a_guessed_range_is_no_value_a_change_keeps_or_replaces() -> None:
+    # "七八百" (what a night sells) was read as 800, the new fee: the fee seemed unchanged.
+    out = two_folds("zh", "夜市摊位费一个月600块 我一晚上大概能卖七八百 这个划算吗",
+                    "夜市管理处发通知了 摊位费涨到800块一个月 唉")
+    assert "800块" in out and "600块" not in out, out
+    assert "七八百" in out, out
