@@ -89,7 +89,8 @@ def test_without_words_of_change_nothing_changes(rows: list[tuple[str, str]]) ->
 _CHANGE_SAMPLES = [
     "the renewal goes to twenty-six hundred", "premium jumped to $212", "rose to 4.1",
     "以后最少起订400斤", "下季度起每月九千二", "从下个月开始每周3次", "下午班提前半小时，两点开始",
-    "不是礼拜三了，改礼拜五",
+    "不是礼拜三了，改礼拜五", "it should be 9 cases of the hex jars",
+    "the required amount went up", "it's gone down",
     "I no longer eat meat", "not any more", "use this instead", "we changed it", "it moved",
     "I switched", "updated today", "I turned 35", "she became a lead", "the price is now 5",
     "now is 3pm", "from now on", "postponed", "rescheduled", "delayed", "pushed back to May",
@@ -114,7 +115,8 @@ _ENDED_SAMPLES = ["I sold the car", "I quit", "I resigned from Acme", "no longer
 _WEAK_SAMPLES = ["I'm 78 kg now", "now 5", "down to 78 kg", "down to $40", "my new number is",
                  "the new office address is", "现在每天跑10公里", "新号码是", "新地址为",
                  "these days I run 10 km", "lately", "nowadays", "currently", "just started",
-                 "最近能睡8个小时了", "如今", "目前", "这阵子", "New number: 555-0123"]
+                 "最近能睡8个小时了", "如今", "目前", "这阵子", "New number: 555-0123",
+                 "so I'm at 8 hives", "we're now at 134"]
 _TO_VALUE_SAMPLES = ["瘦到78公斤", "跑到10公里了", "长到一米八"]
 
 

@@ -52,3 +52,22 @@ def test_a_guessed_range_is_no_value_a_change_keeps_or_replaces() -> None:
                     "夜市管理处发通知了 摊位费涨到800块一个月 唉")
     assert "800块" in out and "600块" not in out, out
     assert "七八百" in out, out
+
+
+@pytest.mark.parametrize(("lang", "first", "then", "now", "gone"), [
+    # put right by what it should be ("of the 8oz hex jars" is of the jars, not of "the")
+    ("en", "placing the jar order with Ferncastle Glass: 12 cases of the 8oz hex jars.",
+     "it should be 9 cases of the hex jars, I forgot I still have a stack left from last fall",
+     "9 cases", "12 cases"),
+    # where a count stands now
+    ("en", "I'm running 6 hives now. what's a realistic honey yield?",
+     "did a couple of splits this week so I'm at 8 hives", "8 hives", "6 hives"),
+    # "went up" with no value after it
+    ("en", "Expatrio releases €934 a month to my normal account.",
+     "got an email from Expatrio, from January the monthly payout is €992 because the "
+     "required amount went up.", "€992", "€934"),
+])
+def test_a_value_changed_in_other_words_replaces_the_old(
+        lang: str, first: str, then: str, now: str, gone: str) -> None:
+    out = two_folds(lang, first, then)
+    assert now in out and gone not in out, out

@@ -96,6 +96,8 @@ _CHANGE = re.compile(
     r"|i meant|correction|corrected|typo|mistyped|misspoke|should have said|my bad|wrong one"
     # Taken back for a new value: "Scratch that, …", "Actually make that 15 people".
     r"|scratch that|never mind"
+    # Put right by what it should be: "ugh, mixed up my numbers… it should be 9 cases".
+    r"|(?:it|that|this) should (?:be|have been|say|read)(?= [$€£¥]?\d)"
     # "release slips to the 22nd", "timeout → 45s", "pool size -> 16"
     r"|slip(?:s|ped|ping)? to|slid to"
     r"|(?:^|(?<=[,;] ))[a-z][\w .-]{0,30}? (?:→|->|=>) ?(?=[$€£¥]?\d)"
@@ -117,6 +119,8 @@ _CHANGE = re.compile(
     # "the renewal goes to twenty-six hundred", "premium jumped to $212": a value reached
     r"|(?:goes|going|went|jump(?:s|ed|ing)?|climb(?:s|ed|ing)?|r[io]se|rises|rising) to"
     r"(?= [$€£¥]?\d| (?:(?:twen|thir|for|fif|six|seven|eigh|nine)ty|[a-z]+ (?:hundred|thousand)))"
+    # "…the monthly payout is €992 because the required amount went up"
+    r"|(?:went|gone|goes) (?:up|down)(?! to)"
     # "we got bumped, it's 5:45 now": moved by someone else
     r"|(?:got|were|was|been) bumped"
     r"|(?:raised|lowered|increased|reduced|cut|dropped|went up|went down|grew|update|change|move"
@@ -163,6 +167,8 @@ _WEAK_CHANGE = re.compile(
     r"(?i:\b(?:now|these days|lately|nowadays|currently|down to(?= [$€£¥]?\d)"
     # A value reached ("Crossed $6,020 today"), a new one set ("set a new password, cedar-…").
     r"|(?:crossed|hit|reached|passed|topped)(?= [$€£¥]?\d)"
+    # Where a count stands: "did a couple of splits this week so I'm at 8 hives".
+    r"|(?:i'm|i am|we're|we are) (?:now )?(?:up |down )?at(?= [$€£¥]?\d)"
     # Today's reading: "scale said 180.1 today", "今天69.8", "今天称出来67.5", "今天测了7.2".
     r"|(?<=\d) today\b|\btoday(?:'s)? (?:reading|weigh-in|weight|temp(?:erature)?)\b"
     r"|new [\w' -]{1,25}?[,:]? (?=[$€£¥]?[\w-]*\d)"
@@ -523,7 +529,7 @@ _CHANGE_KEYS = (
     "settled", "settling", "final", "reissu", "re-issu", "hike", "confirmed", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat", "upgrad", "downgrad",
-    "给到", "只剩",
+    "给到", "只剩", "should", "m at ", "re at ", "am at ", "gone up", "gone down",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
     "更新", "调", "增加", "减少", "现在", "新", "到", "开始", "起", "晚", "早", "最近", "如今",
     "目前", "这阵子", "了",
@@ -746,7 +752,8 @@ _FIRST_PERSON = frozenset(("i", "my", "me", "mine", "we", "our", "us"))
 _THIRD_PERSON = re.compile(r"(?i:\b(?:he|she|his|her|him|they|their)\b)|[他她]")
 _ID_NUMBER = re.compile(r"(?!(?:19|20)\d\d$)\d{3,}|[a-z]+\d[\w-]*")
 _WORD = re.compile(r"[a-z]+")
-_OF = re.compile(r"\b(?:for|of) (?:the |my |our |your |a |an )?([a-z]{3,})\b")
+_OF = re.compile(r"\b(?:for|of) (?:the |my |our |your |a |an )?"
+                 r"(?!(?:the|my|our|your|an)\b)([a-z]{3,})\b")
 
 
 def _same_thing(new: _Shape, old: _Shape, strict: bool, *, of_anyone: bool = False) -> bool:
