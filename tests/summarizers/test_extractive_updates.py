@@ -71,3 +71,26 @@ def test_a_value_changed_in_other_words_replaces_the_old(
         lang: str, first: str, then: str, now: str, gone: str) -> None:
     out = two_folds(lang, first, then)
     assert now in out and gone not in out, out
+
+
+def test_a_task_that_mentions_a_change_does_not_take_the_next_one() -> None:
+    # The second change matched the task first ("我还得跟房东说…" is to be done) and stopped
+    # there: the flight kept 7月1号.
+    out = folds("zh",
+                [user("暑假回国的机票订好了！6月28号 曼彻斯特飞浦东 中转一次"),
+                 assistant("恭喜！记得查下中转的行李是不是直挂。")],
+                [user("航司发邮件说航班调整 变成7月1号了 我还得跟房东说晚几天退房"),
+                 assistant("可以免费接受，跟房东沟通一下。")],
+                [user("又改了 7月3号晚上十一点多的 行吧我认了"),
+                 assistant("好的，那就7月3号晚上的那班。")])
+    assert "7月3号，曼彻斯特飞浦东" in out.replace(" ", "，"), out
+    assert "6月28号" not in out, out
+
+
+def test_a_date_moved_with_its_hour_is_written_into_the_old_statement() -> None:
+    # The new date, of the two new values, for the old one: the rest of what was said of the
+    # flight stays (it was taken out with the old date).
+    out = folds("en",
+                [user("My flight home is on July 1, FRA to BOM."), assistant("Exciting!")],
+                [user("they moved it again, July 3 at 11pm now"), assistant("Oh no.")])
+    assert "My flight home is on July 3, FRA to BOM" in out and "July 1" not in out, out

@@ -1359,7 +1359,9 @@ def supersede_changes(
                 # and an hour may replace each other).
                 continue
             elif old.section == _TASKS:
-                pass  # what was to be done is still to be done, whatever changed of it
+                # What was to be done is still to be done, whatever changed of it; the change
+                # is of what was said before it ("航班调整，变成7月1号了，我还得跟房东说…").
+                continue
             elif whole is not None and amount:
                 _take_out_amount(old, amount)
             else:
@@ -2108,6 +2110,12 @@ def _pair(stale: frozenset[str], fresh: frozenset[str],
                 # "71.6公斤，身高172，目标先减到68" … "今天69.8": the reading, not the goal
                 olds = [v for v in olds if _READING.fullmatch(v)]
         return (olds[0], new) if len(olds) == 1 else None
+    if len(stale) == 1 and _value_kind(old := next(iter(stale))) in ("date", "day", "time"):
+        # "…改到7月1号了" → "又改了 7月3号晚上十一点多的": the one new value of the old one's
+        # kind.
+        news = [v for v in fresh if _value_kind(v) == _value_kind(old)]
+        if len(news) == 1:
+            return old, news[0]
     if not near_only:
         return None
     pairs = [(a, b) for b in fresh for a in stale if _value_kind(a) == _value_kind(b) == "number"
