@@ -2382,6 +2382,27 @@ def supersede_tool_state(items: list[_Item]) -> list[_Item]:
             _looked_up_again(items, it, latest[call])
         else:
             latest.setdefault(call, it)
+    # The same setting set again ("config_set(cluster=cart-redis, key=maxmemory, value=8gb)",
+    # later "…value=6gb"; "deploy(service=api-gateway, env=prod, version=v3.8.2)", later
+    # "…version=v3.8.0"): the call names the same thing by all but the one value it sets, and
+    # the newer one holds.
+    set_last: dict[tuple[str, frozenset[tuple[str, str]]], _Item] = {}
+    for it, _ in reversed(lines):
+        call = it.body.partition(" → ")[0]
+        if not call.endswith(")") or not _SETTING_TOOL.match(call):
+            continue
+        name, args = call.partition("(")[0], _tool_pairs(call)
+        for k in {k for k, _, _, _ in args}:
+            rest = frozenset((a, v) for a, v, _, _ in args if a != k)
+            newer = set_last.get((f"{name}|{k}", rest))
+            if newer is not None and newer.order > it.order and newer.body != it.body:
+                stale_reads.add(id(it))
+                newer.score = max(newer.score, it.score)
+                break
+        else:
+            for k in {k for k, _, _, _ in args}:
+                set_last.setdefault(
+                    (f"{name}|{k}", frozenset((a, v) for a, v, _, _ in args if a != k)), it)
     if stale_reads:
         lines = [(it, pairs) for it, pairs in lines if id(it) not in stale_reads]
     for n in range(len(lines) - 1, 0, -1):
@@ -2425,6 +2446,10 @@ _ACTING_TOOL = re.compile(
     r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:create|add|send|post|book|place|submit|insert|make"
     r"|order|pay|transfer|schedule|delete|remove|cancel|run|exec|deploy|upload|charge|refund"
     r"|notify)(?![a-z])")
+# One that sets a thing to a value, each call replacing the last ("config_set", "deploy").
+_SETTING_TOOL = re.compile(
+    r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:set|update|change|patch|scale|resize|deploy|rollback"
+    r"|roll_back|release|upgrade|downgrade|pin)(?![a-z])")
 _READING_TOOL = re.compile(
     r"(?:Tool |工具 )(?i:read|get|cat|show|view|fetch|load|open|describe|inspect|check|query)"
     r"(?![a-z])")
