@@ -66,11 +66,35 @@ def test_a_guessed_range_is_no_value_a_change_keeps_or_replaces() -> None:
     ("en", "Expatrio releases €934 a month to my normal account.",
      "got an email from Expatrio, from January the monthly payout is €992 because the "
      "required amount went up.", "€992", "€934"),
+    # an amount raised under another name: the one the speaker gave near it, in its currency
+    ("en", "I pay €640 warm for my room, that includes heating and water but not electricity.",
+     "my landlord says rent goes up to €685 from May. can he even do that?", "€685", "€640"),
+    ("zh", "我现在住的单间 每个月£950 包bills但是不包网",
+     "房东刚发WhatsApp说9月新合同开始要涨到£1,020 说是能源和保险都涨了", "£1,020", "£950"),
 ])
 def test_a_value_changed_in_other_words_replaces_the_old(
         lang: str, first: str, then: str, now: str, gone: str) -> None:
     out = two_folds(lang, first, then)
     assert now in out and gone not in out, out
+
+
+@pytest.mark.parametrize(("first", "then", "kept"), [
+    # two amounts near the new one: which one is not said
+    ("I pay €640 for my room and €610 for the parking spot near work.",
+     "my landlord says rent goes up to €685 from May.", ("€640", "€610")),
+    # someone else's
+    ("I pay €640 warm for my room.", "My sister says her rent goes up to €685 from May.",
+     ("€640",)),
+    # another currency
+    ("I pay €640 warm for my room.", "the gym membership went up to $685 a year.", ("€640",)),
+    # not near it
+    ("I pay €640 warm for my room.", "the car insurance went up to €1,400 a year.", ("€640",)),
+])
+def test_an_amount_raised_under_another_name_takes_out_only_the_one_it_can_be(
+        first: str, then: str, kept: tuple[str, ...]) -> None:
+    out = two_folds("en", first, then)
+    for value in kept:
+        assert value in out, out
 
 
 def test_a_task_that_mentions_a_change_does_not_take_the_next_one() -> None:

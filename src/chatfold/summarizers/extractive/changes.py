@@ -1444,6 +1444,13 @@ def supersede_changes(
         else:
             if theirs or not says or it.replaces:
                 continue
+            if says == 2 and it.section != _TASKS \
+                    and _only_near_amount(items, n, emptied, new, shape):
+                # "my landlord says rent goes up to €685 from May" after "I pay €640 warm,
+                # that includes heating…": naming it otherwise, an amount raised or cut is the
+                # one the speaker gave in its currency near it, when there is only one.
+                it.replaces = True
+                continue
             if says == 2 and _SWITCH.search(it.body) and not new.topic - {
                     w.lower() for w in _CAPITALISED.findall(it.body)} and _replace_the_only(
                     items, n, emptied, _HABIT, new.persons, shape, with_values=True):
@@ -1471,6 +1478,46 @@ _PUT_RIGHT = re.compile(
     # What a value taken back left ("啊不对，打错了，是沪A7K329" keeps "是沪A7K329").
     r"|^是(?=[^，。！？]{2,})"
 )
+
+
+def _only_near_amount(items: list[_Item], n: int, emptied: set[int], new: _Shape,
+                      shape: Callable[[int], _Shape]) -> bool:
+    """Take out of the one older statement of the same speaker that gives an amount of money
+    near the one ``items[n]`` gives, in its currency, that amount (the change says the new
+    one); False, nothing changed, when there is not exactly one."""
+    it = items[n]
+    fresh = [v for v in new.values if _value_kind(v) == "number"
+             and _unit_of(v, it.body) in _MONEY_UNITS]
+    if len(fresh) != 1 or new.persons - new.reporters or new.pronoun:
+        return False  # (someone else's: "My sister can stretch her budget to $1,100")
+    unit, tag = _unit_of(fresh[0], it.body), _speaker_tag(it)
+    found = [(old, v) for k, old in enumerate(items[:n])
+             if id(old) not in emptied and _speaker_tag(old) == tag and not _assistants(old)
+             and old.section != _TASKS and not _is_tool_line(old.body)
+             and _MONEY_SIGN.search(old.body) and not shape(k).persons
+             for v in shape(k).values
+             if v != fresh[0] and _value_kind(v) == "number" and _near_amount(v, fresh[0])
+             and _unit_of(v, old.body) == unit]
+    if len(found) != 1:
+        return False
+    old, was = found[0]
+    _take_out(old, frozenset(), frozenset((was,)))
+    if not old.body:
+        emptied.add(id(old))
+    it.score = max(it.score, old.score) + _REVISED_WEIGHT
+    return True
+
+
+# (a statement with no amount of money in it is not asked)
+_MONEY_SIGN = re.compile(r"[$€£¥元块]|\d[kK]\b")
+
+
+def _unit_of(value: str, text: str) -> str:
+    """The currency or unit a number ``value`` is first written with in ``text``: "$", "块",
+    "%"; "" when none."""
+    m = re.search(rf"([$€£¥])?\s?(?<![\d.,]){re.escape(value)}(?![\d.,]\d)"
+                  r"(\s?[%％]|[a-zA-Z]+\b|[\u4e00-\u9fff])?", text)
+    return "" if m is None else (m.group(1) or m.group(2) or "").strip().lower()
 
 
 def _renamed(said: str, was_said: str, new: frozenset[str], was: frozenset[str]
