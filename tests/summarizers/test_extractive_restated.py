@@ -3,34 +3,15 @@ the newer one holds; nothing else's value, no other measure, no assistant's word
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from _folds import assistant, folds, user
 from hypothesis import given
 from hypothesis import strategies as st
 
-from chatfold import SummaryRequest
-from chatfold.summarizers.extractive import ExtractiveSummarizer
 from chatfold.summarizers.extractive.changes import _values
 from chatfold.summarizers.extractive.items import _Item
 from chatfold.summarizers.extractive.lexicon import _FACTS
 from chatfold.summarizers.extractive.restated import restated_values
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def assistant(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": text}
-
-
-def folds(lang: str, *turns: list[dict[str, Any]]) -> str:
-    """The summary after one fold per turn, each carrying the one before."""
-    summary = ""
-    for turn in turns:
-        summary = ExtractiveSummarizer().summarize(SummaryRequest(summary, turn, lang, 400))
-    return summary
 
 
 @pytest.mark.parametrize(("lang", "first", "then", "now", "gone"), [

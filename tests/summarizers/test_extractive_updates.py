@@ -7,26 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from _folds import assistant, folds, user
 
-from chatfold import SummaryRequest
-from chatfold.summarizers.extractive import ExtractiveSummarizer
 from chatfold.summarizers.extractive.changes import _arabic
-
-
-def user(text: str) -> dict[str, Any]:
-    return {"role": "user", "content": text}
-
-
-def assistant(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": text}
-
-
-def folds(lang: str, *turns: list[dict[str, Any]]) -> str:
-    """The summary after one fold per turn, each carrying the one before."""
-    summary = ""
-    for turn in turns:
-        summary = ExtractiveSummarizer().summarize(SummaryRequest(summary, turn, lang, 400))
-    return summary
 
 
 def two_folds(lang: str, first: str, then: str) -> str:
