@@ -2439,17 +2439,17 @@ def supersede_tool_state(items: list[_Item]) -> list[_Item]:
         if not call.endswith(")") or not _SETTING_TOOL.match(call):
             continue
         name, args = call.partition("(")[0], _tool_pairs(call)
-        for k in {k for k, _, _, _ in args}:
-            rest = frozenset((a, v) for a, v, _, _ in args if a != k)
-            newer = set_last.get((f"{name}|{k}", rest))
-            if newer is not None and newer.order > it.order and newer.body != it.body:
-                stale_reads.add(id(it))
-                newer.score = max(newer.score, it.score)
-                break
-        else:
-            for k in {k for k, _, _, _ in args}:
-                set_last.setdefault(
-                    (f"{name}|{k}", frozenset((a, v) for a, v, _, _ in args if a != k)), it)
+        # (each key once, in the order written: the first newer call found is the same in
+        # every process, whatever the hash seed)
+        each = [(f"{name}|{k}", frozenset((a, v) for a, v, _, _ in args if a != k))
+                for k in dict.fromkeys(k for k, _, _, _ in args)]
+        newer = next((set_last[x] for x in each if x in set_last), None)
+        if newer is not None and newer.order > it.order and newer.body != it.body:
+            stale_reads.add(id(it))
+            newer.score = max(newer.score, it.score)
+            continue
+        for x in each:
+            set_last.setdefault(x, it)
     if stale_reads:
         lines = [(it, pairs) for it, pairs in lines if id(it) not in stale_reads]
     for n in range(len(lines) - 1, 0, -1):
