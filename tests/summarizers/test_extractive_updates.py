@@ -54,6 +54,11 @@ def test_a_guessed_range_is_no_value_a_change_keeps_or_replaces() -> None:
      "my landlord says rent goes up to €685 from May. can he even do that?", "€685", "€640"),
     ("zh", "我现在住的单间 每个月£950 包bills但是不包网",
      "房东刚发WhatsApp说9月新合同开始要涨到£1,020 说是能源和保险都涨了", "£1,020", "£950"),
+    # ... said only to be what holds now
+    ("en", "HiWi pay is €13.25/h and it's a minijob I think",
+     "with the new collective agreement we now get €13.98 an hour", "€13.98", "€13.25"),
+    ("zh", "我现在住的单间 每个月£950 包bills但是不包网",
+     "房东发消息了 现在房租是£1,020 说是能源涨了", "£1,020", "£950"),
 ])
 def test_a_value_changed_in_other_words_replaces_the_old(
         lang: str, first: str, then: str, now: str, gone: str) -> None:

@@ -1444,11 +1444,12 @@ def supersede_changes(
         else:
             if theirs or not says or it.replaces:
                 continue
-            if says == 2 and it.section != _TASKS \
+            if says and it.section != _TASKS \
                     and _only_near_amount(items, n, emptied, new, shape):
                 # "my landlord says rent goes up to €685 from May" after "I pay €640 warm,
-                # that includes heating…": naming it otherwise, an amount raised or cut is the
-                # one the speaker gave in its currency near it, when there is only one.
+                # that includes heating…": naming it otherwise, an amount raised or cut, or
+                # said to be what holds now ("现在房租是£1,020"), is the one the speaker gave
+                # in its currency near it, when there is only one.
                 it.replaces = True
                 continue
             if says == 2 and _SWITCH.search(it.body) and not new.topic - {
