@@ -23,3 +23,10 @@ def folds(lang: str, *turns: list[dict[str, Any]]) -> str:
     for turn in turns:
         summary = ExtractiveSummarizer().summarize(SummaryRequest(summary, turn, lang, 400))
     return summary
+
+
+def tool_turn(cid: str, name: str, args: str, result: str) -> list[dict[str, Any]]:
+    """An assistant's tool call and the tool's result, as an OpenAI-style chat has them."""
+    call = {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
+    return [{"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": cid, "content": result}]

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 import pytest
+from _folds import tool_turn
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -5060,11 +5061,11 @@ def test_changes_said_in_passing(parts: list[str], gone: str, kept: str) -> None
 
 def test_a_tool_reporting_old_to_new_in_text_updates_what_was_said_and_looked_up() -> None:
     first = ask([user("what's the request timeout on the payments service?"),
-                 *_tool_turn("c1", "read_config", '{"service": "payments"}',
+                 *tool_turn("c1", "read_config", '{"service": "payments"}',
                              "timeout_ms: 30000\nretries: 3\npool_size: 20"),
                  assistant("Payments has timeout_ms 30000, 3 retries, pool 20.")])
     out = ask([user("the upstream is slow, raise it"),
-               *_tool_turn("c2", "set_config", '{"service": "payments", "timeout_ms": 45000}',
+               *tool_turn("c2", "set_config", '{"service": "payments", "timeout_ms": 45000}',
                            "updated timeout_ms: 30000 -> 45000"),
                assistant("Done.")], previous=first)
     lines = [line for line in out.splitlines() if "30000" in line]
@@ -5215,37 +5216,31 @@ def test_a_run_of_chinese_weekdays_is_one_value(old: str, new: str) -> None:
                if "课" in line), out
 
 
-def _tool_turn(cid: str, name: str, args: str, result: str) -> list[dict[str, Any]]:
-    call = {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
-    return [{"role": "assistant", "content": "", "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": cid, "content": result}]
-
-
 @pytest.mark.parametrize(("first", "then", "gone", "kept"), [
     # A later call changes a field of an object the first call's result named in its text.
     ([user("Order the Kelty Cosmic sleeping bag in Indigo, regular length."),
-      *_tool_turn("c1", "place_order", '{"sku": "KC-2207", "color": "Indigo", "length": "R"}',
+      *tool_turn("c1", "place_order", '{"sku": "KC-2207", "color": "Indigo", "length": "R"}',
                   "Order #Q-77120 confirmed: Cosmic 20, Indigo, regular. Ships Monday."),
       assistant("Ordered: #Q-77120, Indigo, regular length, ships Monday.")],
      [user("actually make it the Rust color instead, before it ships"),
-      *_tool_turn("c2", "modify_order", '{"order_id": "Q-77120", "color": "Rust"}',
+      *tool_turn("c2", "modify_order", '{"order_id": "Q-77120", "color": "Rust"}',
                   "Order #Q-77120 updated: color Rust."),
       assistant("Changed to Rust, still shipping Monday.")], "Indigo", "Rust"),
     ([user("帮我下单那台戴森吸尘器，V8那款。"),
-      *_tool_turn("c1", "place_order", '{"item": "戴森吸尘器", "model": "V8X22"}',
+      *tool_turn("c1", "place_order", '{"item": "戴森吸尘器", "model": "V8X22"}',
                   "下单成功，订单号 TB55018263，戴森吸尘器 V8X22，预计周二送达"),
       assistant("已下单，V8X22，订单号TB55018263，预计周二送到。")],
      [user("家里地毯多，还是换成V12Y40吧"),
-      *_tool_turn("c2", "modify_order", '{"order_id": "TB55018263", "model": "V12Y40"}',
+      *tool_turn("c2", "modify_order", '{"order_id": "TB55018263", "model": "V12Y40"}',
                   "订单TB55018263已修改：戴森吸尘器 V12Y40"),
       assistant("改好了，换成V12Y40。")], "V8X22", "V12Y40"),
     # A read of a file the agent later wrote says what no longer holds.
     ([user("Which Python does the Dockerfile use?"),
-      *_tool_turn("c1", "read_file", '{"path": "docker/base.Dockerfile"}',
+      *tool_turn("c1", "read_file", '{"path": "docker/base.Dockerfile"}',
                   "FROM python:3.10.14-slim"),
       assistant("It builds on python 3.10.14-slim.")],
      [user("bump the Dockerfile to 3.12"),
-      *_tool_turn("c2", "write_file",
+      *tool_turn("c2", "write_file",
                   '{"path": "docker/base.Dockerfile", "content": "FROM python:3.12.7-slim"}',
                   "ok"),
       assistant("Done, the image now builds on python:3.12.7-slim.")],
@@ -5711,11 +5706,11 @@ def test_whose_it_is_counts_no_one_counted_or_pointed_at() -> None:
 
 def test_a_change_made_to_a_booking_its_result_named_by_code_rewrites_the_old_result() -> None:
     first = ask([user("Book me a 10-foot van for Saturday."),
-                 *_tool_turn("c1", "book_van", '{"size": "10-foot", "date": "2025-06-07"}',
+                 *tool_turn("c1", "book_van", '{"size": "10-foot", "date": "2025-06-07"}',
                              "Reservation VN-40219 confirmed: 10-foot van, Jun 7, 9:00 AM."),
                  assistant("Booked a 10-foot van for Saturday (VN-40219).")])
     out = ask([user("It won't fit the couch, can you switch it to the bigger one?"),
-               *_tool_turn("c2", "modify_van", '{"reservation": "VN-40219", "size": "15-foot"}',
+               *tool_turn("c2", "modify_van", '{"reservation": "VN-40219", "size": "15-foot"}',
                            "Reservation VN-40219 updated: 15-foot van, Jun 7, 9:00 AM."),
                assistant("Done, it's a 15-foot van now.")], previous=first)
     assert "10-foot" not in out and "15-foot" in out, out
@@ -5878,7 +5873,7 @@ def test_a_change_decided_by_someone_told_by_someone_or_of_a_coded_thing_replace
 
 def test_a_moved_flight_rewrites_the_look_up_that_found_it() -> None:
     first = ask([user("What time does my Austin flight leave on Friday?"),
-                 *_tool_turn("c1", "get_booking", '{"trip": "AUS", "date": "Friday"}',
+                 *tool_turn("c1", "get_booking", '{"trip": "AUS", "date": "Friday"}',
                              '{"flight": "WN 3301", "departs": "6:55 AM", "seat": "14C"}'),
                  assistant("Your Southwest flight WN 3301 departs at 6:55 AM on Friday.")])
     out = ask([user("the airline just texted, they moved WN 3301 to 10:20."),
@@ -6516,7 +6511,7 @@ def test_a_change_said_after_a_riddle_is_news_not_the_riddle_s_answer() -> None:
 
 def test_the_assistant_s_change_puts_right_the_answer_joined_to_a_question() -> None:
     def run(ident: str, command: str, result: str) -> list[dict[str, Any]]:
-        return _tool_turn(ident, "run_command",
+        return tool_turn(ident, "run_command",
                           f'{{"host": "console-prod-01", "cmd": "{command}"}}', result)
 
     first = ask([user("which port is the admin console on in prod? need it for the firewall"),
@@ -6546,7 +6541,7 @@ def test_over_the_cap_a_long_chinese_statement_gives_up_its_idle_clauses_first()
 def test_a_measure_names_no_object_and_a_field_is_its_own_key() -> None:
     def read(ident: str, keys: str, result: str) -> list[dict[str, Any]]:
         return [user("payment-svc 的配置看一下"),
-                *_tool_turn(ident, "config_get",
+                *tool_turn(ident, "config_get",
                             f'{{"service": "payment-svc", "keys": [{keys}]}}', result),
                 assistant("好的。")]
 

@@ -4,10 +4,8 @@ mentions, a date moved with its hour."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
-from _folds import assistant, folds, user
+from _folds import assistant, folds, tool_turn, user
 
 from chatfold.summarizers.extractive.changes import _arabic
 
@@ -108,12 +106,6 @@ def test_a_date_moved_with_its_hour_is_written_into_the_old_statement() -> None:
     assert "My flight home is on July 3, FRA to BOM" in out and "July 1" not in out, out
 
 
-def _tool_turn(cid: str, name: str, args: str, result: str) -> list[dict[str, Any]]:
-    call = {"id": cid, "type": "function", "function": {"name": name, "arguments": args}}
-    return [{"role": "assistant", "content": "", "tool_calls": [call]},
-            {"role": "tool", "tool_call_id": cid, "content": result}]
-
-
 @pytest.mark.parametrize(("name", "first", "then", "gone", "kept"), [
     ("config_set", '{"cluster": "cart-redis", "key": "maxmemory", "value": "8gb"}',
      '{"cluster": "cart-redis", "key": "maxmemory", "value": "6gb"}', "8gb", "6gb"),
@@ -126,9 +118,9 @@ def test_a_setting_set_again_leaves_only_the_newer_call(
     # holds, and goes whole (its value taken out, "config_set(cluster=cart-redis,
     # key=maxmemory) → ok=true" had stayed, a line that says nothing).
     out = folds("en",
-                [user("set it please"), *_tool_turn("c1", name, first, '{"ok": true}'),
+                [user("set it please"), *tool_turn("c1", name, first, '{"ok": true}'),
                  assistant("Done.")],
-                [user("change it again please"), *_tool_turn("c2", name, then, '{"ok": true}'),
+                [user("change it again please"), *tool_turn("c2", name, then, '{"ok": true}'),
                  assistant("Done.")])
     assert kept in out and gone not in out, out
     assert out.count(f"{name}(") == 1, out
@@ -137,9 +129,9 @@ def test_a_setting_set_again_leaves_only_the_newer_call(
 def test_a_setting_of_another_thing_stays() -> None:
     out = folds("en",
                 [user("set it please"),
-                 *_tool_turn("c1", "config_set", '{"cluster": "cart-redis", "key": "maxmemory", '
+                 *tool_turn("c1", "config_set", '{"cluster": "cart-redis", "key": "maxmemory", '
                              '"value": "8gb"}', '{"ok": true}'), assistant("Done.")],
                 [user("and the other one"),
-                 *_tool_turn("c2", "config_set", '{"cluster": "session-redis", "key": '
+                 *tool_turn("c2", "config_set", '{"cluster": "session-redis", "key": '
                              '"timeout", "value": "300"}', '{"ok": true}'), assistant("Done.")])
     assert "8gb" in out and "300" in out, out

@@ -529,7 +529,7 @@ _CHANGE_KEYS = (
     "settled", "settling", "final", "reissu", "re-issu", "hike", "confirmed", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat", "upgrad", "downgrad",
-    "给到", "只剩", "should", "m at ", "re at ", "am at ", "gone up", "gone down",
+    "给到", "只剩", "should", "m at ", "re at ", "gone up", "gone down",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
     "更新", "调", "增加", "减少", "现在", "新", "到", "开始", "起", "晚", "早", "最近", "如今",
     "目前", "这阵子", "了",
@@ -1487,17 +1487,17 @@ def _only_near_amount(items: list[_Item], n: int, emptied: set[int], new: _Shape
     near the one ``items[n]`` gives, in its currency, that amount (the change says the new
     one); False, nothing changed, when there is not exactly one."""
     it = items[n]
-    fresh = [v for v in new.values if _value_kind(v) == "number"
-             and _unit_of(v, it.body) in _MONEY_UNITS]
+    fresh = [(v, unit) for v in new.values if _value_kind(v) == "number"
+             and (unit := _unit_of(v, it.body)) in _MONEY_UNITS]
     if len(fresh) != 1 or new.persons - new.reporters or new.pronoun:
         return False  # (someone else's: "My sister can stretch her budget to $1,100")
-    unit, tag = _unit_of(fresh[0], it.body), _speaker_tag(it)
+    (amount, unit), tag = fresh[0], _speaker_tag(it)
     found = [(old, v) for k, old in enumerate(items[:n])
              if id(old) not in emptied and _speaker_tag(old) == tag and not _assistants(old)
              and old.section != _TASKS and not _is_tool_line(old.body)
              and _MONEY_SIGN.search(old.body) and not shape(k).persons
              for v in shape(k).values
-             if v != fresh[0] and _value_kind(v) == "number" and _near_amount(v, fresh[0])
+             if v != amount and _value_kind(v) == "number" and _near_amount(v, amount)
              and _unit_of(v, old.body) == unit]
     if len(found) != 1:
         return False
@@ -2486,9 +2486,11 @@ def supersede_tool_state(items: list[_Item]) -> list[_Item]:
 # A tool that changes what it is given ("modify_order", "update_yaml", "change_ticket",
 # "write_file", "set_xml_value"); one that only reads ("read_file", "get_order", "cat").
 # (A verb is a word of the name: "tax_settlement_estimate" sets nothing, "setPrice" does.)
+# Verbs of a call that gives a thing a value (both kinds below).
+_SETS_VALUE = "set|update|change|patch|scale|resize"
 _CHANGING_TOOL = re.compile(
-    r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:modify|update|change|edit|set|patch|swap|reschedule"
-    r"|rebook|amend|write|put|save|replace|scale|resize)(?![a-z])")
+    rf"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:{_SETS_VALUE}|modify|edit|swap|reschedule"
+    r"|rebook|amend|write|put|save|replace)(?![a-z])")
 # One that acts each time it is called ("send_email", "create_ticket", "place_order").
 _ACTING_TOOL = re.compile(
     r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:create|add|send|post|book|place|submit|insert|make"
@@ -2496,8 +2498,8 @@ _ACTING_TOOL = re.compile(
     r"|notify)(?![a-z])")
 # One that sets a thing to a value, each call replacing the last ("config_set", "deploy").
 _SETTING_TOOL = re.compile(
-    r"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:set|update|change|patch|scale|resize|deploy|rollback"
-    r"|roll_back|release|upgrade|downgrade|pin)(?![a-z])")
+    rf"(?:Tool |工具 )(?:[\w.-]*?[_.-])?(?i:{_SETS_VALUE}|deploy|rollback|roll_back|release"
+    r"|upgrade|downgrade|pin)(?![a-z])")
 _READING_TOOL = re.compile(
     r"(?:Tool |工具 )(?i:read|get|cat|show|view|fetch|load|open|describe|inspect|check|query)"
     r"(?![a-z])")
