@@ -4561,13 +4561,15 @@ def test_a_change_said_folds_later_replaces_the_value(old: str, new: str, gone: 
     assert gone not in out and kept in out, out
 
 
-def test_a_carried_echo_of_a_changed_value_says_the_new_one() -> None:
+def test_a_carried_echo_of_a_changed_value_goes_with_it() -> None:
+    # The assistant's report of the old value, rewritten, would say it did what it has not
+    # done yet ("三处都锁到 20.11.1 了"): it goes; the user's own statement says the new value.
     first = ask([user(".nvmrc 和 package.json 的 engines 都锁到 node 18.19.1"),
                  assistant("三处都锁到 18.19.1 了：.nvmrc、engines.node、CI 的 Dockerfile。")],
                 language="zh")
     out = ask([user("Node 18 快 EOL 了，统一升到 20.11.1 吧，.nvmrc、engines 都改掉")],
               previous=first, language="zh")
-    assert "18.19.1" not in out and "三处都锁到 20.11.1" in out, out
+    assert "18.19.1" not in out and "三处都锁到" not in out and "20.11.1" in out, out
 
 
 # ---------------------------------------------------------------------------------------------

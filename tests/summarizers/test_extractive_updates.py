@@ -1,6 +1,7 @@
 """Values updated across folds (``changes.py``): a guessed range is no value, a correction by
 what it "should be", a count that "is at" a number, an amount that "went up", a change a task
-mentions, a date moved with its hour."""
+mentions, a date moved with its hour, a name in quotes, what the assistant said of an old
+value."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ def two_folds(lang: str, first: str, then: str) -> str:
     # After a 零 comes the ones place, not the next place down.
     ("一千零五", "1005"), ("一百零八", "108"), ("两千零二十", "2020"), ("一万零五百", "10500"),
     ("七千三", "7300"),
+    # typed in digits, the place after 万 or 千 is the next one down
+    ("9万5", "9.5万"), ("7千3", "7300"), ("v1.5万3", "v1.5万3"),
 ])
 def test_chinese_ranges_and_zeros_are_read_as_written(text: str, digits: str) -> None:
     assert _arabic(text) == digits
@@ -57,6 +60,21 @@ def test_a_guessed_range_is_no_value_a_change_keeps_or_replaces() -> None:
      "with the new collective agreement we now get €13.98 an hour", "€13.98", "€13.25"),
     ("zh", "我现在住的单间 每个月£950 包bills但是不包网",
      "房东发消息了 现在房租是£1,020 说是能源涨了", "£1,020", "£950"),
+    # "9万5" is one amount: rewritten whole, its 万 kept
+    ("zh", "年薪现在是9万5 HR说下个月谈", "HR那边谈下来了 年薪涨到11万 offer下周发",
+     "年薪现在是11万 HR", "9万5"),
+    ("zh", "年薪现在是九万五 HR说下个月谈", "HR那边谈下来了 年薪涨到11万 offer下周发",
+     "年薪现在是11万 HR", "九万五"),
+    # scaled up ("扩到"), or "至" for "到"
+    ("zh", "订单服务现在是4个副本",
+     "今晚直播带货流量大 运营说要冲销量 order-svc先扩到12个副本 顶过今晚再说", "现在是12个副本",
+     "4个副本"),
+    ("zh", "论文截止日期是5月20日",
+     "导师群里通知 因为系统故障 截止日期统一延至5月27日 大家别慌 慢慢写",
+     "5月27日", "5月20日"),
+    # a name in quotes is a value, sent elsewhere ("改发到")
+    ("zh", "周报现在是发到「产品周会」群里", "群消息太多了 周报改发到「运营周报」群",
+     "运营周报", "产品周会"),
 ])
 def test_a_value_changed_in_other_words_replaces_the_old(
         lang: str, first: str, then: str, now: str, gone: str) -> None:
@@ -135,3 +153,12 @@ def test_a_setting_of_another_thing_stays() -> None:
                  *tool_turn("c2", "config_set", '{"cluster": "session-redis", "key": '
                              '"timeout", "value": "300"}', '{"ok": true}'), assistant("Done.")])
     assert "8gb" in out and "300" in out, out
+
+
+def test_what_the_assistant_said_of_a_changed_value_goes_with_it() -> None:
+    # "$1,850 is on the lower end" spoke of a rent that no longer holds.
+    out = folds("en", [user("my rent here is $1,850 a month"),
+                       assistant("$1,850 is on the lower end for Somerville.")],
+                [user("landlord says rent goes up to $1,975 in May"),
+                 assistant("That's a big jump.")])
+    assert "$1,975" in out and "$1,850" not in out and "lower end" not in out, out

@@ -63,6 +63,8 @@ _ZH_CHANGED = (
     "|改(?![不没好完过])[\u4e00-\u9fff]{1,3}?了"
     "|涨薪|加薪|降薪|涨工资|涨房租|转网到|转网了"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个|加到|减到|调整到"
+    # "周报改发到「运营周报」群", "push-svc先扩到8个副本", "缩容到2台", "下调至3.1%", "延至周五"
+    "|改[发寄送交转投挂放存]到|(?:扩|缩)容?(?:到|成)|(?:调|改|增|减|降|涨|升|延|扩|缩|提高|降低|增加|减少|推迟|延长|扩容|缩容)至"
     # "上调至6%", "最后5300成交"
     "|(?<=\\d)成交|提高到|降低到|调高到|调低到|[上下]调[到至]"
     # "车票改签了", "堆直接给到 3584m", "预算现在只剩 19800 了"
@@ -352,7 +354,9 @@ _ZH_CLOCK = (
     rf"(?:(?<={_PARTS_OF_DAY}|凌晨)|(?<=号))(?:十[一二]?|[一二两三四五六七八九十])(?=点)"
     r"|(?:十[一二]?|[一二两三四五六七八九十])(?=点(?:半|钟|一刻|三刻|[\d零一二三四五六七八九十]|前|后"
     r"|左右|开始|出发|见|集合|到))")
-_ZH_RUN = re.compile(rf"(?P<clock>{_ZH_CLOCK})|{_ZH_AMOUNT.pattern}")
+# (and "9万5", "7千3" typed in digits: 95,000 and 7,300, one number, not 9 and 5)
+_ZH_RUN = re.compile(rf"(?P<clock>{_ZH_CLOCK})|{_ZH_AMOUNT.pattern}"
+                     r"|(?<![\d.])(?P<mixed>\d{1,4}[万千]\d)(?![\d.万千百])")
 
 
 def _run_digits(m: re.Match[str]) -> str:
@@ -360,6 +364,9 @@ def _run_digits(m: re.Match[str]) -> str:
     run = m.group()
     if m.group("clock"):
         return str(_below_wan(run))
+    if m.group("mixed"):
+        head, tail = run[:-2], run[-1]
+        return f"{head}.{tail}万" if run[-2] == "万" else str(int(head) * 1000 + int(tail) * 100)
     if not any(ch in run for ch in "十百千万"):
         return run
     head, wan, tail = run.partition("万")
@@ -430,6 +437,9 @@ _EN_WORDISH = re.compile(r"(?i)(?:eleven|twelve|(?:thir|four|fif|six|seven|eigh|
                          r"|(?:twen|thir|for|fif|six|seven|eigh|nine)ty|hundred|thousand)\b")
 
 
+_ZH_QUOTED = re.compile(r"[「“《]([^」”》\n]{1,20})[」”》]")
+
+
 def _values(text: str) -> tuple[frozenset[str], str]:
     """The values a statement gives (normalised), and its text with them blanked out."""
     text = _arabic(text) if not text.isascii() else _in_digits(text)
@@ -452,6 +462,11 @@ def _values(text: str) -> tuple[frozenset[str], str]:
         for m in _ZH_ADDRESS.finditer(text):
             found.add(m.group())
         text = _ZH_ADDRESS.sub(" <address> ", text)
+        if "「" in text or "“" in text or "《" in text:
+            # A name given in quotes is a value: "webhook改推到新建的「P0告警群」".
+            for m in _ZH_QUOTED.finditer(text):
+                found.add(m.group(1).lower())
+            text = _ZH_QUOTED.sub(" ", text)
     elif any(ch.isdigit() for ch in text):
         for m in _EN_ADDRESS.finditer(text):
             found.add(m.group().lower())
@@ -1098,6 +1113,8 @@ def supersede_changes(
         return got
 
     emptied: set[int] = set()
+    # (each user's change that replaced values: where, the values replaced, the new ones)
+    changed_by_user: list[tuple[int, frozenset[str], frozenset[str]]] = []
     lowered: list[str] = []  # (each body in lower case, made when first needed)
     for n, it in enumerate(items):
         settled = it.msg in settled_in and not _assistants(it)
@@ -1373,6 +1390,11 @@ def supersede_changes(
             replaced = frozenset(rewritten[:1]) if rewritten else was.values - said.values
             # So does an earlier change carried beside it ("fund's at 5,150 now", then "Crossed
             # $6,020 today"): an amount as distinct as "5,150" is the same one wherever said.
+            if replaced and not theirs and not any(
+                    _assistants(x) and x.msg > it.msg and _says_change(x.body)
+                    for x in items[n + 1:]):
+                # (unless the assistant says the change itself, putting its own words right)
+                changed_by_user.append((n, replaced, said.values - was.values))
             for echo in items[:n] if replaced else ():
                 if echo is old or id(echo) in emptied or _speaker_tag(echo) != tag:
                     continue
@@ -1445,12 +1467,14 @@ def supersede_changes(
             if theirs or not says or it.replaces:
                 continue
             if says and it.section != _TASKS \
-                    and _only_near_amount(items, n, emptied, new, shape):
+                    and (near := _only_near_amount(items, n, emptied, new, shape)) is not None:
                 # "my landlord says rent goes up to €685 from May" after "I pay €640 warm,
                 # that includes heating…": naming it otherwise, an amount raised or cut, or
                 # said to be what holds now ("现在房租是£1,020"), is the one the speaker gave
                 # in its currency near it, when there is only one.
                 it.replaces = True
+                changed_by_user.append((n, frozenset((near,)), frozenset(
+                    v for v in new.values if _value_kind(v) == "number")))
                 continue
             if says == 2 and _SWITCH.search(it.body) and not new.topic - {
                     w.lower() for w in _CAPITALISED.findall(it.body)} and _replace_the_only(
@@ -1463,6 +1487,18 @@ def supersede_changes(
                 # names nothing but its new value; it replaces the speaker's one decision.
                 _replace_the_only(items, n, emptied, _ANYTHING, new.persons, shape,
                                   with_values=True, section=_DECISIONS)
+    for n, replaced, fresh in changed_by_user:
+        for echo in items[:n]:
+            # What the assistant said of a value the user since changed ("$1,850 is on the
+            # lower end for Somerville", "Noted, Oct 28 at 9am") speaks of what no longer
+            # holds, in its own words or with the new value written in: it goes. (Not what a
+            # named participant said: a friend's words are theirs, not the assistant's echo.)
+            if _assistants(echo) and echo.tag.startswith(_ASSISTANT_TAGS) \
+                    and id(echo) not in emptied and echo.section != _TASKS \
+                    and not _is_tool_line(echo.body) \
+                    and (held := _Shape(echo.body).values & (replaced | fresh)) \
+                    and all(map(_marked, held)):
+                emptied.add(id(echo))
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 
@@ -1482,15 +1518,15 @@ _PUT_RIGHT = re.compile(
 
 
 def _only_near_amount(items: list[_Item], n: int, emptied: set[int], new: _Shape,
-                      shape: Callable[[int], _Shape]) -> bool:
+                      shape: Callable[[int], _Shape]) -> str | None:
     """Take out of the one older statement of the same speaker that gives an amount of money
     near the one ``items[n]`` gives, in its currency, that amount (the change says the new
-    one); False, nothing changed, when there is not exactly one."""
+    one), and return it; None, nothing changed, when there is not exactly one."""
     it = items[n]
     fresh = [(v, unit) for v in new.values if _value_kind(v) == "number"
              and (unit := _unit_of(v, it.body)) in _MONEY_UNITS]
     if len(fresh) != 1 or new.persons - new.reporters or new.pronoun:
-        return False  # (someone else's: "My sister can stretch her budget to $1,100")
+        return None  # (someone else's: "My sister can stretch her budget to $1,100")
     (amount, unit), tag = fresh[0], _speaker_tag(it)
     found = [(old, v) for k, old in enumerate(items[:n])
              if id(old) not in emptied and _speaker_tag(old) == tag and not _assistants(old)
@@ -1500,13 +1536,13 @@ def _only_near_amount(items: list[_Item], n: int, emptied: set[int], new: _Shape
              if v != amount and _value_kind(v) == "number" and _near_amount(v, amount)
              and _unit_of(v, old.body) == unit]
     if len(found) != 1:
-        return False
+        return None
     old, was = found[0]
     _take_out(old, frozenset(), frozenset((was,)))
     if not old.body:
         emptied.add(id(old))
     it.score = max(it.score, old.score) + _REVISED_WEIGHT
-    return True
+    return was
 
 
 # (a statement with no amount of money in it is not asked)
@@ -1681,9 +1717,10 @@ _NEGATED_VALUE = re.compile(r"(?i:\bnot [A-Z0-9][\w-]*(?:[:.,/]\d[\w-]*)*"
 
 def _change_clause(body: str) -> str | None:
     """The one clause of ``body`` that says a change and gives a value, else None."""
-    return _the_one_clause(_ZH_CLAUSE.split(body), lambda c: bool(
-        _DIGITS.search(c) or _DIGITS.search(_arabic(c))
-        or _when(_values(c)[0])))  # "推迟到下周一上午十点"
+    split = _ZH_CLAUSE_MARK.split if _is_tool_line(body) else _ZH_CLAUSE.split
+    return _the_one_clause(split(body), lambda c: bool(
+        _DIGITS.search(c) or _DIGITS.search(_arabic(c)) or _ZH_QUOTED.search(c)
+        or _when(_values(c)[0])))  # "推迟到下周一上午十点", "改发到「运营周报」群"
 
 
 def _the_one_clause(clauses: list[str], valued: Callable[[str], bool]) -> str | None:
@@ -1697,7 +1734,11 @@ def _the_one_clause(clauses: list[str], valued: Callable[[str], bool]) -> str | 
     return None
 
 
-_ZH_CLAUSE = re.compile(r"[，,；;。！？!?]")
+_ZH_CLAUSE_MARK = re.compile(r"[，,；;。！？!?]")
+# (A space between Chinese and a Latin word breaks a clause as typed on a phone: "…没人看
+# webhook改推到新建的「P0告警群」"; not one before a number, "调到 1500 QPS", nor in a tool's line.)
+_ZH_CLAUSE = re.compile(r"[，,；;。！？!?]|(?<=[\u4e00-\u9fff])\s+(?=[A-Za-z])"
+                        r"|(?<=[A-Za-z])\s+(?=[\u4e00-\u9fff])")
 _EN_CLAUSE = re.compile(r"[;!?]|,(?!\d{3})|\.(?:\s|$)|:\s"
                         r"|\s(?:and|but|so|then|because|since|although|though|while)\s")
 
@@ -2084,6 +2125,10 @@ def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
         old.body = body[:was.start()] + new + body[was.end():]
     else:
         start, end = back(was.start(), False), back(was.end(), True)
+        if "万" in old.body[start:end] and "万" not in new and now is not None \
+                and (said[said_back(now.end(), True):] if said_back else text[now.end():]
+                     ).startswith("万"):
+            new += "万"  # "9万5" (a run, 万 in it) for "11万": "11万", not "11"
         old.body = old.body[:start] + new + old.body[end:]
     return True
 
