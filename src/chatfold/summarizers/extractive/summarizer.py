@@ -743,6 +743,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 open_choices[j] = r.body[len(head):].split(_OPTION_SEP)
                 rows[j] = r._replace(score_role=_CHOOSING)
         picked_choices: set[int] = set()
+        # Whether the user's latest message picked, or answered, anything (a carried choice
+        # left open may be concluded by the assistant's next words when it did not).
+        user_picked = False
         offered = listed_options(last_assistant) \
             if waiting and offers_options(" ".join(last_assistant)) else []
         # Listings of this fold not picked from yet: (the options, their message, its date).
@@ -910,6 +913,9 @@ class ExtractiveSummarizer(BaseSummarizer):
             if replying and not decided and not p.name:
                 unpicked = options if split else listed_options(last_assistant)
             if p.role == "user" and not p.name:
+                if p.msg != last_msg:
+                    user_picked = False
+                user_picked |= decided
                 if decided and replying:  # the listing just answered was picked from
                     pending = [x for x in pending if x[1] != last_msg]
                 choices = [(j, o) for j, o in open_choices.items() if j not in picked_choices]
@@ -922,6 +928,25 @@ class ExtractiveSummarizer(BaseSummarizer):
                         # sentence before names.
                         found = next(((j, o) for j, opts in choices if (
                             o := anaphoric_pick(opts, split[k - 1], sentence)) is not None), None)
+                    if found is not None:
+                        who = _ROLE_TAGS[lang]["user"]
+                        rows.append(_Row("", f"{who}{_CHOSE[lang]}{_COLON[lang]}{found[1]}",
+                                         "user", _DECISIONS, p.date, p.msg, "", "decision"))
+                        if found[0] < 0:
+                            del pending[-1 - found[0]]
+                        else:
+                            picked_choices.add(found[0])
+                        user_picked = True
+                        break
+            if p.role == "assistant" and not p.name and p.msg == last_msg + 1 and turn \
+                    and not user_picked and (pending or len(open_choices) > len(picked_choices)):
+                # "就它了，我让我妈注册一下" after "User to choose from: 中国银行电汇 | Wise | …"
+                # carried, or a listing turns ago: "就用Wise。" says which one the user meant.
+                choices = [(j, o) for j, o in open_choices.items() if j not in picked_choices]
+                choices += [(-1 - k, x[0]) for k, x in enumerate(pending)]
+                for sentence in split[:2]:
+                    found = next(((j, o) for j, opts in choices
+                                  if (o := concluded_pick(opts, sentence)) is not None), None)
                     if found is not None:
                         who = _ROLE_TAGS[lang]["user"]
                         rows.append(_Row("", f"{who}{_CHOSE[lang]}{_COLON[lang]}{found[1]}",

@@ -1828,8 +1828,8 @@ _ASKS_OPTIONS = re.compile(
     r" better)|what (?:would|should|do) (?:you|i) (?:pick|choose|get|recommend|suggest)"
     r"|any (?:good )?(?:places|spots|ones|picks)|shortlist|find me|look(?:ing)? for"
     r"|search for)\b)"
-    r"|推荐|哪(?:个|家|款|种|班|所|位|些)|选哪|(?:比较|对比)一?下|有什么(?:好的?)?(?:建议|选择|地方|方案)|给我几个|怎么选"
-    r"|有什么(?:类型|种类|牌子|款式)"
+    r"|推荐|哪(?:个|家|款|种|班|所|位|些)|选哪|(?:比较|对比)一?下|给我几个|怎么选"
+    r"|有(?:什么|啥)(?:好的?)?(?:建议|选择|地方|方案|类型|种类|牌子|款式)"
     r"|帮我(?:找|搜|看看)|找(?:一)?下|搜(?:一)?下"  # (not 帮我查: a look-up, "查下报错数")
 )
 # A later message that says it chose: "team voted for the Middle Eastern place", "Going with
@@ -1887,7 +1887,8 @@ def _first_sentence(option: str) -> str:
 _OFFERS_OPTIONS = re.compile(
     r"(?i:\b(?:options?|choices|picks|ideas|alternatives|contenders|shortlist|recommend\w*"
     r"|suggest\w*|favou?rites|(?:two|three|four|a few) (?:good |great |solid )?(?:ones|kinds"
-    r"|types))\b)|推荐|选择|可选|方案|可以考虑|备选|(?:常见的)?有(?:两|三|四|几)(?:种|类|个|家|款)")
+    r"|types))\b)|推荐|选择|可选|方案|可以考虑|备选|(?:常见的)?有(?:两|三|四|几)(?:种|类|个|家|款)"
+    r"|(?:常见的?|一般|主要)(?:两|三|四|几)(?:种|类|个|家|款)")
 
 
 def offers_options(text: str) -> bool:
