@@ -120,7 +120,8 @@ _ZH_WORDS: dict[int, str] = {
     " 要交 要提交 要订 要转 要给 要寄 要续 要缴 要付 要还 要取 要买 要预约"
     " 我会 我来 我得 还得 我还没 前要 之前要 前得 得给 得去 得把 得交 得还 得买 得打 得约 得做"
     " 得写 得办 得拿 得取 得续 得在 要在 必须在 别让我忘 得赶紧 得尽快 要赶紧 还没顾上 还没来得及"
-    " 还没办 还没弄 还没交 还没续 还没转 还没签 还没寄 还没退"
+    " 得带 还没办 还没弄 还没交 还没续 还没转 还没签 还没寄 还没退 还没买 还没写 还没约 还没空"
+    " 有空 年底前 月底前"
     " 得找 让我 叫我 要我 要求我 要把 得抽空 得先 todo"
     " 该打了 该续了 该交了 该换了 该还了 该缴了 该办了 该约了 该买了 该取了 该拿了 该付了 该签了"
     " 件事： 件事:",
@@ -359,8 +360,8 @@ CASUAL_SPELLINGS = {
 # a heading ("Add it to my list: …", "On my list for Saturday: …", "待办加一条：…"): regex text,
 # shared by the scoring of a request and the threads that keep its errand open.
 ON_LIST_ASK_EN = r"(?:keep|put|add) (?:it|that|this) (?:on|to) (?:the|my) (?:list|to-?do(?: list)?)"
-ON_LIST_HEAD_EN = (r"(?:(?:add|put)(?: (?:it|this|that))? (?:to|on) |on )(?:my|the|our)"
-                   r" (?:to-?do )?list(?: for [\w' ]{1,24}?)?:")
+ON_LIST_HEAD_EN = (r"(?:(?:(?:add|put)(?: (?:it|this|that))? (?:to|on) |on )(?:my|the|our)"
+                   r" (?:to-?do )?list|to-?do|note to self)(?: for [\w' ]{1,24}?)?:")
 ON_LIST_ZH = r"待办(?:加一?条|里加上?|添一?条)?[：:]|(?:加|记)(?:到|进)待办"
 # Titles before a name, whose full stop ends no sentence or option ("Dr. Osei on Wednesday").
 TITLES = ("Dr", "Mr", "Mrs", "Ms", "St", "Jr")

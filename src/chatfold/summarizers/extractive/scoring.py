@@ -883,7 +883,9 @@ _IMPERATIVE = re.compile(
     r"|预订|预约|安排一?下|安排个|发个|发一|写一|写个|搜一?下|买一|买个|提醒我|约一?下|取消"
     r"|给[^，。！？,.!?]{1,6}(?:发|打|寄|订|买)(?![了过])"
     # "把PPT发给马可", "把会议改到周三": what to act on, then the action.
-    r"|把[^，。！？,.!?]{1,12}?(?:发给|寄给|转给|交给|送到|改到|改成|删掉|加到|放到|订))",
+    r"|把[^，。！？,.!?]{1,12}?(?:发给|寄给|转给|交给|送到|改到|改成|删掉|加到|放到|订)"
+    # "有空把Jenkins上那些没人用的老job清一下": what to act on, then a verb and "一下".
+    r"|把[^，。！？,.!?]{1,24}?[\u4e00-\u9fff](?:一下|掉))",
     re.IGNORECASE,
 )
 # "I love hiking", "我喜欢爬山": the speaker's own liking of a thing; "their love and support",
@@ -941,7 +943,16 @@ _TASK_OWN = re.compile(
     r"|得先?(?:带|去|约|打))"
     r"|[^。！？\n]{1,24}?还没(?:顾上|来得及)"
     # "社保转移还没办", "护照续签还没弄": a thing, then not done yet.
-    r"|[^。！？\n]{2,24}?还没(?:办|弄|交|做|续|转|签|寄|退|去办)(?=[了呢完好，。！]|$)"
+    r"|[^。！？\n]{2,24}?还没(?:空|时间)?(?:办|弄|交|做|续|转|签|寄|退|去办|买|写|约|订|修|换|报)"
+    r"(?=[了呢完好，。！]|$)"
+    # "想开个小红书号…，有空了弄", "…，哪天有空在手机上办了": put off until there is time.
+    r"|[^。！？\n]{2,40}?[，,]\s*(?:哪天|等|回头)?有空(?:了|的时候)?(?:再|就)?[^，。！？]{0,8}?"
+    r"(?:弄|办|做|搞|整)(?:了|掉|一下)?(?=[吧。！，]|$)"
+    # "k8s升级到1.28这事还得排上": a thing, then what it still needs (not "还得是你").
+    r"|[^。！？\n]{2,30}?还得(?:排|办|弄|做|交|买|续|约|找|改|修|换)"
+    # "年底前整理一份技术债清单": by when, then what to do.
+    r"|(?:年底|月底|月初|周[一二三四五六日末]|下周|这周|\d{1,2}[号日])之?前(?:把)?"
+    r"(?:整理|写|交|做|弄|办|准备|提交|完成|搞定|订|买|约)"
     # Due: "糯米的猫三联该打了", "护照该续了" (not "应该", "活该").
     r"|[^。！？\n]{1,24}?(?<![应活本])该(?:去|给|把)?(?:拿|取|交|办|续|还|买|约|打|换|缴|付|签)了"
     # "要给小林转露营的钱": an errand for someone, said as what is to be done (not "不要给",
@@ -993,6 +1004,8 @@ _REMINDER = re.compile(
     rf"|(?i:(?:please |can you |could you )?{_REMIND_ME}"
     r"|(?:please |pls )?(?:don't|do not) let me forget\b|make sure i (?:don't forget|remember)\b)"
     r"|(?:你|您)?(?:请|记得|帮我)?提醒我|别让我忘"
+    # "你帮我记着，要给我妈买个新的血糖仪": the note asked for first, then what.
+    r"|(?:你|您)?先?帮我记(?:着|一下|下)[，,：:]"
     # "待办加一条：周末给多肉换盆"
     rf"|{ON_LIST_ZH}")
 # What opens a request said in passing: "Oh and remind me to…", "Unrelated, but can you…",
@@ -1001,6 +1014,8 @@ _LEAD_IN = re.compile(
     r"(?i:(?:(?:oh|ah|ugh|ok(?:ay)?|so|and|also|but|then|now|btw|by the way|unrelated|separately"
     r"|one more thing|quick (?:one|thing|favou?r)|p\.?s\.?|anyway|while i remember|before i forget"
     r"|last thing|side note|at some point|sometime|when you get a chance|eventually"
+    # A label before the errand: "personal one: book the vet…", "house stuff: call…"; a hedge.
+    r"|(?:[a-z]+ ){0,2}(?:one|thing|stuff|item|errand)s?:|i (?:think|guess|reckon|suppose)"
     # "when you have a sec, write a README section…", "no rush, but…"
     r"|(?:when|whenever|if) you (?:have|get) (?:a (?:sec|second|minute|moment|chance)|time)"
     r"|no rush(?: but)?"
@@ -1009,21 +1024,35 @@ _LEAD_IN = re.compile(
     r"|this week))?"
     r")[,:;.!]?(?:\s+[—–-])?\s+)+)"
     # "回头帮我写个请假条", "有空的时候帮我查下": when, then the request.
-    r"|(?:(?:唉|哎|嗯|对了|另外|还有|顺便说一下|顺便|哦|噢|啊|然后|回头|等会儿?|晚点|改天|到时候?"
+    r"|(?:(?:唉|哎|嗯|对了|另外|还有(?:一?件事|个事)?|顺便说一下|顺便|哦|噢|啊|然后|回头|等会儿?|晚点"
+    r"|改天|到时候?"
     r"|有空(?:的时候)?)[，,、]?)+"
 )
 # A reminder asked for mid-sentence: "her uniform's too small, remind me to buy a new one",
 # "…Monday — don't let me forget", "校服又小了，提醒我抽空买套新的".
 _REMIND_MID = re.compile(
     r"(?i:(?:[,;:—–.!]\s*|\s(?:and|but|so)\s+)(?:please\s+|pls\s+|just\s+"
-    rf"|(?:can|could|would|will) you\s+)?(?:{_REMIND_ME}"
+    rf"|(?:can|could|would|will) you\s+)?(?:{_REMIND_ME}|keep reminding me\b"
+    # "nag me next week", "ping me about it" (not "…, ping me if you're around": what a friend
+    # says; "reminding me of home", "bugging me" ask for nothing)
+    r"|(?:nag|ping|bug|nudge) me (?:about (?:it|this|that)\b|(?:again|later|tomorrow|tonight"
+    r"|next|this|on|in)\b)"
     r"|don't let me forget\b|make sure i (?:don't forget|remember)\b"
     rf"|{ON_LIST_ASK_EN}\b))"
-    r"|[，；：]\s*(?:你|您)?(?:到时候?)?(?:记得[^，。！？]{0,6}?|麻烦|请|帮我)?提醒我|别让我忘"
-    # "打算下个月找时间去，先帮我记上": put on the list
-    r"|[，；：]\s*(?:先|就)?(?:帮我|给我)?(?:记(?:上|着)|(?:加|记|放)(?:到|进)待办)"
+    # "…的初稿我还欠着老板，下周提醒我": when to remind may come first.
+    r"|[，；：]\s*(?:你|您)?(?:到时候?|下(?:周|个?月|次)|明天|后天|过两天|月底|周[一二三四五六日末])?"
+    r"(?:记得[^，。！？]{0,6}?|麻烦|请|帮我)?提醒我|别让我忘"
+    # "打算下个月找时间去，先帮我记上", "…你帮我记着别忘了", "帮我记个 todo": put on the list
+    r"|[，；：]\s*(?:你|您)?(?:先|就)?(?:帮我|给我)?(?:记(?:上|着|个\s*(?i:todo|to-do|待办))"
+    r"|(?:加|记|放)(?:到|进)待办)"
 )
+# What is still to be done, in Chinese: "还没签", "还得排上", "要查个眼底", "得找人".
+_PENDING_ZH = re.compile(r"还没|还得|(?<![觉记懂晓值舍获])得(?![到了出])"
+                         r"[去找把给买交办约签查做写订续带打拿取]|要(?:去|把|给|找|查|买|交|办|约|签|配|做|写|订|续|带|打|拿|取)|需要|必须")
+# What a fact to keep holds: a number, a "是", what is to be used from now on, an address.
+_NOTED_FACT_ZH = re.compile(r"\d|是|以后|地址|密码|号码|电话|账号")
 _REMIND_MID_KEYS = ("remind", "forget", "remember", " list", " to-do", " todo", "提醒", "忘",
+                    "nag", "ping me", "bug me", "nudg",
                     "记", "待办")
 _ERRAND = re.compile(
     rf"(?i:\b{_NOT_YET_DONE})"
@@ -1317,7 +1346,11 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
     at = lead.end() if lead is not None else 0
     reminder = role != "assistant" and (_REMINDER.match(text, at) is not None or (
         any(k in text.lower() for k in _REMIND_MID_KEYS)
-        and _REMIND_MID.search(text) is not None))
+        and (mid := _REMIND_MID.search(text)) is not None
+        # ("…，你帮我记着" keeps in mind what is still to do, "续租合同还没跟王姐签"; of an address
+        # or a number, with nothing to do, it asks that a fact be kept: no task.)
+        and ("记着" not in mid.group() or _PENDING_ZH.search(text, 0, mid.start()) is not None
+             or _NOTED_FACT_ZH.search(text, 0, mid.start()) is None)))
     request = role != "assistant" and (bool(mask & _TASK and (
         _TASK_LEAD.match(text, at) or _ASK_AT_END.search(text))) or (
         role == "user" and _IMPERATIVE.match(text, at) is not None and not _is_question(text)
@@ -1384,7 +1417,9 @@ def _score_one(text: str, role: str, mask: int, n_caps: int) -> _Scored:
         # 我就去大理开民宿": a daydream, nothing that holds.
         return _Scored(max(score * _FEEL_FACTOR, 0.0), _FACTS, False, False)
     # (Text addressed to the summarizer is never an instruction worth keeping.)
-    standing_ask = role == "user" and not mask & _INJECT and _is_standing_ask(text)
+    # ("到时候提醒我，千万别忘了" asks for a reminder, once: a task, not a standing wish.)
+    standing_ask = role == "user" and not mask & _INJECT and not reminder \
+        and _is_standing_ask(text)
     # ("Don't let me forget to renew kestrelworks.io" asks for a reminder: a task.)
     if standing_ask or (request and mask & _PREF and _AVOIDS.search(text) and not reminder):
         # "Please don't recommend horror movies", "From now on, answer in metric units",

@@ -265,13 +265,19 @@ _BARE_REMINDER = re.compile(
     r"(?i:^(?:(?:and|so|please|pls|oh|just|but)[, ]+)*(?:don't let me forget(?: (?:it|that|this))?"
     r"|(?:keep|put) (?:it|that|this) on (?:the|my) (?:list|radar)"
     r"|add (?:it|that|this) to (?:the|my) list"
-    r"|remind me(?: (?:about|of) (?:it|that|this))?(?: later)?)[\s.!]*$)"
+    # "nag me next week", "can you keep reminding me, I keep putting it off"
+    r"|(?:(?:can|could|would|will) you |pls |please )?(?:keep )?"
+    r"(?:remind|nag|ping|bug|nudge)(?:ing)? me(?: (?:about|of) (?:it|that|this))?(?: again)?"
+    r"(?: (?:later|tomorrow|tonight|next (?:week|month)|this (?:week|weekend)"
+    r"|in a (?:few days|week)|on (?:mon|tues|wednes|thurs|fri|satur|sun)day))?"
+    r"(?:[,;—–-] [^.!?]{1,60})?)[\s.!]*$)"
     r"|^(?:你|请|麻烦)?(?:别让我忘了?|记得提醒我(?:一下)?|到时候提醒我(?:一下)?|提醒我一下|帮我记着)"
     r"(?:啊|哦|吧)?[。！!]*$"
 )
 _KEEP_ON_LIST = re.compile(r"(?i)\b(?:so |and )?(?:keep|put) (?:it|that|this) on (?:the|my) list\b")
 _BARE_REMINDER_CHARS = 80
-_REMINDER_KEYS = ("forget", "list", "emind", "radar", "忘", "提醒", "记着")
+_REMINDER_KEYS = ("forget", "list", "emind", "radar", "忘", "提醒", "记着", "nag", "ping", "bug",
+                  "nudg")
 
 
 def _join_to_previous(sentences: list[str], joins: Callable[[str, str], bool]) -> list[str]:
@@ -340,7 +346,11 @@ _POINTING_ERRAND = re.compile(
     # keep it on my to-do list?", "don't let me forget it".
     r"|\bremind me (?:to (?:do|handle|send|book|file) )?(?:about )?(?:that|this|it)\b"
     # "Can you remind me to ask the front office to book it?": the thing is before
-    r"|\bremind me to (?:[\w'-]+ ){1,6}?(?:it|that|this|them)[?.!]*$"
+    # (or her, him, one, then perhaps when: "remind me to take her", "remind me to start one",
+    # "remind me to go through them before thursday's call")
+    r"|\bremind me to (?:[\w'-]+ ){1,6}?(?:it|that|this|them|her|him|one)"
+    r"(?: (?:before|by|on|at|after|when|once|next|this|tomorrow|tonight|later|one day|someday)"
+    r"\b[^.!?]{0,60})?[?.!]*$"
     r"|\b(?:keep|put|add|stick) (?:that|this|it) (?:on|to) (?:my|the) (?:to-?do )?list\b"
     r"|\bdon't let me forget (?:about )?(?:that|this|it)\b)"
     r"|(?:得|要|还得|必须)把(?:这事|那事|这件事|那件事|这个|那个|它)"

@@ -142,7 +142,8 @@ _QUESTIONISH = re.compile(
     r"[?？]|吗|(?i:\b(?:what|which|when|where|who|how|tell\s+me|show\s+me|give\s+me"
     r"|(?<!my\s)(?<!the\s)(?<!our\s)list|find"
     r"|look\s+up|check|search|pull\s+up|any\s+(?:news|word|updates?)|status\s+of)\b)"
-    r"|什么|哪|多少|几|查|告诉|怎么|调出|进度|进展|看看|看一下|看下"
+    # ("好几天", "十几个", "几十块" say several, asking nothing)
+    r"|什么|哪|多少|(?<![好十])几(?![十百千万乎])|查|告诉|怎么|调出|进度|进展|看看|看一下|看下"
     # "报告出来没", "到了没有": asked without a mark.
     r"|[了来到好完]没有?(?![\u4e00-\u9fff])"
 )
@@ -434,7 +435,17 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     if done is not None and _ON_LIST.fullmatch(done.group()) and not _LIST_ASKED.search(request):
         # "Both are on the list": noted, not done, unless a list was what was asked for.
         done = None
-    return done is not None or bool(_QUESTIONISH.search(request))
+    # A request to be noted or reminded ("老爸要查个眼底，帮我记着") is answered by advice about
+    # its thing, never fulfilled by it; its "查" asks nothing.
+    return done is not None or (bool(_QUESTIONISH.search(request))
+                                and _NOTE_ASK.search(request) is None)
+
+
+# What asks only that something be remembered: a reminder, a note, a place on the list.
+_NOTE_ASK = re.compile(r"(?i:\b(?:remind|ping|nudge|nag) me\b|\bdon't let me forget\b"
+                       r"|\b(?:remember|note down|write down) (?:this|that|it)\b"
+                       rf"|\b{ON_LIST_ASK_EN})"
+                       rf"|提醒我|别让我忘|{ON_LIST_ZH}|记上|记着|记一下|记下|记住|记个")
 
 
 _ON_LIST = re.compile(r"(?i)(?:is|are|'s)\s+(?:now\s+)?(?:on|in)\s+(?:your|the)")
@@ -894,8 +905,8 @@ _ZH_DONE_VERB = re.compile(
     r"(?P<v>[订买发写办弄做查改约寄交付])(?:好了|完了|完成)|(?P<f>[查找搜])到"
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
-_REMIND = re.compile(rf"(?i:\b(?:remind|ping|nudge|notify)|\bon (?:my|the|our) (?:to-?do )?list\b"
-                     rf"|\b{ON_LIST_ASK_EN})|提醒|待办|记上")
+_REMIND = re.compile(rf"(?i:\b(?:remind|ping|nudge|notify|nag)"
+                     rf"|\bon (?:my|the|our) (?:to-?do )?list\b|\b{ON_LIST_ASK_EN})|提醒|待办|记上")
 
 
 def promises_reminder(text: str) -> bool:
@@ -938,7 +949,7 @@ def asks_reminder(request: str) -> bool:
     return _REMIND_ME.search(request) is not None
 
 
-_REMIND_ME = re.compile(r"(?i:\b(?:remind|ping|nudge|notify) me\b|\bdon't let me forget\b"
+_REMIND_ME = re.compile(r"(?i:\b(?:remind|ping|nudge|notify|nag|bug) me\b|\bdon't let me forget\b"
                         rf"|\b{ON_LIST_ASK_EN}|\b{ON_LIST_HEAD_EN})"
                         rf"|提醒我|别让我忘|{ON_LIST_ZH}|记上")
 # A reminder set or promised, not "it reminds me of home" or "those reminders" in passing.
@@ -993,7 +1004,9 @@ _USER_DONE = re.compile(
     r"|约(?:了|好了)[^，。！？]{0,8}?[点号]"
     # "个税申报完了", "水管工把水槽修好了", "新护照寄到了": done, said by its result.
     # ("再大一点就好了", "太好了" wish and cheer: nothing done.)
-    r"|(?![就太真最更还挺多])[\u4e00-\u9fff][完好]了|(?:寄|送|收)到了|[出下]签了"
+    r"|(?![就太真最更还挺多])[\u4e00-\u9fff][完好](?:了|啦)|(?:寄|送|收)到了|[出下]签了"
+    # "海报搞定了哈哈", "备案搞定啦": the user's own word for done.
+    r"|搞定(?:了|啦|咯|喽)?(?=[，,。！!~～哈]|$)"
     # "给我妈买的围巾她很喜欢": what was bought is spoken of, so it was bought; not what one
     # wants, plans or has yet to buy ("想买的", "打算订的", "还没买的").
     r"|(?<![要想得该没备算])(?:买|订)的"
@@ -1009,6 +1022,9 @@ _USER_DONE = re.compile(
     # license arrived", "the refund came through".
     r"|(?i:\b(?:new|renewed|replacement|refund|package|parcel|order|delivery)\b[\w' -]{0,24}?"
     r"\b(?:showed up|arrived|came (?:in|through)|came today|got delivered|was delivered)\b)"
+    # "costume came today, size 10 fits perfect": what was ordered, come, whatever it is.
+    r"|(?i:^(?:the |my |our )?[\w' -]{2,30}? (?:came|arrived|showed up|got delivered)"
+    r" (?:today|yesterday|this (?:morning|afternoon)|in the mail)\b)"
     # "Rotated the AWS keys this morning", "I migrated the database": any verb, reported done
     # as chat does, not a feeling ("Excited to…", "I loved it").
     r"|(?i:^(?:(?:just|finally|already|ok|okay|so),?\s+)?(?:i\s+|we\s+)?(?:(?:have|'ve)\s+)?"
@@ -1042,7 +1058,8 @@ _USER_DONE_KEYS = (
     "sorted", "myself", "care of", "submitted", "renewed", "cancel", "filed", "delivered",
     "mailed", "returned", "了", "completed", "signed", "scheduled", "repaired", "approved",
     "replaced", "unclogged",
-    "installed", " back", "的", "picked up", "dropped off", "called", "got", "电话", "ed ",
+    "installed", " back", "的", "啦", "搞定", "picked up", "dropped off", "called", "got", "电话",
+    "ed ",
     "went out", "off my plate", "crossed", "ticked", "squared", "took", "sent", "brought",
     "gave", "put", "made", "did", "dropped", "showed up", "arrived", "came ", "delivered",
     "confirmed",
