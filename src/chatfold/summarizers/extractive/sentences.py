@@ -276,8 +276,8 @@ _BARE_REMINDER = re.compile(
 )
 _KEEP_ON_LIST = re.compile(r"(?i)\b(?:so |and )?(?:keep|put) (?:it|that|this) on (?:the|my) list\b")
 _BARE_REMINDER_CHARS = 80
-_REMINDER_KEYS = ("forget", "list", "emind", "radar", "忘", "提醒", "记着", "nag", "ping", "bug",
-                  "nudg")
+_REMINDER_KEYS = ("forget", "list", "emind", "radar", "忘", "提醒", "记着", "nag me", "ping me",
+                  "bug me", "nudge me")
 
 
 def _join_to_previous(sentences: list[str], joins: Callable[[str, str], bool]) -> list[str]:
