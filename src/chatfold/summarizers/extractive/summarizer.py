@@ -746,6 +746,21 @@ class ExtractiveSummarizer(BaseSummarizer):
         # Whether the user's latest message picked, or answered, anything (a carried choice
         # left open may be concluded by the assistant's next words when it did not).
         user_picked = False
+
+        def open_or_pending() -> list[tuple[int, list[str]]]:
+            """The choices still to make: carried ones by row, this fold's listings by -1 - k."""
+            out = [(j, o) for j, o in open_choices.items() if j not in picked_choices]
+            return out + [(-1 - k, x[0]) for k, x in enumerate(pending)]
+
+        def chose(j: int, option: str, at: _Piece) -> None:
+            """The user's choice of ``option`` from choice ``j`` (see ``open_or_pending``)."""
+            who = _ROLE_TAGS[lang]["user"]
+            rows.append(_Row("", f"{who}{_CHOSE[lang]}{_COLON[lang]}{option}", "user",
+                             _DECISIONS, at.date, at.msg, "", "decision"))
+            if j < 0:
+                del pending[-1 - j]
+            else:
+                picked_choices.add(j)
         offered = listed_options(last_assistant) \
             if waiting and offers_options(" ".join(last_assistant)) else []
         # Listings of this fold not picked from yet: (the options, their message, its date).
@@ -918,8 +933,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 user_picked |= decided
                 if decided and replying:  # the listing just answered was picked from
                     pending = [x for x in pending if x[1] != last_msg]
-                choices = [(j, o) for j, o in open_choices.items() if j not in picked_choices]
-                choices += [(-1 - k, x[0]) for k, x in enumerate(pending)]
+                choices = open_or_pending()
                 for k, sentence in enumerate(split if choices else []):
                     found = next(((j, o) for j, opts in choices
                                   if (o := later_pick(opts, sentence)) is not None), None)
@@ -929,32 +943,19 @@ class ExtractiveSummarizer(BaseSummarizer):
                         found = next(((j, o) for j, opts in choices if (
                             o := anaphoric_pick(opts, split[k - 1], sentence)) is not None), None)
                     if found is not None:
-                        who = _ROLE_TAGS[lang]["user"]
-                        rows.append(_Row("", f"{who}{_CHOSE[lang]}{_COLON[lang]}{found[1]}",
-                                         "user", _DECISIONS, p.date, p.msg, "", "decision"))
-                        if found[0] < 0:
-                            del pending[-1 - found[0]]
-                        else:
-                            picked_choices.add(found[0])
+                        chose(*found, p)
                         user_picked = True
                         break
             if p.role == "assistant" and not p.name and p.msg == last_msg + 1 and turn \
                     and not user_picked and (pending or len(open_choices) > len(picked_choices)):
                 # "就它了，我让我妈注册一下" after "User to choose from: 中国银行电汇 | Wise | …"
                 # carried, or a listing turns ago: "就用Wise。" says which one the user meant.
-                choices = [(j, o) for j, o in open_choices.items() if j not in picked_choices]
-                choices += [(-1 - k, x[0]) for k, x in enumerate(pending)]
+                choices = open_or_pending()
                 for sentence in split[:2]:
                     found = next(((j, o) for j, opts in choices
                                   if (o := concluded_pick(opts, sentence)) is not None), None)
                     if found is not None:
-                        who = _ROLE_TAGS[lang]["user"]
-                        rows.append(_Row("", f"{who}{_CHOSE[lang]}{_COLON[lang]}{found[1]}",
-                                         "user", _DECISIONS, p.date, p.msg, "", "decision"))
-                        if found[0] < 0:
-                            del pending[-1 - found[0]]
-                        else:
-                            picked_choices.add(found[0])
+                        chose(*found, p)
                         break
             if p.role == "assistant" and not p.name and turn and p.msg == last_msg + 1:
                 joined |= self._take_on(rows, turn, p, lang, memo)
