@@ -1487,18 +1487,18 @@ def supersede_changes(
                 # names nothing but its new value; it replaces the speaker's one decision.
                 _replace_the_only(items, n, emptied, _ANYTHING, new.persons, shape,
                                   with_values=True, section=_DECISIONS)
+    # What the assistant said of a value the user since changed ("$1,850 is on the lower end
+    # for Somerville", "Noted, Oct 28 at 9am") speaks of what no longer holds, in its own words
+    # or with the new value written in: it goes. (Not what a named participant said: a
+    # friend's words are theirs, not the assistant's echo.)
+    echoes = {k: _Shape(it.body).values for k, it in enumerate(items) if changed_by_user
+              and _assistants(it) and it.tag.startswith(_ASSISTANT_TAGS)
+              and it.section != _TASKS and not _is_tool_line(it.body)}
     for n, replaced, fresh in changed_by_user:
-        for echo in items[:n]:
-            # What the assistant said of a value the user since changed ("$1,850 is on the
-            # lower end for Somerville", "Noted, Oct 28 at 9am") speaks of what no longer
-            # holds, in its own words or with the new value written in: it goes. (Not what a
-            # named participant said: a friend's words are theirs, not the assistant's echo.)
-            if _assistants(echo) and echo.tag.startswith(_ASSISTANT_TAGS) \
-                    and id(echo) not in emptied and echo.section != _TASKS \
-                    and not _is_tool_line(echo.body) \
-                    and (held := _Shape(echo.body).values & (replaced | fresh)) \
-                    and all(map(_marked, held)):
-                emptied.add(id(echo))
+        for k, values in echoes.items():
+            if k < n and id(items[k]) not in emptied \
+                    and (held := values & (replaced | fresh)) and all(map(_marked, held)):
+                emptied.add(id(items[k]))
     return [it for it in items if id(it) not in emptied] if emptied else items
 
 
@@ -1737,7 +1737,7 @@ def _the_one_clause(clauses: list[str], valued: Callable[[str], bool]) -> str | 
 _ZH_CLAUSE_MARK = re.compile(r"[，,；;。！？!?]")
 # (A space between Chinese and a Latin word breaks a clause as typed on a phone: "…没人看
 # webhook改推到新建的「P0告警群」"; not one before a number, "调到 1500 QPS", nor in a tool's line.)
-_ZH_CLAUSE = re.compile(r"[，,；;。！？!?]|(?<=[\u4e00-\u9fff])\s+(?=[A-Za-z])"
+_ZH_CLAUSE = re.compile(rf"{_ZH_CLAUSE_MARK.pattern}|(?<=[\u4e00-\u9fff])\s+(?=[A-Za-z])"
                         r"|(?<=[A-Za-z])\s+(?=[\u4e00-\u9fff])")
 _EN_CLAUSE = re.compile(r"[;!?]|,(?!\d{3})|\.(?:\s|$)|:\s"
                         r"|\s(?:and|but|so|then|because|since|although|though|while)\s")

@@ -362,6 +362,9 @@ CASUAL_SPELLINGS = {
 ON_LIST_ASK_EN = r"(?:keep|put|add) (?:it|that|this) (?:on|to) (?:the|my) (?:list|to-?do(?: list)?)"
 ON_LIST_HEAD_EN = (r"(?:(?:(?:add|put)(?: (?:it|this|that))? (?:to|on) |on )(?:my|the|our)"
                    r" (?:to-?do )?list|to-?do|note to self)(?: for [\w' ]{1,24}?)?:")
+# Asking to be reminded by another verb ("nag me next week"): the words that let those
+# patterns run, shared by the scoring of a request and the joining of a bare reminder.
+NAG_ME_KEYS = ("nag me", "ping me", "bug me", "nudge me")
 ON_LIST_ZH = r"待办(?:加一?条|里加上?|添一?条)?[：:]|(?:加|记)(?:到|进)待办"
 # Titles before a name, whose full stop ends no sentence or option ("Dr. Osei on Wednesday").
 TITLES = ("Dr", "Mr", "Mrs", "Ms", "St", "Jr")

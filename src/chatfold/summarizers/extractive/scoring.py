@@ -45,6 +45,7 @@ from .lexicon import (
     _WHEN,
     _ZH_NEUTRAL,
     _ZH_WORDS,
+    NAG_ME_KEYS,
     ON_LIST_ASK_EN,
     ON_LIST_HEAD_EN,
     ON_LIST_ZH,
@@ -1052,8 +1053,7 @@ _PENDING_ZH = re.compile(r"还没|还得|(?<![觉记懂晓值舍获])得(?![到�
 # What a fact to keep holds: a number, a "是", what is to be used from now on, an address.
 _NOTED_FACT_ZH = re.compile(r"\d|是|以后|地址|密码|号码|电话|账号")
 _REMIND_MID_KEYS = ("remind", "forget", "remember", " list", " to-do", " todo", "提醒", "忘",
-                    "nag me", "ping me", "bug me", "nudge me",
-                    "记", "待办")
+                    *NAG_ME_KEYS, "记", "待办")
 _ERRAND = re.compile(
     rf"(?i:\b{_NOT_YET_DONE})"
     r"|(?i:\b(?:need to|have to|must|still have to|still need to|got to|gotta) (?:go )?"

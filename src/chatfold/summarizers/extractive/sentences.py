@@ -14,6 +14,7 @@ from .lexicon import (
     _NOT_NAMES,
     _SURNAMES,
     CASUAL_SPELLINGS,
+    NAG_ME_KEYS,
     ZH_CHILD_NAMED,
     ZH_NUMERALS,
 )
@@ -276,8 +277,7 @@ _BARE_REMINDER = re.compile(
 )
 _KEEP_ON_LIST = re.compile(r"(?i)\b(?:so |and )?(?:keep|put) (?:it|that|this) on (?:the|my) list\b")
 _BARE_REMINDER_CHARS = 80
-_REMINDER_KEYS = ("forget", "list", "emind", "radar", "忘", "提醒", "记着", "nag me", "ping me",
-                  "bug me", "nudge me")
+_REMINDER_KEYS = ("forget", "list", "emind", "radar", "忘", "提醒", "记着", *NAG_ME_KEYS)
 
 
 def _join_to_previous(sentences: list[str], joins: Callable[[str, str], bool]) -> list[str]:

@@ -438,14 +438,13 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     # A request to be noted or reminded ("老爸要查个眼底，帮我记着") is answered by advice about
     # its thing, never fulfilled by it; its "查" asks nothing.
     return done is not None or (bool(_QUESTIONISH.search(request))
+                                and not asks_reminder(request)
                                 and _NOTE_ASK.search(request) is None)
 
 
-# What asks only that something be remembered: a reminder, a note, a place on the list.
-_NOTE_ASK = re.compile(r"(?i:\b(?:remind|ping|nudge|nag) me\b|\bdon't let me forget\b"
-                       r"|\b(?:remember|note down|write down) (?:this|that|it)\b"
-                       rf"|\b{ON_LIST_ASK_EN})"
-                       rf"|提醒我|别让我忘|{ON_LIST_ZH}|记上|记着|记一下|记下|记住|记个")
+# What asks, besides a reminder, only that something be remembered: a note.
+_NOTE_ASK = re.compile(r"(?i:\b(?:remember|note down|write down) (?:this|that|it)\b)"
+                       r"|记着|记一下|记下|记住|记个")
 
 
 _ON_LIST = re.compile(r"(?i)(?:is|are|'s)\s+(?:now\s+)?(?:on|in)\s+(?:your|the)")
