@@ -162,3 +162,21 @@ def test_what_the_assistant_said_of_a_changed_value_goes_with_it() -> None:
                 [user("landlord says rent goes up to $1,975 in May"),
                  assistant("That's a big jump.")])
     assert "$1,975" in out and "$1,850" not in out and "lower end" not in out, out
+
+
+
+@pytest.mark.parametrize(("first", "then", "new", "old"), [
+    # A pound sign, an emoji, a dash or an accented name is still English: the English rules
+    # of change apply (they were skipped, as if the sentence were Chinese).
+    ("The flat's rent is £1,450 a month, bills on top.",
+     "Landlord emailed, from March the rent is £1,525 now, ugh.", "£1,525", "1,450"),
+    ("my son's dentist is Dr. Okafor at Elm Street Dental, he's been going there since he was 4",
+     "bad news, she's moving to Leeds 😢 we're switching him to Dr. Patel at the same clinic.",
+     "Dr. Patel at Elm", "Okafor"),
+    ("I take Zoloft 50mg every morning.",
+     "Saw Dr. Núñez today — she bumped the Zoloft up to 100mg, starting Monday.", "100mg", "50mg"),
+])
+def test_english_with_a_pound_sign_emoji_or_accent_is_english(
+        first: str, then: str, new: str, old: str) -> None:
+    out = two_folds("en", first, then)
+    assert new in out and old not in out, out

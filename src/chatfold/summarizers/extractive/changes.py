@@ -51,6 +51,7 @@ from .lexicon import (
     TITLES,
     ZH_NUMERALS,
     ZH_TITLES,
+    is_latin,
 )
 from .scoring import _VALUE_WEIGHT, USER_FACTOR, _is_question, _is_standing_ask
 from .slots import _CLAUSE_SPLIT, _without_clauses
@@ -442,7 +443,7 @@ _ZH_QUOTED = re.compile(r"[「“《]([^」”》\n]{1,20})[」”》]")
 
 def _values(text: str) -> tuple[frozenset[str], str]:
     """The values a statement gives (normalised), and its text with them blanked out."""
-    text = _arabic(text) if not text.isascii() else _in_digits(text)
+    text = _arabic(text) if not is_latin(text) else _in_digits(text)
     found: set[str] = set()
     for m in _EMAIL.finditer(text):
         found.add(m.group().lower())
@@ -458,7 +459,7 @@ def _values(text: str) -> tuple[frozenset[str], str]:
     for m in _PHONE.finditer(text):
         found.add(re.sub(r"\D", "", m.group()))
     text = _PHONE.sub(" <phone> ", text)
-    if not text.isascii():
+    if not is_latin(text):
         for m in _ZH_ADDRESS.finditer(text):
             found.add(m.group())
         text = _ZH_ADDRESS.sub(" <address> ", text)
@@ -505,7 +506,7 @@ def _topic(text: str) -> frozenset[str]:
     if _PAY.search(text):
         kinds.add("<pay>")
         text = _PAY.sub(" ", text)
-    text = _ZH_CUE.sub(" ", text) if not text.isascii() else _aliased(text)
+    text = _ZH_CUE.sub(" ", text) if not is_latin(text) else _aliased(text)
     return (content_tokens(text) - _CUE_TOKENS) | kinds
 
 
@@ -574,7 +575,7 @@ def _units(text: str) -> frozenset[str]:
     """What a statement's numbers measure: a currency sign, or the word or character after the
     number ("$", "kg", "mile", "元", "公斤", "岁")."""
     out = set()
-    if not text.isascii():
+    if not is_latin(text):
         text = _arabic(text)
     for m in _UNIT.finditer(text):
         unit = m.group("cur") or m.group("zh") or m.group("zhm") or m.group("deg") \
@@ -605,8 +606,8 @@ def _says_change(text: str) -> int:
     if _CHANGE.search(text):
         return 2
     if _WEAK_CHANGE.search(text):
-        return 2 if not text.isascii() and _ZH_NEW_STATE.search(text) else 1
-    if not text.isascii() and (m := _ZH_NEW_STATE.search(text)) is not None \
+        return 2 if not is_latin(text) and _ZH_NEW_STATE.search(text) else 1
+    if not is_latin(text) and (m := _ZH_NEW_STATE.search(text)) is not None \
             and not _units(m.group()) & _NOT_THING:
         return 1  # "今天早上称了一下，78公斤了！": a count of a thing reached is what holds now
     m = _ZH_TO_VALUE.search(text)
@@ -642,12 +643,12 @@ def _persons(body: str, words: frozenset[str]) -> frozenset[str]:
     if found and ("&" in body or "Brothers" in body or "Partners" in body):
         # A firm's name is no one's kin: "Okafor & Sons", "Kessler Brothers Moving".
         found -= {m.group(1).lower() for m in _FIRM.finditer(body)}
-    if found & _DECIDERS and body.isascii():
+    if found & _DECIDERS and is_latin(body):
         # Who decides it for the speaker is not whose it is: "Saw my doctor today, she wants to
         # go up to 100 mg" changes the speaker's dose ("my doctor's office" is the doctor's).
         found -= {w for w in found & _DECIDERS
                   if re.search(rf"\b{w}s?['’]s?\b", body, re.I) is None}
-    if found and body.isascii():
+    if found and is_latin(body):
         # People counted or pointed at ("three more kids joined", "ask the other parents for
         # sizes") are whom it is done with, not whose it is: "my son's", "Kim's kids", a bare
         # "mom" are.
@@ -658,7 +659,7 @@ def _persons(body: str, words: frozenset[str]) -> frozenset[str]:
     if "'s" in body:
         found.update(n.lower() for n in _POSSESSIVE_NAME.findall(body)
                      if n.lower() not in _NOT_POSSESSIVE)
-    if not body.isascii():
+    if not is_latin(body):
         found.update(_PERSON_ZH.findall(body))
     return frozenset(found)
 
@@ -735,7 +736,7 @@ class _Shape:
         # $1,975", "老板说提前到5月15日" change the user's rent and deadline.
         self.reporters: frozenset[str] = frozenset()
         self.told_by: frozenset[str] = frozenset()  # the words of who reported it
-        if any(k in body for k in _REPORTED_ZH_KEYS) if not body.isascii() \
+        if any(k in body for k in _REPORTED_ZH_KEYS) if not is_latin(body) \
                 else _REPORTED_KEYS.search(body) is not None:
             said_by = " ".join(m.group() for m in _REPORTED.finditer(body))
             if said_by:
@@ -747,12 +748,12 @@ class _Shape:
         # The names of where it is: "at Rosewood Library", "at the Alder Street hall".
         self.places = frozenset(w for m in _AT_PLACE.finditer(body)
                                 for w in m.group(1).lower().split()) & self.values \
-            if (" at " in body or " in " in body) and body.isascii() else frozenset()
+            if (" at " in body or " in " in body) and is_latin(body) else frozenset()
         self.topic = _topic(rest)
-        self.units = _units(body) if _DIGITS.search(body) or not body.isascii() else frozenset()
+        self.units = _units(body) if _DIGITS.search(body) or not is_latin(body) else frozenset()
         # Every Latin word, short ones too: a name opening a sentence is no value ("Mia …").
         self.words = frozenset(_WORD.findall(body.lower()))
-        self.persons = _persons(body, self.words) if not body.isascii() \
+        self.persons = _persons(body, self.words) if not is_latin(body) \
             else _persons(aliased := _aliased(body), frozenset(_WORD.findall(aliased.lower())))
         self.own = "我" in body or bool(self.words & _FIRST_PERSON)  # the speaker's, said so
         # Someone named by a pronoun: "她生日不是5月3号" may be "我老婆" of before.
@@ -1038,9 +1039,9 @@ def _in(word: str, pool: frozenset[str]) -> bool:
     """``word`` or a word sharing its first five letters is in ``pool`` ("expiry"/"expires")."""
     if word in pool:
         return True
-    if len(word) < 5 or not word.isascii():
+    if len(word) < 5 or not is_latin(word):
         # A short stem and its -ing, -s, -er form: "read" / "reading", "spin" / "spinning".
-        return len(word) == 4 and word.isascii() and any(
+        return len(word) == 4 and is_latin(word) and any(
             w.startswith(word) and (w[4:] in _SUFFIXES
                                     or (w[4:5] == word[3] and w[5:] in _SUFFIXES))
             for w in pool)
@@ -1131,7 +1132,7 @@ def supersede_changes(
         # (In Chinese, shorter, and naming at least two character pairs of the older one:
         # "我妈降压药每天早上吃一片半" after "我妈的降压药每天早上吃一片，饭后吃"; not what was
         # done, "今天跑了8公里".)
-        ascii_ = it.body.isascii()
+        ascii_ = is_latin(it.body)
         restated = it.msg >= 0 and it.tag in _USER_TAGS and not _is_tool_line(it.body) \
             and not _is_question(it.body) and not done and (
                 len(it.body) <= _RESTATED_CHARS and _DIGITS.search(it.body) is not None
@@ -1170,7 +1171,7 @@ def supersede_changes(
         says = says or int(restated)
         if not (says or settled) or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)
                                      and _change_clause_en(it.body) is None
-                                     and (it.body.isascii() or _change_clause(it.body) is None)):
+                                     and (is_latin(it.body) or _change_clause(it.body) is None)):
             # "Can you change the booking to 6 people?" asks for the change: it stays. ("…turns
             # out I'm on the Flex 40 plan, so maybe it includes Canada?" says it, then asks.)
             continue
@@ -1190,7 +1191,7 @@ def supersede_changes(
             continue
         whole: _Shape | None = None
         clause: str | None = None  # the one clause that says the change, if it has values
-        if new.values and it.body.isascii():
+        if new.values and is_latin(it.body):
             # "from the April lease the rent goes up to €965, which is annoying but…", "the PT
             # clinic called, they changed it to 4:05": the clause that changes, of what the
             # whole sentence names.
@@ -1212,7 +1213,7 @@ def supersede_changes(
             # Whose it is, the sentence says: "医生说孩子体重长了，剂量调成每次6毫升". (A clause
             # naming nothing, "给改到11月20号了", changes what was said of anyone.)
             new.persons = whole.persons
-        if not theirs and not it.body.isascii() and (
+        if not theirs and not is_latin(it.body) and (
                 (verb := _NOW_USING_ZH.search(it.body)) is not None
                 or _SWITCH.search(it.body)) and _replace_the_only(
                 items, n, emptied, _HABIT_OF[verb.group("v")] if verb else _HABIT,
@@ -1232,7 +1233,7 @@ def supersede_changes(
         rewritten: tuple[str, str] | None = None
         # "…说续签的话涨到七千三": a rise to a bare number changes the latest number of its size
         # the speaker gave without a unit ("房租每个月6800").
-        raised_to = _bare_rise(it.body) if not it.body.isascii() else ""
+        raised_to = _bare_rise(it.body) if not is_latin(it.body) else ""
         tag = _speaker_tag(it)  # (an ask the assistant took on is the user's: "用户要求：…")
 
         # Besides the change itself: "Node 18 快 EOL 了，统一升到 20.11.1 吧，.nvmrc、engines…",
@@ -1316,7 +1317,7 @@ def supersede_changes(
                 # either statement says of it. (The whole sentence names it, the clause of
                 # change gives the new value: "…说30号排不开，改到下礼拜三了".)
                 pass
-            elif not theirs and it.body.isascii() and (
+            elif not theirs and is_latin(it.body) and (
                     named := _renamed(it.body, old.body, new.values, was.values)) is not None \
                     and (rewritten := _put_value(old, *named, it.body)):
                 # "it's Project Cormorant now" after "…Project Halibut internally": one name
@@ -1647,13 +1648,13 @@ def correct_slips(items: list[_Item]) -> None:
             found = re.search(re.escape(v), body, re.IGNORECASE)
             if found is not None:
                 fixed[v] = found.group()
-        names = _ZH_FIXED.findall(body) if not body.isascii() else []
+        names = _ZH_FIXED.findall(body) if not is_latin(body) else []
         if not fixed and not names:
             continue
         # "no its 10x12 remember, not 8x10": the value denied is the slip, whatever its shape,
         # when one value of its kind is said for it.
         denied: dict[str, str] = {}
-        if it.body.isascii() and not _CHANGE.search(it.body):  # (a change is no slip)
+        if is_latin(it.body) and not _CHANGE.search(it.body):  # (a change is no slip)
             for m in _NEGATED_VALUE.finditer(it.body):
                 for d in _values(m.group()[4:])[0]:
                     d = d.rstrip(".,:/-")
@@ -1734,6 +1735,7 @@ def _the_one_clause(clauses: list[str], valued: Callable[[str], bool]) -> str | 
     return None
 
 
+
 _ZH_CLAUSE_MARK = re.compile(r"[，,；;。！？!?]")
 # (A space between Chinese and a Latin word breaks a clause as typed on a phone: "…没人看
 # webhook改推到新建的「P0告警群」"; not one before a number, "调到 1500 QPS", nor in a tool's line.)
@@ -1747,7 +1749,7 @@ def _change_clause_en(body: str) -> str | None:
     """The one clause of an English ``body`` that says a change and gives a value (a number, a
     name: "so my manager is now Oluwaseun Baptiste"), when the sentence has more than one
     clause, else None."""
-    if not body.isascii():
+    if not is_latin(body):
         return None
     clauses: list[str] = []
     for c in _EN_CLAUSE.split(body):
@@ -1877,7 +1879,7 @@ _ENDED = re.compile(
 
 def _any_of(named: frozenset[str]) -> re.Pattern[str]:
     """Any of ``named``, a Latin one as a whole word ("member" is not in "remember")."""
-    alts = (rf"(?<![a-z]){re.escape(w)}(?![a-z])" if w.isascii() else re.escape(w)
+    alts = (rf"(?<![a-z]){re.escape(w)}(?![a-z])" if is_latin(w) else re.escape(w)
             for w in sorted(named))
     return re.compile("|".join(alts), re.I)
 
@@ -1996,7 +1998,7 @@ def _settler(body: str, said: _Shape) -> frozenset[str]:
     and I talked it through, we're capping it at 44 grand" gives the speaker's)."""
     parts = _CLAUSE_SPLIT.split(body)[::2]
     holding = [p for p in parts
-               if any(_written(v, p if p.isascii() else _arabic(p)) or _written_short(v, p)
+               if any(_written(v, p if is_latin(p) else _arabic(p)) or _written_short(v, p)
                       for v in said.values)]
     return _whose(" ".join(holding)) if holding else said.persons
 
@@ -2065,7 +2067,7 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
         handles = [v for v in stale if f"@{v}" in old.body.lower()]
         if len(handles) == 1:
             stale = frozenset(handles)
-    if len(fresh) > 1 and said.isascii():
+    if len(fresh) > 1 and is_latin(said):
         # A name of several words is one value: "it's Holloway Barn" for "the Grange".
         for m in _CAPITALISED_RUN.finditer(said):
             if frozenset(m.group().lower().split()) == fresh:
@@ -2103,12 +2105,12 @@ def _rewrite(old: _Item, pair: tuple[str, str], said: str, unit: bool) -> bool:
     # Values are normalised with Chinese numerals as digits ("两万三" → "23000"), so a Chinese
     # statement is searched in that form, and rewritten as written: "房租每月八千五，押一付三"
     # with "九千二" is "房租每月九千二，押一付三".
-    body, back = (old.body, None) if old.body.isascii() else _arabic_mapped(old.body)
+    body, back = (old.body, None) if is_latin(old.body) else _arabic_mapped(old.body)
     # "38k" … "capping it at 31 grand": the number is rewritten before its unit, when both
     # statements measure in the same unit.
     was = _written(pair[0], body, unit) or _written_short(pair[0], body)
     # (and a number said in words in digits: "make that seventy-five" writes "75")
-    text, said_back = (_in_digits(said), None) if said.isascii() else _arabic_mapped(said)
+    text, said_back = (_in_digits(said), None) if is_latin(said) else _arabic_mapped(said)
     now = _written(pair[1], text)
     new = None if now is None else now.group() if said_back is None \
         else said[said_back(now.start(), False):said_back(now.end(), True)]
@@ -2271,13 +2273,13 @@ def _written(value: str, text: str, unit: bool = False) -> re.Match[str] | None:
     may run into its unit ("38" in "38k")."""
     value = value.rstrip("/,")
     after = r"(?![0-9]|\.\d)" if unit and value[-1:].isdigit() \
-        else "" if not value[-1:].isascii() else "(?![0-9A-Za-z])"  # ("周二下午3点")
+        else "" if not is_latin(value[-1:]) else "(?![0-9A-Za-z])"  # ("周二下午3点")
     return re.search(rf"(?<![0-9A-Za-z]){re.escape(value)}{after}", text, re.I)
 
 
 def _written_short(value: str, text: str) -> re.Match[str] | None:
     """Where an amount in thousands ("48,000") is written short in ``text`` ("48k")."""
-    if not value.endswith(",000") or not text.isascii():
+    if not value.endswith(",000") or not is_latin(text):
         return None
     short = f"{int(value.replace(',', '')) / 1000:g}"
     return re.search(rf"(?<![\w.,]){re.escape(short)}(?:[kK]|\s?grand)\b", text)
@@ -2305,7 +2307,7 @@ def _take_out(old: _Item, topic: frozenset[str], stale: frozenset[str]) -> None:
     if len(said) > 1 and any(holding) and not all(holding):
         kept = [_clauses_out(s, topic, stale) if h else s
                 for s, h in zip(said, holding, strict=True)]
-        old.body = "".join(f"{s} " if s.isascii() else s for s in kept if s).strip()
+        old.body = "".join(f"{s} " if is_latin(s) else s for s in kept if s).strip()
     else:
         old.body = _clauses_out(old.body, topic, stale)
 
@@ -2773,7 +2775,7 @@ def zh_moves(items: list[_Item]) -> None:
     the latest older statement of the speaker that says where that thing was ("团建地点定在杭州"):
     the same two characters of what moved come right before its old value."""
     for n, it in enumerate(items):
-        if it.body.isascii() or _assistants(it):
+        if is_latin(it.body) or _assistants(it):
             continue
         m = _ZH_MOVED_TO.search(it.body)
         if m is None:
@@ -2916,7 +2918,7 @@ def hand_overs(items: list[_Item]) -> None:
     for n, it in enumerate(items):
         if _assistants(it) or it.role == "tool":
             continue
-        ascii_ = it.body.isascii()
+        ascii_ = is_latin(it.body)
         left = (_LEFT_EN if ascii_ else _LEFT_ZH).search(it.body)
         swapped = _SWAPPED_IN_ZH.search(it.body) if left is None and not ascii_ else None
         taker = None

@@ -34,6 +34,7 @@ from .changes import (
     _values,
 )
 from .items import _Item
+from .lexicon import is_latin
 
 
 class Difference(NamedTuple):
@@ -109,7 +110,7 @@ def said_differences(text: str) -> tuple[Difference, ...]:
     if not text:
         return ()
     out: list[Difference] = []
-    if text.isascii():
+    if is_latin(text):
         if _DIGIT.search(text) is None or _EN_KEY.search(text) is None:
             return ()
         found = [*_EN_AFTER.finditer(text), *_EN_BEFORE.finditer(text), *_EN_BY.finditer(text)]

@@ -1,4 +1,4 @@
-"""Word lists and fixed limits of the extractive summarizer (data only)."""
+"""Word lists and fixed limits of the extractive summarizer, and the script test."""
 
 from __future__ import annotations
 
@@ -375,3 +375,13 @@ ZH_CHILD_NAMED = r"(?:女儿|儿子|闺女|宝宝|孩子|老大|老二|小孩)(?
 
 # What a request fulfilled is marked with when it is kept.
 _DONE_MARK = {"en": " (done)", "zh": "（已完成）"}
+
+# Chinese, Japanese and Korean script, their punctuation and full-width forms.
+_CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af"
+                  r"\uf900-\ufaff\uff00-\uffef]")
+
+
+def is_latin(text: str) -> bool:
+    """Whether ``text`` is written without Chinese (or other CJK) script: English with "£",
+    "—", "Tomás" in it is still English."""
+    return _CJK.search(text) is None

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 
 from .items import _Item
-from .lexicon import ZH_NUMERALS
+from .lexicon import ZH_NUMERALS, is_latin
 from .scoring import _is_question
 from .slots import _CLAUSE_SPLIT
 from .threads import _ZH_STOP_CHARS, _stem, content_tokens
@@ -72,7 +72,7 @@ def _quantities(text: str) -> list[tuple[re.Match[str], str]]:
                  if w.lower() not in _NOT_NOUN]
         if nouns:
             found.append((m, nouns[0]))
-    if not text.isascii():
+    if not is_latin(text):
         found.extend((m, "zh:" + m.group("unit")) for m in _ZH_QTY.finditer(text))
     return found
 

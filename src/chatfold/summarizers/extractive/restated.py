@@ -38,7 +38,7 @@ from .changes import (
     _written,
 )
 from .items import _is_tool_line, _Item
-from .lexicon import _DONE_MARK, _TASKS, ZH_NUMERALS
+from .lexicon import _DONE_MARK, _TASKS, ZH_NUMERALS, is_latin
 from .scoring import _is_question
 from .threads import user_done
 
@@ -83,7 +83,7 @@ def _measure(value: str, text: str) -> str | None:
     unit = "" if unit in _NOT_UNIT else _SAME_MEASURE.get(unit, unit)
     if unit == "元":
         sign, unit = "¥", ""
-    period = _period_zh(text, m.start()) if not text.isascii() else ""
+    period = _period_zh(text, m.start()) if not is_latin(text) else ""
     # (A bare number measures nothing said: "房间302" is no price, "3，" a list's third item.)
     return f"{sign}|{unit}|{period}" if sign or unit or period else None
 
@@ -97,9 +97,9 @@ def _period_zh(text: str, end: int) -> str:
 def _measures(body: str, values: frozenset[str]) -> dict[str, list[str]]:
     """The values of ``body`` by what they measure (values of other kinds left out); a count in
     Chinese numerals as written ("两片半")."""
-    text = _in_digits(body) if body.isascii() else _arabic(body)
+    text = _in_digits(body) if is_latin(body) else _arabic(body)
     out: dict[str, list[str]] = {}
-    if not body.isascii():
+    if not is_latin(body):
         for c in _COUNTED_ZH.finditer(body):
             out.setdefault(f"|{c.group(1)}|{_period_zh(body, c.start())}", []).append(c.group())
     for v in values:
@@ -148,7 +148,7 @@ def restated_values(items: list[_Item], shaped: dict[str, _Shape] | None = None
         return _speaker_tag(it) in _USER_TAGS and not _assistants(it) and it.section != _TASKS \
             and not it.body.endswith(_DONE_MARKS) \
             and not _is_tool_line(it.body) and (_DIGITS.search(
-                it.body if it.body.isascii() else _arabic(it.body)) is not None
+                it.body if is_latin(it.body) else _arabic(it.body)) is not None
                 or _COUNTED_ZH.search(it.body) is not None)
 
     measured: dict[str, dict[str, list[str]]] = {}
@@ -159,7 +159,7 @@ def restated_values(items: list[_Item], shaped: dict[str, _Shape] | None = None
         by_msg.setdefault(it.msg, []).append(k)
     for n, it in enumerate(items):
         if it.msg < 0 or it.replaces or not candidates[n] or _is_question(it.body) \
-                or user_done(it.body) or (_WHEN_IT_HAPPENED.search(it.body) if it.body.isascii()
+                or user_done(it.body) or (_WHEN_IT_HAPPENED.search(it.body) if is_latin(it.body)
                                           else "了" in it.body
                                           and _WHEN_IT_HAPPENED_ZH.search(it.body)):
             continue  # (what was done that day is an event: "今天跑了8公里", not "这次开的…")
@@ -176,9 +176,9 @@ def restated_values(items: list[_Item], shaped: dict[str, _Shape] | None = None
             if k != n and ((other.msg == it.msg and other.tag == it.tag)
                            or (other.msg == it.msg + 1 and _assistants(other))):
                 words, names = words | shape(k).topic, names | shape(k).words
-        heads = words if it.body.isascii() else frozenset(
+        heads = words if is_latin(it.body) else frozenset(
             w for w in new.topic if not _PRONOUNS_ZH & set(w))
-        others = names - words if it.body.isascii() else frozenset()  # (a name said lower-case)
+        others = names - words if is_latin(it.body) else frozenset()  # (a name said lower-case)
         for k in range(n - 1, -1, -1):
             old = items[k]
             if old.msg == it.msg or not candidates[k] or not old.body \
@@ -195,9 +195,9 @@ def restated_values(items: list[_Item], shaped: dict[str, _Shape] | None = None
                 continue  # someone else's ("my brother's flight"; "我老婆"; "my" of "mom's")
             if new.of and was.of and not new.of & was.of:
                 continue  # "the deadline of the launch" / "the deadline of the report"
-            if it.body.isascii() != old.body.isascii():
+            if is_latin(it.body) != is_latin(old.body):
                 continue
-            if it.body.isascii():
+            if is_latin(it.body):
                 if not _named_alike(words, names, was):
                     continue
             elif len(heads & was.topic) < _SHARED_WORDS:

@@ -53,6 +53,7 @@ from .lexicon import (
     ZH_NUMERALS,
     ZH_TITLES,
     _is_pleasantry,
+    is_latin,
 )
 from .sentences import _normalise, _trie_pattern
 from .threads import content_tokens
@@ -1618,7 +1619,7 @@ def _is_standing_ask(text: str) -> bool:
     padded = f" {low}"  # " use " at the start too
     if any(k in padded for k in _ALWAYS_DO_KEYS) and _ALWAYS_DO.search(text):
         return True
-    if not text.isascii() and any(k in text for k in _FOR_GOOD_ZH_KEYS) \
+    if not is_latin(text) and any(k in text for k in _FOR_GOOD_ZH_KEYS) \
             and _FOR_GOOD_ZH.search(text):
         # "以后都不会再来了" is a reviewer's verdict; an instruction says who or what is wanted.
         return _TOLD_TO_ZH.search(text) is not None or _NEVER_ZH.match(text) is not None
@@ -1674,7 +1675,7 @@ _VAGUE_WORDS = frozenset(_VAGUE_WORDS_TEXT.split())
 def _vague_promise(text: str) -> bool:
     """True for "I'll definitely check it out", "I'll keep you updated": a promise whose words
     are all generic verbs and adverbs (at most one word of its own)."""
-    if len(text) > 100 or not text.isascii() or not _PROMISE_LEAD.match(text):
+    if len(text) > 100 or not is_latin(text) or not _PROMISE_LEAD.match(text):
         return False
     own = [w for w in _LATIN_WORDS.findall(text.lower().replace("’", "'"))
            if len(w) >= 4 and w not in _LIGHT_WORDS and w not in _VAGUE_WORDS]
@@ -1691,7 +1692,7 @@ _ZH_PUNCT = frozenset("，。！？、；：…~～,.!? ")
 def _says_nothing(text: str) -> bool:
     """True for a sentence made only of pronouns, light verbs, particles and interjections:
     "We got this!", "Same here!", "我也是。", "那就这样吧", "嗯嗯，我知道了"."""
-    if text.isascii():
+    if is_latin(text):
         if len(text) > 60:
             return False
         words = _LATIN_WORDS.findall(text.lower().replace("’", "'"))

@@ -17,6 +17,7 @@ from .lexicon import (
     NAG_ME_KEYS,
     ZH_CHILD_NAMED,
     ZH_NUMERALS,
+    is_latin,
 )
 
 
@@ -83,7 +84,7 @@ def plain_spelling(text: str) -> str:
         '下周去西安，帮我看看住哪，用 Python 写'
 
     """
-    if not text.isascii():
+    if not is_latin(text):
         if " " in text or "\u3000" in text:
             text = _CJK_SPACE.sub("，", text)
         if not any("a" <= ch <= "z" for ch in text):
@@ -250,14 +251,14 @@ def _strip_filler(sentence: str) -> str:
             # "我儿子乐乐7岁，哦不对，上个月过完生日8岁了": the statement stands, its value right.
             sentence = f"{head[:at.start(1)]}{meant[0][0]}{head[at.end(1):]}"
         else:
-            sentence = rest[:1].upper() + rest[1:] if rest.isascii() else rest
+            sentence = rest[:1].upper() + rest[1:] if is_latin(rest) else rest
     m = _LEAD_FILLER.match(sentence)
     if m and m.end() < len(sentence):
         sentence = sentence[m.end() :]
     m = _MEMO_LEAD.match(sentence)
     if m and m.end() < len(sentence):
         rest = sentence[m.end() :]
-        sentence = rest[:1].upper() + rest[1:] if rest.isascii() else rest
+        sentence = rest[:1].upper() + rest[1:] if is_latin(rest) else rest
     return sentence
 
 # "Don't let me forget.", "Keep it on the list.", "你别让我忘了": a reminder that names nothing
@@ -513,7 +514,7 @@ def split_stated_question(sentences: list[str]) -> list[str]:
                 out += [head + "。", "，".join(clauses[q:]).strip()]
                 continue
         stated = (_TOLD_THEN_ASKED_EN.match(sentence) or _OWN_THEN_ASKED_EN.match(sentence)) \
-            if sentence.isascii() else None
+            if is_latin(sentence) else None
         if stated is not None and not _ASKS_WORD.search(stated.group(1)):
             # "Had my follow-up, today's reading was 129/84, so I guess the amlodipine is
             # working?": a value told, then a question about it.
@@ -521,7 +522,7 @@ def split_stated_question(sentences: list[str]) -> list[str]:
             continue
         if m is None or not _DIGIT.search(m.group(1)) or _ASKS_WORD.search(m.group(1)):
             # (Only Chinese asks without its mark: an English sentence is not scanned.)
-            asked = None if sentence.isascii() else _UNMARKED_ASK.match(sentence)
+            asked = None if is_latin(sentence) else _UNMARKED_ASK.match(sentence)
             if asked is not None and not _ASKS_WORD.search(sentence[asked.end():]):
                 out += [asked.group(1), sentence[asked.end():].strip()]
             else:
@@ -710,7 +711,7 @@ def _compress(sentence: str, user: bool = True) -> str:
     while user and asked > 1 and not _ASK_OPENING.match(clauses[0]) \
             and _ASKING_CLAUSE.search(clauses[asked - 1]) \
             and not _ASKS_TO_DO_CLAUSE.search(clauses[asked - 1]) \
-            and (not clauses[asked - 1].isascii() or _EN_QUESTION.match(clauses[asked - 1])):
+            and (not is_latin(clauses[asked - 1]) or _EN_QUESTION.match(clauses[asked - 1])):
         asked -= 1
     # (Only of a value or a name: chatter asked of stays chatter, "我也喜欢猫，你呢".)
     if asked < len(clauses) and any(_VALUE_OR_NAME.search(c) for c in clauses[:asked]):
@@ -740,7 +741,7 @@ def _compress(sentence: str, user: bool = True) -> str:
     kept = kept.rstrip(" ，,;；-–—")
     end = sentence.rstrip()[-1:]
     if asked < len(clauses):
-        end = "。" if end in "?？" and not kept.isascii() else "." if end in "?？" else end
+        end = "。" if end in "?？" and not is_latin(kept) else "." if end in "?？" else end
     if end in "。.!！?？" and not kept.endswith(end):
         kept += end
     return kept

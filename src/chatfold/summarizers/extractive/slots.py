@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from .lexicon import _ORPHAN_MIN_SCORE, _SURNAMES, ZH_NUMERALS
+from .lexicon import _ORPHAN_MIN_SCORE, _SURNAMES, ZH_NUMERALS, is_latin
 from .scoring import _ASCII_LOWER, _SECOND_PERSON, _is_question, _says_nothing, _score_all
 from .sentences import _HAS_WORD, _NON_WORD
 
@@ -186,7 +186,7 @@ def _first(*matches: re.Match[str] | None) -> re.Match[str] | None:
 def _clause_slot(clause: str, role: str) -> tuple[tuple[str, ...], str] | None:
     """The slot one clause fills (kind, who, what) and the text before its keyword."""
     low = _lower(clause)
-    han = not clause.isascii()
+    han = not is_latin(clause)
     latin = _LATIN.search(low) is not None
     en_pref = _PREF_EN.search(low) if latin else None
     while en_pref is not None and _word_before(low, en_pref.start()) in _NOT_PREF_BEFORE:
@@ -263,7 +263,7 @@ def _generic_slot(
         noun = noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun
         return ("count", who[0], noun), prefix
     attr = " ".join(w for w in str(groups["attr"]).split() if w not in _ATTR_QUALIFIERS)
-    named = _ATTR_EN.search(attr) if attr.isascii() else _ATTR_ZH.search(attr)
+    named = _ATTR_EN.search(attr) if is_latin(attr) else _ATTR_ZH.search(attr)
     if named is not None or attr in _PHONE_WORDS:
         # "my new number is…", "my current email is…": the attribute a named slot keeps.
         kind = "phone" if named is None else named.lastgroup or ""
@@ -296,10 +296,10 @@ def _slots(
                 slot = (slot[0], me, *slot[2:])
             found.append((slot, i // 2, hit[1]))
             words = slot[2].split() if slot[0] == "pref" else ()
-            if slot[0] == "pref" and not slot[2].isascii() and "的" in slot[2][:-1]:
+            if slot[0] == "pref" and not is_latin(slot[2]) and "的" in slot[2][:-1]:
                 # "靠过道的座位" / "靠窗的座位": the same kind of thing, as "aisle seats".
                 found.append((("prefhead", slot[1], slot[2].rsplit("的", 1)[1]), i // 2, hit[1]))
-            if len(words) >= 2 and words[-1].isascii():
+            if len(words) >= 2 and is_latin(words[-1]):
                 # "aisle seats" / "window seats": the same kind of thing, which a newer
                 # preference replaces when it says it changed ("…now", "actually…").
                 head = words[-1][:-1] if words[-1].endswith("s") else words[-1]
@@ -324,7 +324,7 @@ def _without_clauses(parts: list[str], removed: set[int], subjects: dict[int, st
     if 0 in removed and not _OWN_SUBJECT.match(text):
         subject = subjects.get(0, "").strip()
         if subject and len(subject) <= 20:
-            text = f"{subject}{' ' if subject[-1:].isascii() else ''}{text}"
+            text = f"{subject}{' ' if is_latin(subject[-1:]) else ''}{text}"
         elif _score_all([text], ["summary"])[0].score < _ORPHAN_MIN_SCORE:
             return ""  # a leftover like "不含机票" means nothing without the replaced clause
     last = len(parts) - 1

@@ -39,7 +39,7 @@ import re
 from collections.abc import Callable
 from functools import lru_cache
 
-from .lexicon import ON_LIST_ASK_EN, ON_LIST_HEAD_EN, ON_LIST_ZH, TITLES, _is_pleasantry
+from .lexicon import ON_LIST_ASK_EN, ON_LIST_HEAD_EN, ON_LIST_ZH, TITLES, _is_pleasantry, is_latin
 from .lexicon import ZH_PLACES as _ZH_PLACES
 from .sentences import _normalise, split_sentences
 
@@ -188,9 +188,9 @@ def is_acceptance(sentence: str) -> bool:
     if not m or sentence.rstrip()[-1:] in ("?", "？"):
         return False
     rest = sentence[m.end() :]
-    if rest[:1].isalnum() and rest[:1].isascii():
+    if rest[:1].isalnum() and is_latin(rest[:1]):
         return False  # "okayish", "yesterday": a longer word, not an acceptance
-    if len(rest) > (_MAX_REST_LATIN if rest.isascii() else _MAX_REST_HAN):
+    if len(rest) > (_MAX_REST_LATIN if is_latin(rest) else _MAX_REST_HAN):
         return False  # a long statement that opens with "ok" is a statement, not a yes
     return _REFUSE.search(rest[:24]) is None
 
@@ -397,7 +397,7 @@ def fulfils(request: str, request_tokens: frozenset[str], later: str, later_role
     if numbers and not common:
         common = frozenset({"<numbers>"})
     # "订好了", "已为您预订" name the asked "订"; "Booked: Dr. Kim…" the asked "book".
-    verb = _ZH_DONE_VERB.search(later) if not later.isascii() else None
+    verb = _ZH_DONE_VERB.search(later) if not is_latin(later) else None
     asked = (verb.group("v") or verb.group("w") or verb.group("f") or ""
              if verb is not None else None)
     did = _did_what_was_asked(request, later)
@@ -1220,7 +1220,7 @@ _ALT_STOP = frozenset(_ALT_STOP_TEXT.split())
 def chosen_option(reply: str, options: list[str]) -> tuple[str, bool] | None:
     """The option a short reply picks ("The walnut one, definitely." → "the walnut table"),
     and whether the reply says nothing else; None when it picks none, or more than one."""
-    if len(reply) > (_MAX_CHOICE_LATIN if reply.isascii() else _MAX_CHOICE_HAN):
+    if len(reply) > (_MAX_CHOICE_LATIN if is_latin(reply) else _MAX_CHOICE_HAN):
         return None
     if reply.rstrip().endswith(("?", "？")):
         return None
@@ -1238,7 +1238,7 @@ def chosen_option(reply: str, options: list[str]) -> tuple[str, bool] | None:
     own = [w - set().union(*(x for j, x in enumerate(words) if j != i))
            for i, w in enumerate(words)]
     hits = [o for o, w in zip(options, own, strict=True)
-            if w & said or (not o.isascii() and o in reply)]
+            if w & said or (not is_latin(o) and o in reply)]
     if len(hits) != 1:
         return None
     option = _ALT_LEAD.sub("", hits[0])
@@ -1285,7 +1285,7 @@ def named_pick(asked: list[str], reply: str) -> tuple[str, str, bool] | None:
         return _listed_pick(last, reply) if _OR_OFFER.search(last) else None
     if reply.rstrip().endswith(("?", "？")) or _NEITHER.search(reply):
         return None
-    latin = reply.isascii()
+    latin = is_latin(reply)
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         return None
     core = (_PICK_EDGE_EN if latin else _PICK_EDGE_ZH).sub("", reply.strip()).strip(" ,，")
@@ -1527,7 +1527,7 @@ def ordinal_pick(asked: list[str], options: list[str], reply: str
     picks one of ``options`` (:func:`listed_options` of the assistant's ``asked``) by its
     place ("Let's do the first one", "He went with the middle one", "还是第一个吧"), else
     None."""
-    latin = reply.isascii()
+    latin = is_latin(reply)
     if len(reply) > (_MAX_ORDINAL_LATIN if latin else _MAX_ORDINAL_HAN):
         return None
     if reply.rstrip().endswith(("?", "？")):
@@ -1581,7 +1581,7 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
                  and not n[len(bare):len(bare) + 1].isalnum()]
         if len(named) == 1:
             return named[0], named[0], True
-    latin = reply.isascii()
+    latin = is_latin(reply)
     if latin and (last := _LAST_IT_IS.search(reply)) is not None:
         # "supabase and neon feel like overkill tbh, sqlite it is": what it is comes last,
         # after what was ruled out.
@@ -1678,7 +1678,7 @@ def priced_pick(options: list[str], reply: str, *, bare: bool = False
     """(the option, the option, whether the reply said only that) when a short ``reply``
     takes the cheapest or the dearest of ``options``, each priced once, else None. ``bare``:
     the user listed the options, so a number without its currency is their price."""
-    latin = reply.isascii()
+    latin = is_latin(reply)
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
     cheap = _CHEAPER.search(reply) is not None
@@ -1706,7 +1706,7 @@ def labelled_pick(options: list[str], reply: str) -> tuple[str, str, bool] | Non
     """(the option, the option, whether the reply said only that) when a short ``reply``
     names the label of one of ``options``, each labelled once ("套餐A 1280元…", "套餐B 2380元…"
     then "B吧"; "Plan 2: …" then "plan 2 please"), else None."""
-    latin = reply.isascii()
+    latin = is_latin(reply)
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
     if not 2 <= len(options) <= 6 or reply.rstrip().endswith(("?", "？")) \
@@ -1930,7 +1930,7 @@ def later_pick(options: list[str], sentence: str) -> str | None:
     """The one of ``options`` (a choice left open folds ago) that a later ``sentence`` of the
     user says was chosen, by place or by what it names; None when it says no choice or names
     none or more than one."""
-    if 2 <= len(options) <= 6 and sentence.isascii() \
+    if 2 <= len(options) <= 6 and is_latin(sentence) \
             and (last := _LAST_IT_IS.search(sentence)) is not None:
         # "supabase and neon feel like overkill tbh, sqlite it is"
         option = _named_most(options, last.group(1))
@@ -1945,8 +1945,8 @@ def later_pick(options: list[str], sentence: str) -> str | None:
     appraised = cue.group().lower().startswith(("sounds", "works", "is ", "definitely",
                                                 "for sure"))
     sentence = sentence[:cue.start()] if appraised else sentence[cue.start():]
-    ordinal = (_ORDINAL_EN if sentence.isascii() else _ORDINAL_ZH).search(sentence)
-    between = "" if appraised or ordinal is None or not sentence.isascii() else \
+    ordinal = (_ORDINAL_EN if is_latin(sentence) else _ORDINAL_ZH).search(sentence)
+    between = "" if appraised or ordinal is None or not is_latin(sentence) else \
         sentence[cue.end() - cue.start():ordinal.start()]
     if ordinal is not None and not set(between.lower().split()) - _BEFORE_ORDINAL:
         # (right after saying so: "we'll take the bus there first" is no pick of the first)
@@ -1954,7 +1954,7 @@ def later_pick(options: list[str], sentence: str) -> str | None:
         if picked is not None:
             return picked[0]
     # "I'll go with the cheapest of the three": by the prices the options give.
-    priced = priced_pick(options, sentence[:_MAX_PICK_LATIN if sentence.isascii() else
+    priced = priced_pick(options, sentence[:_MAX_PICK_LATIN if is_latin(sentence) else
                                            _MAX_PICK_HAN])
     if priced is not None:
         return _short_option(priced[0])
