@@ -180,3 +180,26 @@ def test_english_with_a_pound_sign_emoji_or_accent_is_english(
         first: str, then: str, new: str, old: str) -> None:
     out = two_folds("en", first, then)
     assert new in out and old not in out, out
+
+
+@pytest.mark.parametrize(("lang", "ask", "again", "result", "result_again", "said", "new",
+                          "old"), [
+    ("zh", "帮我查下顺丰给我们的报价", "刚跟网点重新谈过 你再查一次",
+     "承运: 顺丰\n首重(1kg): 12元\n续重: 2.5元/kg\n月结门槛: 800单",
+     "承运: 顺丰\n首重(1kg): 10.5元\n续重: 2元/kg\n月结门槛: 1200单",
+     "顺丰现在首重12元，续重2.5元一公斤，月结要800单。", "首重10.5元", "12元"),
+    ("en", "how many of the walnut desks do we have?", "the sale just ended, check again",
+     "sku: DESK-WAL\navailable: 64\nreserved: 9\nwarehouse: east",
+     "sku: DESK-WAL\navailable: 23\nreserved: 31\nwarehouse: east",
+     "You have 64 walnut desks available, 9 more reserved.", "23 walnut desks", "64"),
+])
+def test_a_look_up_made_again_puts_each_changed_number_right(
+        lang: str, ask: str, again: str, result: str, result_again: str, said: str, new: str,
+        old: str) -> None:
+    # What the assistant said of the first result says the second, number by number (it
+    # kept the old numbers when more than one had changed).
+    args = '{"q": "same"}'
+    ok = "好的。" if lang == "zh" else "OK."
+    out = folds(lang, [user(ask), *tool_turn("c1", "lookup", args, result), assistant(said)],
+                [user(again), *tool_turn("c2", "lookup", args, result_again), assistant(ok)])
+    assert new in out and old not in out, out

@@ -2559,16 +2559,49 @@ def _looked_up_again(items: list[_Item], older: _Item, newer: _Item) -> None:
     was, now = older.body.partition(" → ")[2], newer.body.partition(" → ")[2]
     stale = set(_AMOUNT.findall(was)) - set(_AMOUNT.findall(now))
     fresh = set(_AMOUNT.findall(now)) - set(_AMOUNT.findall(was))
-    if len(stale) != 1 or len(fresh) != 1:
-        return
-    pair = (stale.pop(), fresh.pop())
+    if len(stale) == 1 and len(fresh) == 1:
+        pairs = [(stale.pop(), fresh.pop())]
+    else:
+        # The same result with several numbers changed ("首重(1kg): 3.2元 续重: 1.5元/kg" →
+        # "首重(1kg): 2.85元 续重: 1.2元/kg"; "on_hand: 212 reserved: 9" → "on_hand: 163
+        # reserved: 11 … adjustment: -49"): each number for the one in its place, or under
+        # the same label, when it is the only one of its kind.
+        if _AMOUNT.sub("#", was) == _AMOUNT.sub("#", now):
+            olds, news = _AMOUNT.findall(was), _AMOUNT.findall(now)
+            pairs = [(o, n) for o, n in zip(olds, news, strict=True)
+                     if o != n and olds.count(o) == 1 and o not in news]
+        else:
+            by_label, now_by_label = _labelled(was), _labelled(now)
+            pairs = [(o, now_by_label[label]) for label, o in by_label.items()
+                     if now_by_label.get(label, o) != o
+                     and list(by_label.values()).count(o) == 1
+                     and o not in now_by_label.values()]
     words = content_tokens(was)
     for it in items:
         if it is not older and it is not newer and it.order < newer.order \
                 and not _is_tool_line(it.body) and content_tokens(it.body) & words:
-            _rewrite(it, pair, now, False)
+            for pair in pairs:
+                _rewrite(it, pair, now, False)
 
 
+def _labelled(result: str) -> dict[str, str]:
+    """Each number of a tool's ``result`` by the words just before it (its label: "on_hand",
+    "首重(1kg)"), for labels said once and numbers of two digits or more."""
+    found: dict[str, str] = {}
+    seen: set[str] = set()
+    end = 0
+    for m in _AMOUNT.finditer(result):
+        label = _LABEL_TAIL.sub("", result[end:m.start()])[-24:].strip().lower()
+        end = m.end()
+        if label in seen:
+            found.pop(label, None)
+        elif label and len(m.group().replace(",", "").replace(".", "")) >= 2:
+            found[label] = m.group()
+        seen.add(label)
+    return found
+
+
+_LABEL_TAIL = re.compile(r"[\s:=：|$€£¥-]+$")
 _CAPS_CODE = re.compile(r"(?=[^ ]*\d)(?=[^ ]*[A-Z])[A-Z0-9][\w#-]{3,}")
 
 
