@@ -203,3 +203,13 @@ def test_a_look_up_made_again_puts_each_changed_number_right(
     out = folds(lang, [user(ask), *tool_turn("c1", "lookup", args, result), assistant(said)],
                 [user(again), *tool_turn("c2", "lookup", args, result_again), assistant(ok)])
     assert new in out and old not in out, out
+
+
+def test_a_chinese_change_said_then_its_value_in_the_next_clause_replaces_the_old_one() -> None:
+    # "护工费涨了" says the change, "一天320元" its value: one change, of the fee said before,
+    # and what the assistant said of the old fee goes with it.
+    out = folds("zh", [user("保姆费 一个月5500 不包住 这个价正常吗"),
+                       assistant("一线城市不包住的保姆，5500算中等偏下，挺正常。")],
+                [user("阿姨说明年要回老家 保姆费涨了 一个月6200 唉 先这样吧"),
+                 assistant("好的。")])
+    assert "6200" in out and "5500" not in out, out

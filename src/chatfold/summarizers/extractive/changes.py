@@ -63,6 +63,10 @@ _ZH_CHANGED = (
     # "公司改弹性了", "改线上了" (not "改不了")
     "|改(?![不没好完过])[\u4e00-\u9fff]{1,3}?了"
     "|涨薪|加薪|降薪|涨工资|涨房租|转网到|转网了"
+    # "能报80% 比之前说的高不少": a value said against what was said before
+    "|比(?:之前|原来|上次|以前|刚才)(?:说的|报的|讲的|定的)?(?:高|低|多|少|贵|便宜|快|慢|长|短|早|晚)"
+    # "护工费涨了 一天320元" (with a value said after it: "又涨价了好烦" changes nothing)
+    "|(?:[涨降](?:价)?了|提价|降价|上涨|下跌)(?=[^。！？]*?[\\d零一二两三四五六七八九十])"
     "|更新|调整为|调到|增加到|减少到|降到|涨到|升到|换了新|换了个|加到|减到|调整到"
     # "周报改发到「运营周报」群", "push-svc先扩到8个副本", "缩容到2台", "下调至3.1%", "延至周五"
     "|改[发寄送交转投挂放存]到|(?:扩|缩)容?(?:到|成)|(?:调|改|增|减|降|涨|升|延|扩|缩|提高|降低|增加|减少|推迟|延长|扩容|缩容)至"
@@ -545,6 +549,7 @@ _CHANGE_KEYS = (
     "settled", "settling", "final", "reissu", "re-issu", "hike", "confirmed", "谈", "最后", "最终",
     "nowadays", "currently", "start", "since", " up to", "book", "put ", "scale", "resize",
     "cross", "hit ", "reach", "passed", "topped", "revis", "negotiat", "upgrad", "downgrad",
+    "比之前", "比原来", "比上次", "比以前", "比刚才",
     "给到", "只剩", "should", "m at ", "re at ", "gone up", "gone down",
     "改", "换", "变", "搬", "跳槽", "推迟", "提前", "延", "不再", "以后", "之后", "升",
     "更新", "调", "增加", "减少", "现在", "新", "到", "开始", "起", "晚", "早", "最近", "如今",
@@ -1719,9 +1724,19 @@ _NEGATED_VALUE = re.compile(r"(?i:\bnot [A-Z0-9][\w-]*(?:[:.,/]\d[\w-]*)*"
 def _change_clause(body: str) -> str | None:
     """The one clause of ``body`` that says a change and gives a value, else None."""
     split = _ZH_CLAUSE_MARK.split if _is_tool_line(body) else _ZH_CLAUSE.split
-    return _the_one_clause(split(body), lambda c: bool(
-        _DIGITS.search(c) or _DIGITS.search(_arabic(c)) or _ZH_QUOTED.search(c)
-        or _when(_values(c)[0])))  # "推迟到下周一上午十点", "改发到「运营周报」群"
+    def valued(c: str) -> bool:  # "推迟到下周一上午十点", "改发到「运营周报」群"
+        return bool(_DIGITS.search(c) or _DIGITS.search(_arabic(c)) or _ZH_QUOTED.search(c)
+                    or _when(_values(c)[0]))
+
+    clauses = split(body)
+    found = _the_one_clause(clauses, valued)
+    if found is None:
+        # "…人难找，护工费涨了，一天320元，唉": the change said, then its one value.
+        given = [k for k, c in enumerate(clauses) if valued(c)]
+        if len(given) == 1 and given[0] > 0 and _CHANGE.search(
+                joined := f"{clauses[given[0] - 1]}，{clauses[given[0]]}"):
+            found = joined
+    return found
 
 
 def _the_one_clause(clauses: list[str], valued: Callable[[str], bool]) -> str | None:
