@@ -2468,11 +2468,15 @@ def test_a_request_said_in_passing_is_an_open_task(lang: str, said: str, key: st
     ("And never a layover under an hour, I've been burned on that twice.", True),
     ("孩子对芒果过敏。", True),
     ("我们家房贷每个月还 6800。", True),
+    # What is refused, then why.
+    ("Nothing with cashews please, I'm allergic, but other nuts are fine.", True),
+    ("no shellfish in mine - I am allergic", True),
     # A noun read as a verb, or a verdict, is no attribute.
     ("Here's our latest work from last weekend.", False),
     ("I'm trying to make my plan work, even though it's been tough.", False),
     ("Showing off our true selves is the best thing ever.", False),
     ("Allergies can be tough.", False),
+    ("I skipped dessert since I'm allergic.", False),
     ("Only a few more days until the trip.", False),
 ])
 def test_what_stays_true_is_standing_and_chatter_is_not(said: str, standing: bool) -> None:

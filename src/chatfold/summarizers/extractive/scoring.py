@@ -660,7 +660,10 @@ _PATTERNS: list[tuple[int, re.Pattern[str], bool, _Check | None, str | tuple[str
         r"|celiac|diabetic|diabetes|asthma|asthmatic|epilep|pregnant|allergic(?= to\b)|allergies"
         r"|vegetarian|vegan|pescatarian|colou?r-?blind|deaf|hard of hearing|type [12]"
         # a blood type: "I'm O-negative", "I'm AB+"
-        r"|(?:ab|a|b|o)(?:[ -](?:negative|positive|neg|pos)\b|[+-](?![\w-])))"),
+        r"|(?:ab|a|b|o)(?:[ -](?:negative|positive|neg|pos)\b|[+-](?![\w-])))"
+        # What is refused, then why: "Nothing with cashews please, I'm allergic".
+        r"|\b(?:no|nothing with|without|hold the|skip the)\s+[a-z][\w -]{0,30}?(?:,|;|\s[-–—])\s*"
+        r"(?:please[,;]?\s*)?(?:i'm|i am)\s+(?:very\s+|super\s+|deathly\s+)?allergic\b"),
      True, None, ("lactose", "gluten", "celiac", "diabet", "asthma", "epilep", "pregnan",
                   "allerg", "vegetarian", "vegan", "pescatarian", "blind", "deaf", "type ",
                   "negative", "positive", " neg", " pos")),
