@@ -29,3 +29,34 @@ def test_a_carried_choice_named_by_the_assistants_answer_is_the_users_decision(
     out = folds(lang, [user(ask), assistant(listing)], [user(pick), assistant(named)])
     assert chosen in out, out
     assert other not in out, out  # the choice is made: the other options go
+
+
+@pytest.mark.parametrize(("lang", "ask", "listing", "pick", "chosen", "other"), [
+    # Two named in the listing's own sentence; the one told by what it has.
+    ("en", "We're away over the holidays and need a kennel for Rufus. Any you'd suggest?",
+     "Two good ones nearby: Paws Inn at $40 a night with a big yard, and Cedar Kennels at $52 "
+     "a night with a live webcam. Both want vaccine records.",
+     "Let's do the one with the webcam, we'll want to check on him.",
+     "User chose: Cedar Kennels", "Paws Inn"),
+    # The reasons first, then the one they leave.
+    ("en", "Got three quotes for the gutters. Which is the best deal?",
+     "From your quotes: 1. Apex Gutters, $1,900; 2. Rainline, $2,300 with a 10-year warranty; "
+     "3. Bob's Roofing, $1,500 but cash only.",
+     "We never have cash on us, so the one with the warranty.",
+     "User chose: Rainline", "Apex"),
+    # Pointed at, named by the rest of the reply.
+    ("en", "My cat needs her shots, which vets have openings this week?",
+     "Two openings: Dr. Moss on Monday at 9:10 AM, or Dr. Reyes on Wednesday at 4:30 PM.",
+     "Wednesday afternoon suits my shifts better, book that one.",
+     "User chose: Dr. Reyes", "Dr. Moss"),
+    # "就第二个吧" on a choice carried from the fold before.
+    ("zh", "卫生间想换个花洒，500以内有啥推荐？",
+     "可以看三个：1. 九牧，出水稳，做工扎实；2. 恒洁，带数显，恒温；3. 箭牌，便宜，做工一般。",
+     "就第二个吧，数显挺方便。", "用户选择：恒洁", "箭牌"),
+])
+def test_a_pick_told_by_what_the_option_has_or_by_place_is_the_users_decision(
+        lang: str, ask: str, listing: str, pick: str, chosen: str, other: str) -> None:
+    reply = "OK." if lang == "en" else "好的。"
+    out = folds(lang, [user(ask), assistant(listing)], [user(pick), assistant(reply)])
+    assert chosen in out, out
+    assert other not in out, out

@@ -1479,6 +1479,10 @@ def listed_options(asked: list[str]) -> list[str]:
     if len(asked) >= 2 and (_LIST_INTRO.search(asked[0]) or _INTRO_THEN_MARK.search(asked[0])):
         intro = _LIST_INTRO.search(asked[0]) or _INTRO_THEN_MARK.search(asked[0])
         first = asked[0][intro.end():]  # type: ignore[union-attr]
+        if len(two := _TWO_NAMED.split(first.strip(" .。"))) == 2:
+            # "Two places near you: Happy Tails at $48 a night, and Barkwood Lodge at $55 with
+            # a webcam. Both need…": the two are in the introduction's own sentence.
+            return two
         options = [first, *asked[1:]]
         options = [_LEAD_OR.sub("", o).strip(" ;；，,。.?？") for o in options]
         return [o for o in options if o]
@@ -1503,6 +1507,8 @@ def listed_options(asked: list[str]) -> list[str]:
     return []
 
 
+# Two named options in one sentence: "Happy Tails at $48 a night, and Barkwood Lodge at $55".
+_TWO_NAMED = re.compile(r",\s+(?:and|or)\s+(?=[A-Z])")
 # A listing's introduction ending in its first mark, split from the items by the sentence
 # splitter: "给你三个选择：1.".
 _INTRO_THEN_MARK = re.compile(r"[:：]\s*(?:[1-9][.)）、]|\(1\)|（1）)\s*$")
@@ -1586,6 +1592,18 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
         # "supabase and neon feel like overkill tbh, sqlite it is": what it is comes last,
         # after what was ruled out.
         reply = last.group(1)
+    if latin and _DESC_CUE.search(reply) is None:
+        # "We can only move on a Saturday, so the one with insurance and weekends": the reasons
+        # first, then the one they leave.
+        parts = [x for c in _FIRST_CLAUSE.findall(reply) for x in _CLAUSE_LINK.split(c)]
+        if len(pointed := [x for x in parts[1:] if _THE_ONE_WITH.search(x)]) == 1:
+            reply = pointed[0].strip()
+    if latin and 2 <= len(options) <= 6 and _THAT_ONE.search(reply) \
+            and not _DENIES.search(reply) and (option := _named_most(
+                options, _THAT_ONE.sub(" ", reply))) is not None:
+        # "Thursday morning works better with my schedule, book that one": it points at the
+        # one its other words name.
+        return _as_pick(option, reply)
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         clauses = _FIRST_CLAUSE.findall(reply)
         # The clause that picks, wherever it is: "他坐不住，我想让他静下心来，就下棋那个吧".
@@ -1743,10 +1761,21 @@ _LAST_IT_IS = re.compile(r"(?i)(?:^|[,;]|\bso\b)\s*(?![^,;]*\b(?:what|which|how|
                          r"|why|when|not|isn't)\b)((?:then\s+)?[^,;]+?\bit is)[.!]*$")
 _CLAUSE_LINK = re.compile(r"\s+(?:and|but|so|because|since|then)\s+")
 _UNDECIDED = re.compile(r"(?i:\b(?:both|either|neither|or|can'?t decide|not sure|undecided)\b)")
+# A pick pointed at, named by the rest of what is said: "Thursday suits me, book that one".
+_THAT_ONE = re.compile(r"(?i:\b(?:book|take|grab|reserve|go with|let'?s do) (?:that|this) one\b"
+                       r"|\b(?:that|this) one (?:works|please|sounds good|it is)\b)")
+_DENIES = re.compile(r"(?i:\b(?:not|no|never|neither|nor|other|cannot)\b|n't\b)")
+# An option told by what it has: "the one with the webcam", "the place that does delivery";
+# anywhere in a sentence, or opening it.
+_TOLD = r"the (?:one|place|option|plan|hotel|flight) (?:with|that|where|which)\s"
+_TOLD_BY = re.compile(rf"(?i:\b{_TOLD})")
+_THE_ONE_WITH = re.compile(
+    rf"(?i:^\s*(?:(?:ok(?:ay)?|so|then|and)[,\s]+)*(?:let'?s do |go with |take |book )?{_TOLD})")
 # What takes an option described: "so the dim sum place", "Tuesday it is", "就那家吧", and an
 # option's own word said alone ("the tile. dog + 2 kids…": the sentence is nothing else).
 _DESC_CUE = re.compile(
-    r"(?i:^(?:ok(?:ay)?,?\s+|then\s+|and\s+|so,?\s+)?the\s+[\w\s'-]{1,30}?\b(?:one|place|option"
+    rf"{_THE_ONE_WITH.pattern}"
+    r"|(?i:^(?:ok(?:ay)?,?\s+|then\s+|and\s+|so,?\s+)?the\s+[\w\s'-]{1,30}?\b(?:one|place|option"
     r"|slot|hotel|flight|plan|room|time)(?:,?\s+(?:please|then|for me|thanks|thank you))?[.!]*$"
     r"|^(?:ok(?:ay)?,?\s+|then\s+|so,?\s+)?the\s+[\w'-]+(?:\s+[\w'-]+)?[.!]*$"
     r"|\bit is[.!]*$|\b(?:let'?s|go with"
@@ -1840,8 +1869,10 @@ def anaphoric_pick(options: list[str], before: str, sentence: str) -> str | None
 # The user asking for options to choose from: "ideas?", "What would you pick?", "any
 # recommendations", "推荐一下", "哪家好", "有什么建议".
 _ASKS_OPTIONS = re.compile(
-    r"(?i:\b(?:ideas|suggestions?|recommend(?:ations?)?|options|alternatives|which (?:one|is"
-    r" better)|what (?:would|should|do) (?:you|i) (?:pick|choose|get|recommend|suggest)"
+    r"(?i:\b(?:ideas|suggestions?|(?:you(?:'d| would)?|can you|could you) suggest"
+    r"|recommend(?:ations?)?|options|alternatives|which (?:one|is better|is the (?:best|better"
+    r"|cheapest))|know any|(?:what|which|any) (?:\w+ ){0,2}(?:openings|slots|times|dates)"
+    r"|what (?:would|should|do) (?:you|i) (?:pick|choose|get|recommend|suggest)"
     r"|any (?:good )?(?:places|spots|ones|picks)|shortlist|find me|look(?:ing)? for"
     r"|search for)\b)"
     r"|推荐|哪(?:个|家|款|种|班|所|位|些)|选哪|(?:比较|对比)一?下|给我几个|怎么选"
@@ -1864,6 +1895,8 @@ _CHOSE_LATER = re.compile(
     r"|选了|选定|决定|定了|就(?:订|买|要|去|选|用|报|上)|订了|买了|报了|投票|还是(?:选|订|买|用)?(?=[^，。！？]{0,12}吧)"
     # "选第二个吧", "就离地铁近的那家吧"
     r"|选(?=第|这|那|最)|就(?=[^，。！？]{1,12}?那(?:家|个|款|种|套|趟|班|所)吧)"
+    # "就第二个吧", "就东鹏吧", "选东鹏吧": what it names must be one of the options.
+    r"|(?:就|选)(?=[^，。！？吧]{1,12}吧)"
 
 )
 # Still choosing: "haven't decided", "都行", "还没想好".
@@ -1934,6 +1967,16 @@ def later_pick(options: list[str], sentence: str) -> str | None:
             and (last := _LAST_IT_IS.search(sentence)) is not None:
         # "supabase and neon feel like overkill tbh, sqlite it is"
         option = _named_most(options, last.group(1))
+        return None if option is None else _short_option(option)
+    if 2 <= len(options) <= 6 and is_latin(sentence) and not sentence.rstrip().endswith("?") \
+            and (((told := _TOLD_BY.search(sentence)) is not None
+                  and not _DENIES.search(sentence, told.start()))
+                 or (_THAT_ONE.search(sentence) and not _DENIES.search(sentence))):
+        # "We never have cash on us, so the one with the warranty"; "Wednesday afternoon suits
+        # me better, book that one": by what it has, or pointed at and named by the rest (not
+        # by the pointing: "go" in "Let's go with that one" names no "pay as you go" plan).
+        option = _named_most(options, sentence[told.start():] if told
+                             else _THAT_ONE.sub(" ", sentence))
         return None if option is None else _short_option(option)
     cue = _CHOSE_LATER.search(sentence)
     if not 2 <= len(options) <= 6 or sentence.rstrip().endswith(("?", "？")) \
