@@ -1598,11 +1598,7 @@ def described_pick(options: list[str], reply: str) -> tuple[str, str, bool] | No
         parts = [x for c in _FIRST_CLAUSE.findall(reply) for x in _CLAUSE_LINK.split(c)]
         if len(pointed := [x for x in parts[1:] if _THE_ONE_WITH.search(x)]) == 1:
             reply = pointed[0].strip()
-    if latin and 2 <= len(options) <= 6 and _THAT_ONE.search(reply) \
-            and not _DENIES.search(reply) and (option := _named_most(
-                options, _THAT_ONE.sub(" ", reply))) is not None:
-        # "Thursday morning works better with my schedule, book that one": it points at the
-        # one its other words name.
+    if latin and (option := _pointed_and_named(options, reply)) is not None:
         return _as_pick(option, reply)
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
         clauses = _FIRST_CLAUSE.findall(reply)
@@ -1761,6 +1757,22 @@ _LAST_IT_IS = re.compile(r"(?i)(?:^|[,;]|\bso\b)\s*(?![^,;]*\b(?:what|which|how|
                          r"|why|when|not|isn't)\b)((?:then\s+)?[^,;]+?\bit is)[.!]*$")
 _CLAUSE_LINK = re.compile(r"\s+(?:and|but|so|because|since|then)\s+")
 _UNDECIDED = re.compile(r"(?i:\b(?:both|either|neither|or|can'?t decide|not sure|undecided)\b)")
+
+
+def _pointed_and_named(options: list[str], text: str) -> str | None:
+    """The one of ``options`` that ``text`` points at and its other words name ("Thursday
+    morning works better with my schedule, book that one"), else None; not by the pointing
+    ("go" in "Let's go with that one" names no "pay as you go" plan), nor when it denies."""
+    if not 2 <= len(options) <= 6 or not _pointing(text):
+        return None
+    return _named_most(options, _THAT_ONE.sub(" ", text))
+
+
+def _pointing(text: str) -> bool:
+    """Whether ``text`` points at one option ("book that one") and denies nothing."""
+    return _THAT_ONE.search(text) is not None and _DENIES.search(text) is None
+
+
 # A pick pointed at, named by the rest of what is said: "Thursday suits me, book that one".
 _THAT_ONE = re.compile(r"(?i:\b(?:book|take|grab|reserve|go with|let'?s do) (?:that|this) one\b"
                        r"|\b(?:that|this) one (?:works|please|sounds good|it is)\b)")
@@ -1968,16 +1980,15 @@ def later_pick(options: list[str], sentence: str) -> str | None:
         # "supabase and neon feel like overkill tbh, sqlite it is"
         option = _named_most(options, last.group(1))
         return None if option is None else _short_option(option)
-    if 2 <= len(options) <= 6 and is_latin(sentence) and not sentence.rstrip().endswith("?") \
-            and (((told := _TOLD_BY.search(sentence)) is not None
-                  and not _DENIES.search(sentence, told.start()))
-                 or (_THAT_ONE.search(sentence) and not _DENIES.search(sentence))):
-        # "We never have cash on us, so the one with the warranty"; "Wednesday afternoon suits
-        # me better, book that one": by what it has, or pointed at and named by the rest (not
-        # by the pointing: "go" in "Let's go with that one" names no "pay as you go" plan).
-        option = _named_most(options, sentence[told.start():] if told
-                             else _THAT_ONE.sub(" ", sentence))
-        return None if option is None else _short_option(option)
+    if 2 <= len(options) <= 6 and is_latin(sentence) and not sentence.rstrip().endswith("?"):
+        told = _TOLD_BY.search(sentence)
+        if told is not None and not _DENIES.search(sentence, told.start()):
+            # "We never have cash on us, so the one with the warranty": by what it has.
+            option = _named_most(options, sentence[told.start():])
+            return None if option is None else _short_option(option)
+        if _pointing(sentence):
+            option = _pointed_and_named(options, sentence)
+            return None if option is None else _short_option(option)
     cue = _CHOSE_LATER.search(sentence)
     if not 2 <= len(options) <= 6 or sentence.rstrip().endswith(("?", "？")) \
             or cue is None or _UNDECIDED_LATER.search(sentence):
