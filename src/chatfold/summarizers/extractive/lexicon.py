@@ -384,4 +384,4 @@ _CJK = re.compile(r"[\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-
 def is_latin(text: str) -> bool:
     """Whether ``text`` is written without Chinese (or other CJK) script: English with "£",
     "—", "Tomás" in it is still English."""
-    return _CJK.search(text) is None
+    return text.isascii() or _CJK.search(text) is None  # (most English is ASCII: no search)
