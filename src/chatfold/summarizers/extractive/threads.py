@@ -904,7 +904,9 @@ _ZH_DONE_VERB = re.compile(
     r"(?P<v>[订买发写办弄做查改约寄交付])(?:好了|完了|完成)|(?P<f>[查找搜])到"
     r"|已经?(?:[为帮给替](?:您|你))?(?:预|提|寄|支|购|下)?(?P<w>[订买发寄交付])"
 )
-_REMIND = re.compile(rf"(?i:\b(?:remind|ping|nudge|notify|nag)"
+# The verbs of a reminder, the assistant's ("I'll ping you Friday") and asked for ("nag me").
+_REMIND_VERBS = "remind|ping|nudge|notify|nag"
+_REMIND = re.compile(rf"(?i:\b(?:{_REMIND_VERBS})"
                      rf"|\bon (?:my|the|our) (?:to-?do )?list\b|\b{ON_LIST_ASK_EN})|提醒|待办|记上")
 
 
@@ -948,7 +950,7 @@ def asks_reminder(request: str) -> bool:
     return _REMIND_ME.search(request) is not None
 
 
-_REMIND_ME = re.compile(r"(?i:\b(?:remind|ping|nudge|notify|nag|bug) me\b|\bdon't let me forget\b"
+_REMIND_ME = re.compile(rf"(?i:\b(?:{_REMIND_VERBS}|bug) me\b|\bdon't let me forget\b"
                         rf"|\b{ON_LIST_ASK_EN}|\b{ON_LIST_HEAD_EN})"
                         rf"|提醒我|别让我忘|{ON_LIST_ZH}|记上")
 # A reminder set or promised, not "it reminds me of home" or "those reminders" in passing.
