@@ -213,3 +213,28 @@ def test_a_chinese_change_said_then_its_value_in_the_next_clause_replaces_the_ol
                 [user("阿姨说明年要回老家 保姆费涨了 一个月6200 唉 先这样吧"),
                  assistant("好的。")])
     assert "6200" in out and "5500" not in out, out
+
+
+@pytest.mark.parametrize(("first", "reply", "then", "answer", "new", "old", "kept"), [
+    # "load in" and "load-in" are one label, though the change names the day by what else
+    # happens in it.
+    ("milwaukee show: load in 5:30, doors 7, we go on 9:15", "Eat before the 5:30 load in.",
+     "venue has a private event earlier so load-in is 4:15 now, gotta leave by 2",
+     "Right, with a 4:15 load-in leave early.", "load in 4:15", "5:30", "9:15"),
+    # The change says only "she's on 31 now"; the reply to it says what 31 is.
+    ("Mia starts the school bus on Monday, bus 14 from the corner of Elm, pickup 7:05",
+     "Bus 14 at 7:05, got it.", "district redid the routes over the summer, she's on 31 now",
+     "Okay, bus 31 from the same corner then.", "bus 31", "bus 14", "7:05"),
+])
+def test_a_change_pairs_with_the_old_value_said_under_the_same_label(
+        first: str, reply: str, then: str, answer: str, new: str, old: str, kept: str) -> None:
+    out = folds("en", [user(first), assistant(reply)], [user(then), assistant(answer)])
+    assert new in out and old not in out and kept in out, out
+
+
+def test_a_value_under_another_label_is_not_changed_by_it() -> None:
+    # "pickup" is not "bus": the new route number leaves the pickup time alone, and a change
+    # whose reply names no label of an older value changes nothing.
+    out = folds("en", [user("Mia's bus is 14, pickup 7:05 at the corner"), assistant("Got it.")],
+                [user("they moved some things around, it's 7:20 now"), assistant("OK.")])
+    assert "14" in out and "7:20" in out, out

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 
 from .items import _is_tool_line, _Item
@@ -1099,12 +1099,14 @@ def _assistants(it: _Item) -> bool:
 
 def supersede_changes(
     items: list[_Item], settled_in: frozenset[int] = frozenset(),
-    shaped: dict[str, _Shape] | None = None,
+    shaped: dict[str, _Shape] | None = None, replies: Mapping[int, str] | None = None,
 ) -> list[_Item]:
     """Apply each statement of change to the latest older statement it changes (items oldest
     first); return the items, the emptied ones left out. ``settled_in``: the messages (by index)
     that say a value was settled (:func:`says_settled`); ``shaped``: shapes by statement, to
-    share with the passes after this one."""
+    share with the passes after this one; ``replies``: the assistant's messages by index, the
+    words it answered each statement with."""
+    replies = replies or {}
     shapes: list[_Shape | None] = [None] * len(items)
     by_body = shaped if shaped is not None else {}
 
@@ -1488,6 +1490,13 @@ def supersede_changes(
                 # "I switched to a Pixel 8" names nothing but what it switched to: it replaces
                 # what the speaker said they use, when only one such statement is left.
                 continue
+            # "…private event earlier, so load-in is 4:15 now" names its thing otherwise than
+            # "load in 5:30, doors 7" did: it changes the value said under the same label.
+            if not theirs and not anew and it.section != _TASKS \
+                    and (found := _changed_by_label(items, n, emptied, new, shape,
+                                                    replies)) is not None:
+                changed_by_user.append(found)
+                continue
             if not new.topic and _DECIDED_AGAIN.search(it.body):
                 # "Actually, let's use MySQL instead", "还是改用Vue吧": a decision taken back
                 # names nothing but its new value; it replaces the speaker's one decision.
@@ -1506,6 +1515,107 @@ def supersede_changes(
                     and (held := values & (replaced | fresh)) and all(map(_marked, held)):
                 emptied.add(id(items[k]))
     return [it for it in items if id(it) not in emptied] if emptied else items
+
+
+def _changed_by_label(items: list[_Item], n: int, emptied: set[int], new: _Shape,
+                      shape: Callable[[int], _Shape], replies: Mapping[int, str]
+                      ) -> tuple[int, frozenset[str], frozenset[str]] | None:
+    """Write the one new value of the change ``items[n]`` into the latest older statement of
+    the speaker that gives a value of its kind under the same label, the words right beside
+    it ("load in 5:30" … "load-in is 4:15 now"; "bus 27" … "she's on 112 now" "Okay, bus 112
+    from the same stop"), the reply to either counting as its words; return what changed, as
+    ``changed_by_user`` holds it, or None when no statement, or more than one value, pairs."""
+    it = items[n]
+    if "→" in it.body:
+        return None  # (a question and its answer: the answer's words are the assistant's)
+    answer = replies.get(it.msg + 1, "") if it.msg >= 0 else ""
+    # (Not a name of several words, one value only as a whole: "Tomasz Wierzbicki"; nor a
+    # lone Chinese numeral, a count or a word's part: "玩了一天".)
+    runs = " ".join(m.group().lower() for m in _CAPITALISED_RUN.finditer(it.body))
+    fresh = [(v, labels) for v in new.values - _years(new.values)
+             if not _lone_numeral(v)
+             and not (_value_kind(v) == "word" and re.search(rf"\b{re.escape(v)}\b", runs))
+             and (labels := _labels(v, (it.body, answer)))]
+    # What the change itself names (its clause of change, else all it says) the older statement
+    # names too, or is the label: "Now the meeting is in room 310" is no change of "Room 204 is
+    # my office"; "…she's on 112 now" names nothing.
+    # (Chinese names its thing in many character pairs, most of them not the older one's.)
+    latin = is_latin(it.body)
+    clause = _change_clause_en(it.body) if latin else None
+    named = (new.topic if clause is None else _Shape(clause).topic) if latin else frozenset()
+    tag = _speaker_tag(it)
+    for k in range(n - 1, -1, -1) if fresh else ():
+        old = items[k]
+        if id(old) in emptied or _speaker_tag(old) != tag or _assistants(old) \
+                or old.section == _TASKS or _is_tool_line(old.body):
+            continue
+        was, said = shape(k), (old.body, replies.get(old.msg + 1, "") if old.msg >= 0 else "")
+        if (was.persons and new.persons and not was.persons & new.persons) \
+                or (was.persons and not new.persons and new.own and not new.pronoun) \
+                or (new.persons and not was.persons and was.own):
+            continue  # (whose it is: "My sister lives in Boston" … "Now I live in Chicago")
+        pairs = [(v, value) for value, labels in fresh if value not in was.values
+                 and 3 * sum(not any(p in labels or _in(p, was.topic) for p in w.split("-") if p)
+                             for w in named) <= len(named)
+                 for v in was.values - new.values
+                 if _value_kind(v) == _value_kind(value) and _labels(v, said) & labels]
+        if not pairs:
+            continue
+        if len(pairs) > 1:
+            # (of two numbers under one label, the one near the old: "砍了5000 卖家答应9.3万")
+            pairs = [p for p in pairs if _value_kind(p[0]) != "number" or _near_amount(*p)]
+        # (Units, when both give one, must agree: "30 mins" is no "45 kg".)
+        if len(pairs) != 1 or (was.units and new.units and not was.units & new.units) \
+                or _put_value(old, frozenset(pairs[0][:1]), frozenset(pairs[0][1:]),
+                              it.body, (was.units, new.units)) is None:
+            return None
+        # (Each keeps its own score: a change found by its label is no revision asked for
+        # again, and weighing it up cost other kinds their room; measured.)
+        it.replaces = True
+        return n, frozenset(pairs[0][:1]), frozenset(pairs[0][1:])
+    return None
+
+
+def _years(values: frozenset[str]) -> frozenset[str]:
+    """The years among ``values`` ("2025"): a when, no label's value."""
+    return frozenset(v for v in values if _YEAR.fullmatch(v))
+
+
+def _labels(value: str, texts: Sequence[str]) -> frozenset[str]:
+    """The words said right beside ``value`` (two a side, within its clause) wherever one of
+    ``texts`` writes it: what the value is of. Words that measure anything ("a month", "per
+    hour") are no label."""
+    out: set[str] = set()
+    for text in texts:
+        latin = is_latin(text)
+        body = _in_digits(text) if latin else _arabic(text)
+        m = _written(value, body)
+        if m is None:
+            continue
+        if latin:
+            left = _LABEL_BREAK.split(body[max(0, m.start() - 40):m.start()])[-1]
+            right = _LABEL_BREAK.split(body[m.end():m.end() + 40])[0]
+            words = _LABEL_WORD.findall(left)[-2:] + _LABEL_WORD.findall(right)[:2]
+            out |= content_tokens(" ".join(words).replace("-", " "))
+        else:
+            left = _ZH_CLAUSE_BREAK.split(body[max(0, m.start() - 6):m.start()])[-1]
+            right = _ZH_CLAUSE_BREAK.split(body[m.end():m.end() + 3])[0]
+            out |= {w for w in content_tokens(left) | content_tokens(right)
+                    if not _NOT_LABEL_ZH.intersection(w)}
+    return frozenset(out) - _NOT_LABEL - _CUE_TOKENS
+
+
+# (Chinese pairs with who or where-to in them, "们去", "我这", no label of a thing.)
+_NOT_LABEL_ZH = frozenset("我你他她它们这那去来")
+_LABEL_BREAK = re.compile(r"[.!?;:,()\n]\s|[;!?()\n]")
+_LABEL_WORD = re.compile(r"[A-Za-z][\w'-]*")
+_NOT_LABEL = content_tokens(
+    "month monthly week weekly hour hourly minute year yearly time times price cost total "
+    "amount number each every about around still just really actually maybe probably think "
+    "thing things today tomorrow tonight morning evening night okay sure great "
+    "每月 每个月 一个月 个月 每天 一天 每晚 一晚 每周 一周 每年 一年 每次 一次 "
+    "小时 分钟 左右 大概 现在 目前 已经 差不多"
+)
 
 
 # A value put right as it is said: "oops no, it's KLM 4892", "wait no sorry, I transposed it,

@@ -675,7 +675,9 @@ class ExtractiveSummarizer(BaseSummarizer):
         if reported:
             supersede_tool_pairs(merged, reported)
         shaped: dict[str, _ChangeShape] = {}  # (what the update passes compare, made once)
-        kept = restated_values(supersede_changes(merged, settled, shaped), shaped)
+        answers = {i: content_text(m.get("content")) for i, m in enumerate(request.messages)
+                   if m.get("role") == "assistant"}
+        kept = restated_values(supersede_changes(merged, settled, shaped, answers), shaped)
         reported_values(kept)
         hand_overs(kept)
         kept = end_states(replace_instructions(kept))
