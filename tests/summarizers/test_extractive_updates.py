@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 from _folds import assistant, folds, tool_turn, user
 
+from chatfold import SummaryRequest
+from chatfold.summarizers.extractive import ExtractiveSummarizer
 from chatfold.summarizers.extractive.changes import _arabic
 
 
@@ -238,3 +240,18 @@ def test_a_value_under_another_label_is_not_changed_by_it() -> None:
     out = folds("en", [user("Mia's bus is 14, pickup 7:05 at the corner"), assistant("Got it.")],
                 [user("they moved some things around, it's 7:20 now"), assistant("OK.")])
     assert "14" in out and "7:20" in out, out
+
+
+def test_a_change_of_nothing_still_held_outranks_chatter() -> None:
+    # The old rehearsal day was folded away long ago: the change is what holds now, and it is
+    # what a tight fold keeps (it lost to the hike).
+    said = [user("We went hiking at Bear Lake on Saturday with my cousin Anna, the view was "
+                 "great."),
+            assistant("Sounds lovely."),
+            user("The choir moved rehearsals to Thursdays at 7:30 now, the church needs the hall "
+                 "on Wednesdays."),
+            assistant("Okay."),
+            user("I finished reading The Overstory last week, 500 pages, it took me a month."),
+            assistant("Nice.")]
+    out = ExtractiveSummarizer().summarize(SummaryRequest("", tuple(said), "en", 40))
+    assert "Thursdays at 7:30" in out, out
