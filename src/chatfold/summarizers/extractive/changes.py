@@ -1492,7 +1492,10 @@ def supersede_changes(
                 continue
             # "…private event earlier, so load-in is 4:15 now" names its thing otherwise than
             # "load in 5:30, doors 7" did: it changes the value said under the same label.
+            # (In Chinese only after a plain word of change: a label there is a pair of
+            # characters, and weaker words paired what a person would not; measured.)
             if not theirs and not anew and it.section != _TASKS \
+                    and (says == 2 or is_latin(it.body)) \
                     and (found := _changed_by_label(items, n, emptied, new, shape,
                                                     replies)) is not None:
                 changed_by_user.append(found)
