@@ -1178,7 +1178,7 @@ def supersede_changes(
         says = says or int(restated)
         if not (says or settled) or (_is_question(it.body) and not _ASKS_TO_DO.match(it.body)
                                      and _change_clause_en(it.body) is None
-                                     and (is_latin(it.body) or _change_clause(it.body) is None)):
+                                     and (ascii_ or _change_clause(it.body) is None)):
             # "Can you change the booking to 6 people?" asks for the change: it stays. ("…turns
             # out I'm on the Flex 40 plan, so maybe it includes Canada?" says it, then asks.)
             continue
@@ -1198,7 +1198,7 @@ def supersede_changes(
             continue
         whole: _Shape | None = None
         clause: str | None = None  # the one clause that says the change, if it has values
-        if new.values and is_latin(it.body):
+        if new.values and ascii_:
             # "from the April lease the rent goes up to €965, which is annoying but…", "the PT
             # clinic called, they changed it to 4:05": the clause that changes, of what the
             # whole sentence names.
@@ -1220,7 +1220,7 @@ def supersede_changes(
             # Whose it is, the sentence says: "医生说孩子体重长了，剂量调成每次6毫升". (A clause
             # naming nothing, "给改到11月20号了", changes what was said of anyone.)
             new.persons = whole.persons
-        if not theirs and not is_latin(it.body) and (
+        if not theirs and not ascii_ and (
                 (verb := _NOW_USING_ZH.search(it.body)) is not None
                 or _SWITCH.search(it.body)) and _replace_the_only(
                 items, n, emptied, _HABIT_OF[verb.group("v")] if verb else _HABIT,
@@ -1240,7 +1240,7 @@ def supersede_changes(
         rewritten: tuple[str, str] | None = None
         # "…说续签的话涨到七千三": a rise to a bare number changes the latest number of its size
         # the speaker gave without a unit ("房租每个月6800").
-        raised_to = _bare_rise(it.body) if not is_latin(it.body) else ""
+        raised_to = _bare_rise(it.body) if not ascii_ else ""
         tag = _speaker_tag(it)  # (an ask the assistant took on is the user's: "用户要求：…")
 
         # Besides the change itself: "Node 18 快 EOL 了，统一升到 20.11.1 吧，.nvmrc、engines…",
@@ -1324,7 +1324,7 @@ def supersede_changes(
                 # either statement says of it. (The whole sentence names it, the clause of
                 # change gives the new value: "…说30号排不开，改到下礼拜三了".)
                 pass
-            elif not theirs and is_latin(it.body) and (
+            elif not theirs and ascii_ and (
                     named := _renamed(it.body, old.body, new.values, was.values)) is not None \
                     and (rewritten := _put_value(old, *named, it.body)):
                 # "it's Project Cormorant now" after "…Project Halibut internally": one name
@@ -1495,7 +1495,7 @@ def supersede_changes(
             # (In Chinese only after a plain word of change: a label there is a pair of
             # characters, and weaker words paired what a person would not; measured.)
             if not theirs and not anew and it.section != _TASKS \
-                    and (says == 2 or is_latin(it.body)) \
+                    and (says == 2 or ascii_) \
                     and (found := _changed_by_label(items, n, emptied, new, shape,
                                                     replies)) is not None:
                 changed_by_user.append(found)
@@ -1506,7 +1506,7 @@ def supersede_changes(
                 _replace_the_only(items, n, emptied, _ANYTHING, new.persons, shape,
                                   with_values=True, section=_DECISIONS)
                 continue
-            if says == 2 and new.values and is_latin(it.body):
+            if says == 2 and new.values and ascii_:
                 # A value said plainly to have changed, of nothing still held ("the choir moved
                 # rehearsals to Thursdays at 7:30 now", the old day folded away or said in words
                 # no rule pairs): what holds now, worth a revision's weight twice over, as the
@@ -1556,6 +1556,7 @@ def _changed_by_label(items: list[_Item], n: int, emptied: set[int], new: _Shape
     clause = _change_clause_en(it.body) if latin else None
     named = (new.topic if clause is None else _Shape(clause).topic) if latin else frozenset()
     tag = _speaker_tag(it)
+    kinds = {_value_kind(value) for value, _ in fresh}
     for k in range(n - 1, -1, -1) if fresh else ():
         old = items[k]
         if id(old) in emptied or _speaker_tag(old) != tag or _assistants(old) \
@@ -1566,11 +1567,13 @@ def _changed_by_label(items: list[_Item], n: int, emptied: set[int], new: _Shape
                 or (was.persons and not new.persons and new.own and not new.pronoun) \
                 or (new.persons and not was.persons and was.own):
             continue  # (whose it is: "My sister lives in Boston" … "Now I live in Chicago")
+        # (each older value's label read once, of the kinds the change gives)
+        beside = {v: _labels(v, said) for v in was.values - new.values if _value_kind(v) in kinds}
         pairs = [(v, value) for value, labels in fresh if value not in was.values
                  and 3 * sum(not any(p in labels or _in(p, was.topic) for p in w.split("-") if p)
                              for w in named) <= len(named)
-                 for v in was.values - new.values
-                 if _value_kind(v) == _value_kind(value) and _labels(v, said) & labels]
+                 for v, its in beside.items() if _value_kind(v) == _value_kind(value)
+                 and its & labels]
         if not pairs:
             continue
         if len(pairs) > 1:
