@@ -255,3 +255,9 @@ def test_a_change_of_nothing_still_held_outranks_chatter() -> None:
             assistant("Nice.")]
     out = ExtractiveSummarizer().summarize(SummaryRequest("", tuple(said), "en", 40))
     assert "Thursdays at 7:30" in out, out
+
+
+def test_a_bare_zero_beside_an_amount_raised_is_no_crash() -> None:
+    # "000" is a bare number too: comparing the new amount with it divided by zero.
+    out = two_folds("zh", "门禁密码是000，物业说房租是4800一个月。", "房租涨到5300了，下个月开始。")
+    assert "5300" in out, out

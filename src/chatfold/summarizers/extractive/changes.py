@@ -1949,7 +1949,8 @@ def _bare_amount(old: str, to: str) -> str:
         for m in _BARE_NUMBER.finditer(part):
             if _MEASURED.match(part, m.end()) is not None:
                 continue  # "90平", "35公斤": a number with its unit measures something named
-            if m.group() != to and 0.5 <= float(to) / float(m.group()) <= 2:
+            said = float(m.group())  # "000" is a number too, and nothing is twice it
+            if m.group() != to and said > 0 and 0.5 <= float(to) / said <= 2:
                 found.add(m.group())
     return found.pop() if len(found) == 1 else ""
 
