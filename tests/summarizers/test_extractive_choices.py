@@ -60,3 +60,40 @@ def test_a_pick_told_by_what_the_option_has_or_by_place_is_the_users_decision(
     out = folds(lang, [user(ask), assistant(listing)], [user(pick), assistant(reply)])
     assert chosen in out, out
     assert other not in out, out
+
+
+@pytest.mark.parametrize(("lang", "pick", "named", "chosen"), [
+    # The listing gone with an earlier fold: the pick points, the answer names it.
+    ("en", "Skip the two with the long waits. Book the remaining place for Friday.",
+     "Harbor Grill it is. I'll ask for a table by the window.", "User chose: Harbor Grill"),
+    ("en", "ok the cheaper of the two, the kid will wreck it anyway",
+     "Sounds good, Fjallraven Kanken it is, in the 16L size.", "User chose: Fjallraven Kanken"),
+    ("zh", "就最便宜那家吧 反正都差不多", "好，就定顺丰同城，下午两点上门取件。",
+     "用户选择：顺丰同城"),
+])
+def test_a_pick_the_assistant_names_is_the_users_decision_without_its_listing(
+        lang: str, pick: str, named: str, chosen: str) -> None:
+    out = folds(lang, [user(pick), assistant(named)])
+    assert chosen in out, out
+
+
+def test_a_pick_named_by_a_bare_then_names_an_option_said_before() -> None:
+    out = folds("en", [user("Porto or Valencia for the spring marathon? I hear Valencia is "
+                            "flatter."), assistant("Both are fast courses with good weather."),
+                       user("the flat one, I want a PR"),
+                       assistant("Valencia then. Start the 16-week plan in mid-November.")])
+    assert "User chose: Valencia" in out, out
+
+
+@pytest.mark.parametrize(("lang", "said", "answer"), [
+    ("en", "look at the puppy my neighbour got", "Look how cute it is!"),
+    ("en", "the dentist moved me to the 18th", "The 18th it is, then."),
+    ("en", "big exam tomorrow morning", "Good luck then!"),
+    ("en", "I'll think about the rental for a while", "Noted. Ask me again whenever."),
+    ("zh", "老人那张床还没买，我也搞不懂", "选带护栏和床垫的，摇把平时收起来，别绊倒人。"),
+    ("zh", "明天提醒我交电费吧", "好，就明天上午提醒你。"),
+    ("zh", "那我先去忙了", "好，那就辛苦你了。"),
+])
+def test_an_answer_that_names_no_pick_is_no_decision(lang: str, said: str, answer: str) -> None:
+    out = folds(lang, [user(said), assistant(answer)])
+    assert ("User chose" if lang == "en" else "用户选择") not in out, out

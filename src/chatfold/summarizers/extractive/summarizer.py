@@ -114,6 +114,7 @@ from .threads import (
     chosen_option,
     commits,
     concluded_pick,
+    confirmed_choice,
     confirms,
     content_tokens,
     defers,
@@ -783,7 +784,11 @@ class ExtractiveSummarizer(BaseSummarizer):
         joined = False  # a question was moved to its answer (its row left empty)
         tool_found = ""  # what the last tool call returned, until the user's next message
         own_listed: list[str] = []  # the options the user's latest message listed
-        for p in pieces:
+        heard = list(summaries)  # what was said before the piece at hand
+        for n_piece, p in enumerate(pieces):
+            if n_piece:
+                heard.append(pieces[n_piece - 1].text)
+            concluded = False
             if p.role == "tool":
                 if said_last and not looked_up:
                     # Only now is the user's question worth finding: a tool was asked.
@@ -946,7 +951,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                             o := anaphoric_pick(opts, split[k - 1], sentence)) is not None), None)
                     if found is not None:
                         chose(*found, p)
-                        user_picked = True
+                        concluded = True
                         break
             if p.role == "assistant" and not p.name and p.msg == last_msg + 1 and turn \
                     and not user_picked and (pending or len(open_choices) > len(picked_choices)):
@@ -958,6 +963,26 @@ class ExtractiveSummarizer(BaseSummarizer):
                                   if (o := concluded_pick(opts, sentence)) is not None), None)
                     if found is not None:
                         chose(*found, p)
+                        user_picked = True
+                        break
+            if p.role == "assistant" and not p.name and p.msg == last_msg + 1 and turn \
+                    and not concluded and not last_user.rstrip().endswith(("?", "？")):
+                # "the lowest fee one then" … "Zettle it is.": the assistant names the pick
+                # (one the user's words did not: "就最便宜那家吧" … "好，就定顺丰同城。").
+                for k, sentence in enumerate(split[:2]):
+                    option = confirmed_choice(sentence, lang, heard, last_user, p.text)
+                    if option is not None and user_picked and (
+                            option.lower() in last_user.lower()
+                            or any(option.lower() in r.body.lower() for r in rows
+                                   if r.msg == last_msg and r.section == _DECISIONS)):
+                        break
+                    if option is not None:
+                        body = f"{_ROLE_TAGS[lang]['user']}{_CHOSE[lang]}{_COLON[lang]}{option}"
+                        rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, "",
+                                         "decision"))
+                        if len(sentence) <= len(option) + 16:
+                            # ("Bunny.net it is.": said by the decision; more is kept.)
+                            split = split[:k] + split[k + 1:]
                         break
             if p.role == "assistant" and not p.name and turn and p.msg == last_msg + 1:
                 joined |= self._take_on(rows, turn, p, lang, memo)

@@ -36,7 +36,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 
 from .lexicon import ON_LIST_ASK_EN, ON_LIST_HEAD_EN, ON_LIST_ZH, TITLES, _is_pleasantry, is_latin
@@ -1828,6 +1828,74 @@ def concluded_pick(options: list[str], sentence: str) -> str | None:
     if _CONCLUDES.search(sentence) is None or sentence.rstrip().endswith(("?", "？")):
         return None
     return _option_named(options, sentence)
+
+
+# The assistant naming what the user picked without naming it ("the cheapest one then",
+# "中间那个吧"): "Zettle it is.", "Barmer then.", "好，就定创蓝。", when the listing it was
+# picked from is no longer at hand (a fold ago, or prose in the user's own question).
+_CONFIRMED_EN = re.compile(
+    r"^(?:(?:ok(?:ay)?|great|perfect|good (?:call|choice|pick)|sounds good|makes sense|love it"
+    r"|fair enough|agreed|nice|alright|all right|got it)[,:.!]?\s+)?(?:then\s+)?"
+    r"(?P<x>(?:[^,;:!?.]|\.(?=\S)){2,60}?)\s+(?P<how>it is|then)(?=\s*[.,!:;—-]|\s*$)",
+    re.IGNORECASE)
+_CONFIRMED_ZH = re.compile(
+    r"^(?P<ok>好的?|行|可以|没问题)?[，,！!。\s]*(?P<how>那就|那我们就|就|选|定|订)"
+    r"(?:定|选|订|用|上|买|走|是|约)?(?P<x>[^，,。！!；;：:？?、\s][^，,。！!；;：:？?、]{1,15})")
+_NOT_CONFIRMED_TEXT = (
+    "yes no yeah yep nope sure indeed so that this it there here well right ok okay and but "
+    "now what how which true fine good bye see talk have enjoy done then a an")
+_NOT_CONFIRMED = frozenset(_NOT_CONFIRMED_TEXT.split())
+_NOT_NAMED = frozenset(
+    ["how", "what", "why", "where", "when", "who", "so", "too", "very", "if", "as", "because"])
+_PICKS_ZH = re.compile(
+    r"第[一二三四五六1-6][个家款种]|[这那哪][个家款种](?!月)|最(?:便宜|贵|近|远|快|好|大|小)|中间|选"
+    r"|定了|就它")
+# An amount, a time or a day of the month confirmed ("19 kids it is", "the 18th then",
+# "那就周三五点一刻") is a value that may change again: the update passes read it.
+_A_VALUE = re.compile(r"(?i:the\s+)?[\d$€£¥]")
+_A_VALUE_ZH = re.compile(
+    r"[\d¥]|周[一二三四五六日天]|星期|礼拜|[一二三四五六七八九十两]+[点号月天块元]|[上下中]午|晚上|早上")
+_NOT_CONFIRMED_ZH = re.compile(
+    r"^(?:这|那|先|按|照|好|行|可以|是说|明天|今天|马上|现在|等|帮|给|提醒|发|写|去|来|不|没|也|还|都|会"
+    r"|能|要|我|你|他|她|它|咱|太|辛苦|祝|谢|麻烦|别|不用|没事|放心|早点|慢慢|试试|看看|算了|随便|加油)")
+
+
+def confirmed_choice(sentence: str, lang: str, seen: Sequence[str], picked: str,
+                     reply: str = "") -> str | None:
+    """What the assistant's ``sentence`` (of its ``reply``) says the user just chose ("Zettle
+    it is.", "好，就定创蓝。"), else None. ``seen`` is what was said before: a name said there
+    (an option) is what a bare "X then." must name to be a choice, and a Chinese "就X" too
+    unless the user's message it answers, ``picked``, picks by place or kind ("第二个吧",
+    "最便宜那家")."""
+    s = sentence.strip()
+    if s.endswith(("?", "？")):
+        return None
+    if lang == "zh":
+        m = _CONFIRMED_ZH.match(s)
+        if m is None or s.startswith("就是"):  # ("就是…": "that is")
+            return None
+        x = m.group("x").rstrip("吧了啦呀哈的")
+        if len(x) < 2 or _NOT_CONFIRMED_ZH.match(x) or _A_VALUE_ZH.match(x):
+            return None
+        named = any(x[:2] in t for t in seen)
+        # Unless it names an option said before: a pick by place or kind it answers, and an
+        # "好，" or "那就" that makes it an answer (not advice: "选带护栏的，摇把收起来").
+        said = _CONFIRMED_ZH.match(reply.strip()) or m  # (its "好，" may be cut from it)
+        answers = bool(said.group("ok")) or said.group("how").startswith("那")
+        if not named and (_PICKS_ZH.search(picked) is None or not answers):
+            return None
+        return x
+    m = _CONFIRMED_EN.match(s)
+    if m is None:
+        return None
+    x = m.group("x").strip(" —–-")
+    words = x.split()
+    if not 1 <= len(words) <= 6 or words[0].lower().strip("'") in _NOT_CONFIRMED \
+            or _NOT_NAMED.intersection(w.lower() for w in words) or _A_VALUE.match(x):
+        return None  # ("Look how cute it is.")
+    if m.group("how").lower() == "then" and not any(x.lower() in t.lower() for t in seen):
+        return None
+    return x
 
 
 def _option_named(options: list[str], text: str) -> str | None:
