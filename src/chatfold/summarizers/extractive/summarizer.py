@@ -951,7 +951,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                             o := anaphoric_pick(opts, split[k - 1], sentence)) is not None), None)
                     if found is not None:
                         chose(*found, p)
-                        concluded = True
+                        user_picked = True
                         break
             if p.role == "assistant" and not p.name and p.msg == last_msg + 1 and turn \
                     and not user_picked and (pending or len(open_choices) > len(picked_choices)):
@@ -963,7 +963,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                                   if (o := concluded_pick(opts, sentence)) is not None), None)
                     if found is not None:
                         chose(*found, p)
-                        user_picked = True
+                        concluded = True
                         break
             if p.role == "assistant" and not p.name and p.msg == last_msg + 1 and turn \
                     and not concluded and not last_user.rstrip().endswith(("?", "？")):
