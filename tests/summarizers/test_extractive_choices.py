@@ -97,3 +97,16 @@ def test_a_pick_named_by_a_bare_then_names_an_option_said_before() -> None:
 def test_an_answer_that_names_no_pick_is_no_decision(lang: str, said: str, answer: str) -> None:
     out = folds(lang, [user(said), assistant(answer)])
     assert ("User chose" if lang == "en" else "用户选择") not in out, out
+
+
+def test_a_users_own_x_it_is_after_the_reasons_picks_an_option_said_before() -> None:
+    out = folds("en", [user("which db for the side project: supabase, neon or sqlite?"),
+                       assistant("All three work. Supabase and Neon are hosted Postgres; SQLite "
+                                 "is a file on the box."),
+                       user("supabase and neon feel like overkill tbh, sqlite it is"),
+                       assistant("Good call. I'll sketch a Litestream config.")])
+    assert "User chose: sqlite" in out, out
+    # Not a name nobody offered: "…and honestly, chaos it is" picks nothing.
+    out = folds("en", [user("three deadlines this week and the dog is sick, chaos it is"),
+                       assistant("That's a lot at once. Want to list what's due first?")])
+    assert "User chose" not in out, out

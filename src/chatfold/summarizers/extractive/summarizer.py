@@ -953,6 +953,18 @@ class ExtractiveSummarizer(BaseSummarizer):
                         chose(*found, p)
                         user_picked = True
                         break
+                if lang == "en" and not user_picked and not decided:
+                    # "supabase and neon feel like overkill, sqlite it is": a name said before.
+                    for k, sentence in enumerate(split[:4]):
+                        option = confirmed_choice(sentence, lang, heard, "", named=True)
+                        if option is not None:
+                            rows.append(_Row("", f"{_ROLE_TAGS[lang]['user']}{_CHOSE[lang]}"
+                                             f"{_COLON[lang]}{option}", "user", _DECISIONS,
+                                             p.date, p.msg, "", "decision"))
+                            user_picked = True
+                            if len(sentence) <= len(option) + 16:
+                                split = split[:k] + split[k + 1:]
+                            break
             if p.role == "assistant" and not p.name and p.msg == last_msg + 1 and turn \
                     and not user_picked and (pending or len(open_choices) > len(picked_choices)):
                 # "就它了，我让我妈注册一下" after "User to choose from: 中国银行电汇 | Wise | …"

@@ -1861,12 +1861,12 @@ _NOT_CONFIRMED_ZH = re.compile(
 
 
 def confirmed_choice(sentence: str, lang: str, seen: Sequence[str], picked: str,
-                     reply: str = "") -> str | None:
+                     reply: str = "", *, named: bool = False) -> str | None:
     """What the assistant's ``sentence`` (of its ``reply``) says the user just chose ("Zettle
     it is.", "好，就定创蓝。"), else None. ``seen`` is what was said before: a name said there
     (an option) is what a bare "X then." must name to be a choice, and a Chinese "就X" too
     unless the user's message it answers, ``picked``, picks by place or kind ("第二个吧",
-    "最便宜那家")."""
+    "最便宜那家"). ``named``: an English "X it is" must name one too (the user's own words)."""
     s = sentence.strip()
     if s.endswith(("?", "？")):
         return None
@@ -1885,7 +1885,9 @@ def confirmed_choice(sentence: str, lang: str, seen: Sequence[str], picked: str,
         if not named and (_PICKS_ZH.search(picked) is None or not answers):
             return None
         return x
-    m = _CONFIRMED_EN.match(s)
+    # (The user's own comes after their reasons: "…feel like overkill tbh, sqlite it is".)
+    clauses = [c for c in re.split(r"[,;]\s+|\s+[—–-]\s+", s) if c] if named else [s]
+    m = _CONFIRMED_EN.match(clauses[-1]) if clauses else None
     if m is None:
         return None
     x = m.group("x").strip(" —–-")
@@ -1893,7 +1895,8 @@ def confirmed_choice(sentence: str, lang: str, seen: Sequence[str], picked: str,
     if not 1 <= len(words) <= 6 or words[0].lower().strip("'") in _NOT_CONFIRMED \
             or _NOT_NAMED.intersection(w.lower() for w in words) or _A_VALUE.match(x):
         return None  # ("Look how cute it is.")
-    if m.group("how").lower() == "then" and not any(x.lower() in t.lower() for t in seen):
+    if (named or m.group("how").lower() == "then") \
+            and not any(x.lower() in t.lower() for t in seen):
         return None
     return x
 
