@@ -1871,6 +1871,8 @@ def confirmed_choice(sentence: str, lang: str, seen: Sequence[str], picked: str,
     if s.endswith(("?", "？")):
         return None
     if lang == "zh":
+        if not any(c in s[:12] for c in "就选定订"):
+            return None  # (most sentences: no pattern need run)
         m = _CONFIRMED_ZH.match(s)
         if m is None or s.startswith("就是"):  # ("就是…": "that is")
             return None
@@ -1885,6 +1887,9 @@ def confirmed_choice(sentence: str, lang: str, seen: Sequence[str], picked: str,
         if not named and (_PICKS_ZH.search(picked) is None or not answers):
             return None
         return x
+    low = s.lower()
+    if "it is" not in low and "then" not in low:
+        return None
     # (The user's own comes after their reasons: "…feel like overkill tbh, sqlite it is".)
     clauses = [c for c in re.split(r"[,;]\s+|\s+[—–-]\s+", s) if c] if named else [s]
     m = _CONFIRMED_EN.match(clauses[-1]) if clauses else None
