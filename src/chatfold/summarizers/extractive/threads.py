@@ -1879,12 +1879,12 @@ def confirmed_choice(sentence: str, lang: str, seen: Sequence[str], picked: str,
         x = m.group("x").rstrip("吧了啦呀哈的")
         if len(x) < 2 or _NOT_CONFIRMED_ZH.match(x) or _A_VALUE_ZH.match(x):
             return None
-        named = any(x[:2] in t for t in seen)
+        known = any(x[:2] in t for t in seen)
         # Unless it names an option said before: a pick by place or kind it answers, and an
         # "好，" or "那就" that makes it an answer (not advice: "选带护栏的，摇把收起来").
         said = _CONFIRMED_ZH.match(reply.strip()) or m  # (its "好，" may be cut from it)
         answers = bool(said.group("ok")) or said.group("how").startswith("那")
-        if not named and (_PICKS_ZH.search(picked) is None or not answers):
+        if not known and (_PICKS_ZH.search(picked) is None or not answers):
             return None
         return x
     low = s.lower()
