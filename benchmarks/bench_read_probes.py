@@ -14,8 +14,9 @@ still in the context (summary or window), a ``not`` (a superseded value) gone fr
     python benchmarks/bench_read_probes.py p23 zh --alone   # each event alone, no filler
 
 ``--alone`` summarizes each event's parts one fold after another with nothing between: a miss
-there is a reading bug, not a lack of room. Held-out probes are kept out of this repository on
-purpose (their totals are in the README); these are the ones whose events may be read.
+there is a reading bug, not a lack of room. Held-out probes are not here on purpose (their
+totals are in the README; the current set is kept packed and sealed in ``held_out/``); these
+are the ones whose events may be read.
 """
 
 from __future__ import annotations
