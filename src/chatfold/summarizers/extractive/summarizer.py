@@ -294,6 +294,19 @@ _NOT_YET_CLAUSE = re.compile(
 _NOT_YET_KEYS = ("还", "尚", "still", "not ", "haven't")
 
 
+def _chose(lang: str, option: str, at: _Piece, name: str = "", more: str = "") -> _Row:
+    """The decision row "User chose: <option><more>", said at ``at`` (by ``name`` if named)."""
+    who = name or _ROLE_TAGS[lang]["user"]
+    return _Row("", f"{who}{_CHOSE[lang]}{_COLON[lang]}{option}{more}", "user", _DECISIONS,
+                at.date, at.msg, name, "decision")
+
+
+def _without_confirming(split: list[str], k: int, option: str) -> list[str]:
+    """``split`` without sentence ``k`` when it only names ``option`` ("Bunny.net it is."):
+    the decision says it; a longer sentence keeps what more it says."""
+    return split[:k] + split[k + 1:] if len(split[k]) <= len(option) + 16 else split
+
+
 def _not_yet_words(report: str, memo: TokenMemo) -> frozenset[str]:
     """The words of what ``report`` says is not done yet ("域名还没弄": "域名")."""
     if not any(k in report for k in _NOT_YET_KEYS):
@@ -757,9 +770,7 @@ class ExtractiveSummarizer(BaseSummarizer):
 
         def chose(j: int, option: str, at: _Piece) -> None:
             """The user's choice of ``option`` from choice ``j`` (see ``open_or_pending``)."""
-            who = _ROLE_TAGS[lang]["user"]
-            rows.append(_Row("", f"{who}{_CHOSE[lang]}{_COLON[lang]}{option}", "user",
-                             _DECISIONS, at.date, at.msg, "", "decision"))
+            rows.append(_chose(lang, option, at))
             if j < 0:
                 del pending[-1 - j]
             else:
@@ -824,9 +835,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 for sentence in split[:2]:
                     option = concluded_pick(unpicked, sentence)
                     if option is not None:
-                        body = f"{_ROLE_TAGS[lang]['user']}{_CHOSE[lang]}{_COLON[lang]}{option}"
-                        rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, "",
-                                         "decision"))
+                        rows.append(_chose(lang, option, p))
                         break
             unpicked = []
             decided = False
@@ -903,15 +912,12 @@ class ExtractiveSummarizer(BaseSummarizer):
             elif picked is not None:
                 # "Window or aisle?" then "Aisle, please.": the user's choice, one decision.
                 option, core, alone = picked
-                who = p.name or _ROLE_TAGS[lang]["user"]
-                body = f"{who}{_CHOSE[lang]}{_COLON[lang]}{option}"
                 # The assistant's wording of an option a tool found keeps the tool's own
                 # reference: "the United one at 7:05am" is "UA 1187 dep 07:05".
                 ref = _tool_option(tool_found, option) if tool_found else None
-                if ref is not None:
-                    body += f" [{ref}]"
+                more = "" if ref is None else f" [{ref}]"
                 if core != option:
-                    body += f" ({core})" if lang == "en" else f"（{core}）"
+                    more += f" ({core})" if lang == "en" else f"（{core}）"
                 elif 2 <= len(listing := options or listed_options(last_assistant)) <= 6 \
                         and any(option in o or o in option for o in listing):
                     # The listing it was picked from, one option a sentence or all in one:
@@ -921,8 +927,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 else:
                     # The listing it was picked from: what was not chosen need not stay.
                     _drop_said(rows, last_msg, option, inside=True)
-                rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, p.name,
-                                 "decision"))
+                rows.append(_chose(lang, option, p, p.name, more))
                 decided = True
                 if alone:
                     split = split[:at] + split[at + 1:]
@@ -958,12 +963,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                     for k, sentence in enumerate(split[:4]):
                         option = confirmed_choice(sentence, lang, heard, "", named=True)
                         if option is not None:
-                            rows.append(_Row("", f"{_ROLE_TAGS[lang]['user']}{_CHOSE[lang]}"
-                                             f"{_COLON[lang]}{option}", "user", _DECISIONS,
-                                             p.date, p.msg, "", "decision"))
+                            rows.append(_chose(lang, option, p))
                             user_picked = True
-                            if len(sentence) <= len(option) + 16:
-                                split = split[:k] + split[k + 1:]
+                            split = _without_confirming(split, k, option)
                             break
             if p.role == "assistant" and not p.name and p.msg == last_msg + 1 and turn \
                     and not user_picked and (pending or len(open_choices) > len(picked_choices)):
@@ -989,12 +991,8 @@ class ExtractiveSummarizer(BaseSummarizer):
                                    if r.msg == last_msg and r.section == _DECISIONS)):
                         break
                     if option is not None:
-                        body = f"{_ROLE_TAGS[lang]['user']}{_CHOSE[lang]}{_COLON[lang]}{option}"
-                        rows.append(_Row("", body, "user", _DECISIONS, p.date, p.msg, "",
-                                         "decision"))
-                        if len(sentence) <= len(option) + 16:
-                            # ("Bunny.net it is.": said by the decision; more is kept.)
-                            split = split[:k] + split[k + 1:]
+                        rows.append(_chose(lang, option, p))
+                        split = _without_confirming(split, k, option)
                         break
             if p.role == "assistant" and not p.name and turn and p.msg == last_msg + 1:
                 joined |= self._take_on(rows, turn, p, lang, memo)
