@@ -667,7 +667,7 @@ def test_x_it_is_and_lets_not_are_decisions() -> None:
     out = ask([user("OK, Postgres it is."), user("Let's not invite Kevin to the party."),
                user("It is what it is.")])
     assert section(out, "Decisions") == [
-        "User: Let's not invite Kevin to the party.", "User: Postgres it is."]
+        "User: Postgres it is.", "User: Let's not invite Kevin to the party."]
 
 
 @pytest.mark.parametrize("said", [
@@ -4628,7 +4628,8 @@ def test_a_carried_echo_of_a_changed_value_goes_with_it() -> None:
 def test_options_left_open_are_kept_and_picked_from_folds_later(
         asked: str, listing: str, later: str, chosen: str, lang: str) -> None:
     first = ask([user(asked), assistant(listing)], language=lang)
-    assert chosen in section(first, "Open tasks" if lang == "en" else "待办")[0], first
+    assert any(chosen in line for line in section(first, "Open tasks" if lang == "en" else "待办")
+               ), first
     filler = "I watched a film with my sister yesterday evening." if lang == "en" \
         else "昨天晚上和我姐姐一起看了一部电影。"
     middle = ask([user(filler)], previous=first, language=lang)
@@ -6264,7 +6265,7 @@ def test_that_it_is_decided_with_nothing_of_what_is_no_decision() -> None:
                user("We're booking the documentary photographer, Mara Quintero.")])
     # Chatter, the weakest line: not a decision.
     assert "User: decided." not in section(out, "Decisions") and "Mara Quintero" in out
-    assert out.rstrip().endswith("User: decided.")
+    assert "User: decided." in section(out, "Facts"), out
     zh = ask([user("就这么定了。"), assistant("好的！"), user("摄影师就选小周了，套餐5800。")],
              language="zh")
     assert not any("就这么定了" in d for d in section(zh, "决定")) and "小周" in zh
@@ -6289,7 +6290,7 @@ def test_a_change_naming_nothing_leaves_what_a_look_up_told_unless_it_points_the
                  assistant("你周六坐的是G1375，杭州东14:20发车。")], language="zh")
     out = ask([user("那趟车我改签了，现在是17:05的，车次没变"), assistant("好的。")],
               previous=first, language="zh")
-    answered = next(line for line in out.splitlines() if "→" in line)
+    answered = next(line for line in out.splitlines() if "→你" in line)
     assert "14:20" not in answered and "17:05" in answered, out
 
 

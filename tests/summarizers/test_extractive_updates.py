@@ -261,3 +261,16 @@ def test_a_bare_zero_beside_an_amount_raised_is_no_crash() -> None:
     # "000" is a bare number too: comparing the new amount with it divided by zero.
     out = two_folds("zh", "门禁密码是000，物业说房租是4800一个月。", "房租涨到5300了，下个月开始。")
     assert "5300" in out, out
+
+
+def test_carried_lines_keep_the_order_they_were_said_in() -> None:
+    # The next fold reads the summary in time order: the later value is the one that holds,
+    # whichever line ranks higher.
+    out = folds("en", [user("Emergency fund is at $4,300, target is $9,000."),
+                       assistant("Nice progress.")],
+                [user("The contractor says the deck will cost $12,400 in total."),
+                 assistant("OK.")],
+                [user("Crossed $6,020 in the emergency fund today."), assistant("Great!")])
+    lines = [line for line in out.splitlines() if line.startswith("- ")]
+    assert [i for i, line in enumerate(lines) if "$12,400" in line] \
+        < [i for i, line in enumerate(lines) if "$6,020" in line], out

@@ -29,11 +29,13 @@ def _discount_repeats(items: list[_Item]) -> None:
 def _render(items: list[_Item], lang: str, paragraph: bool) -> str:
     """One line per item (``- …``) under its section's heading, or one paragraph.
 
-    Within a section, items run by day (undated first) and by importance within a day; a
+    Within a section, items run by day (undated first) and as they were said within a day
+    (carried lines first, in the order they had): the next fold reads them in time order, so
+    a later statement is the one that changes an older one, not the one that ranks higher. A
     ``[day]`` prefix opens each run of the same day, so a date costs its tokens once, and its
     year is written where the section's year changes.
     """
-    ordered = sorted(items, key=lambda it: (it.section, it.date or "", -it.score, it.order))
+    ordered = sorted(items, key=lambda it: (it.section, it.date or "", it.order))
     if paragraph:
         sep = "" if lang == "zh" else " "
         out = []
