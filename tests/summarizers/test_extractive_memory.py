@@ -6577,3 +6577,15 @@ def test_a_change_of_when_takes_no_amount_out(lang: str, first: str, then: str,
     out = ask([user(then), assistant("Noted." if lang == "en" else "记下了。")],
               previous=previous, language=lang)
     assert kept in out, out
+
+
+@pytest.mark.parametrize(("lang", "asked", "cut"), [
+    ("en", "if I stretch to 3,600, is the jump to the M3 Max actually worth it for 4K?",
+     "3,600."),
+    ("zh", "要是我把预算加到3600块，换M3 Max值不值", "3600块。"),
+])
+def test_the_condition_of_a_question_is_no_statement(lang: str, asked: str, cut: str) -> None:
+    # Cut from its question, "if I stretch to 3,600" would read as the user's budget.
+    ok = "OK." if lang == "en" else "好的。"
+    out = ask([user(asked), assistant(ok)], language=lang)
+    assert cut not in out, out

@@ -683,6 +683,9 @@ _ASK_OPENING = re.compile(
     r"|请|麻烦|帮我|能不能|可不可以|可以帮|你能")
 _EN_QUESTION = re.compile(  # an English clause that opens a question of its own
     rf"(?i)(?:{_QUESTION_OPENERS}|was|were|any|anything|right|ok|okay|or|thoughts)\b")
+_CONDITION = re.compile(  # a clause that opens with what it supposes
+    r"(?i:(?:and |but |so |ok |okay )?(?:if|unless|whether|suppose|supposing|assuming|even if"
+    r"|in case|what if)\b)|如果|假如|要是|万一|假设|倘若|若是")
 _ASKS_TO_DO_CLAUSE = re.compile(
     r"帮我|帮忙|麻烦|提醒|记得|(?i:\b(?:can|could|would|will) you\b|\bplease\b|remind)")
 
@@ -713,8 +716,11 @@ def _compress(sentence: str, user: bool = True) -> str:
             and not _ASKS_TO_DO_CLAUSE.search(clauses[asked - 1]) \
             and (not is_latin(clauses[asked - 1]) or _EN_QUESTION.match(clauses[asked - 1])):
         asked -= 1
-    # (Only of a value or a name: chatter asked of stays chatter, "我也喜欢猫，你呢".)
-    if asked < len(clauses) and any(_VALUE_OR_NAME.search(c) for c in clauses[:asked]):
+    # (Only of a value or a name: chatter asked of stays chatter, "我也喜欢猫，你呢". Nor when
+    # what comes first is the question's own condition: "if I stretch to 3,600, is the M3 Max
+    # worth it?", "要是加到3600，值不值" say no value of the user's.)
+    if asked < len(clauses) and not _CONDITION.match(clauses[0]) \
+            and any(_VALUE_OR_NAME.search(c) for c in clauses[:asked]):
         keep[asked:] = [False] * (len(clauses) - asked)
     else:
         asked = len(clauses)
