@@ -1469,8 +1469,9 @@ def supersede_changes(
             it.replaces = True
             if old.msg >= 0:
                 break
-            # Statements carried in the summary keep no order among themselves: the change may
-            # be of another one too ("存款到3.6万了" after "攒了2.3万", both folds ago).
+            # Statements carried in a summary need not be in the order they were said (one
+            # written by an LLM or an earlier release): the change may be of another one too
+            # ("存款到3.6万了" after "攒了2.3万", both folds ago).
         else:
             if theirs or not says or it.replaces:
                 continue
@@ -1654,6 +1655,10 @@ def _only_near_amount(items: list[_Item], n: int, emptied: set[int], new: _Shape
     near the one ``items[n]`` gives, in its currency, that amount (the change says the new
     one), and return it; None, nothing changed, when there is not exactly one."""
     it = items[n]
+    if it.msg < 0:
+        # (Carried in the summary, both were kept side by side by the fold that said the
+        # later one: a near amount alone, no shared label, was no change of the other then.)
+        return None
     fresh = [(v, unit) for v in new.values if _value_kind(v) == "number"
              and (unit := _unit_of(v, it.body)) in _MONEY_UNITS]
     if len(fresh) != 1 or new.persons - new.reporters or new.pronoun:
