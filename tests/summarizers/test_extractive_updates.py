@@ -283,5 +283,6 @@ def test_carried_lines_keep_the_order_they_were_said_in() -> None:
                  assistant("OK.")],
                 [user("Crossed $6,020 in the emergency fund today."), assistant("Great!")])
     lines = [line for line in out.splitlines() if line.startswith("- ")]
-    assert [i for i, line in enumerate(lines) if "$12,400" in line] \
-        < [i for i, line in enumerate(lines) if "$6,020" in line], out
+    deck = next(i for i, line in enumerate(lines) if "$12,400" in line)
+    fund = next(i for i, line in enumerate(lines) if "$6,020" in line)
+    assert deck < fund, out
