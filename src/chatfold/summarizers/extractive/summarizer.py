@@ -6,6 +6,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from functools import lru_cache
+from itertools import chain, islice
 from typing import Any, NamedTuple
 
 from ..._errors import InvalidArgumentError
@@ -795,10 +796,13 @@ class ExtractiveSummarizer(BaseSummarizer):
         joined = False  # a question was moved to its answer (its row left empty)
         tool_found = ""  # what the last tool call returned, until the user's next message
         own_listed: list[str] = []  # the options the user's latest message listed
-        heard = list(summaries)  # what was said before the piece at hand
+
+        def heard(before: int) -> Iterable[str]:
+            """What was said before piece ``before`` (read only when a pick pattern matched:
+            not copied out piece by piece)."""
+            return chain(summaries, (q.text for q in islice(pieces, before)))
+
         for n_piece, p in enumerate(pieces):
-            if n_piece:
-                heard.append(pieces[n_piece - 1].text)
             concluded = False
             if p.role == "tool":
                 if said_last and not looked_up:
@@ -961,7 +965,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 if lang == "en" and not user_picked and not decided:
                     # "supabase and neon feel like overkill, sqlite it is": a name said before.
                     for k, sentence in enumerate(split[:4]):
-                        option = confirmed_choice(sentence, lang, heard, "", named=True)
+                        option = confirmed_choice(sentence, lang, heard(n_piece), "", named=True)
                         if option is not None:
                             rows.append(_chose(lang, option, p))
                             user_picked = True
@@ -984,7 +988,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 # "the lowest fee one then" … "Zettle it is.": the assistant names the pick
                 # (one the user's words did not: "就最便宜那家吧" … "好，就定顺丰同城。").
                 for k, sentence in enumerate(split[:2]):
-                    option = confirmed_choice(sentence, lang, heard, last_user, p.text)
+                    option = confirmed_choice(sentence, lang, heard(n_piece), last_user, p.text)
                     if option is not None and user_picked and (
                             option.lower() in last_user.lower()
                             or any(option.lower() in r.body.lower() for r in rows

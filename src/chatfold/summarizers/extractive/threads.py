@@ -36,7 +36,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from .lexicon import ON_LIST_ASK_EN, ON_LIST_HEAD_EN, ON_LIST_ZH, TITLES, _is_pleasantry, is_latin
@@ -1860,7 +1860,10 @@ _NOT_CONFIRMED_ZH = re.compile(
     r"|能|要|我|你|他|她|它|咱|太|辛苦|祝|谢|麻烦|别|不用|没事|放心|早点|慢慢|试试|看看|算了|随便|加油)")
 
 
-def confirmed_choice(sentence: str, lang: str, seen: Sequence[str], picked: str,
+_CLAUSE_SPLIT_EN = re.compile(r"[,;]\s+|\s+[—–-]\s+")
+
+
+def confirmed_choice(sentence: str, lang: str, seen: Iterable[str], picked: str,
                      reply: str = "", *, named: bool = False) -> str | None:
     """What the assistant's ``sentence`` (of its ``reply``) says the user just chose ("Zettle
     it is.", "好，就定创蓝。"), else None. ``seen`` is what was said before: a name said there
@@ -1891,7 +1894,7 @@ def confirmed_choice(sentence: str, lang: str, seen: Sequence[str], picked: str,
     if "it is" not in low and "then" not in low:
         return None
     # (The user's own comes after their reasons: "…feel like overkill tbh, sqlite it is".)
-    clauses = [c for c in re.split(r"[,;]\s+|\s+[—–-]\s+", s) if c] if named else [s]
+    clauses = [c for c in _CLAUSE_SPLIT_EN.split(s) if c] if named else [s]
     m = _CONFIRMED_EN.match(clauses[-1]) if clauses else None
     if m is None:
         return None
