@@ -36,6 +36,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 
+from .dates import _MONTHS
 from .items import _is_tool_line, _Item
 from .lexicon import (
     _ASKED,
@@ -1745,8 +1746,11 @@ def _speaks_of(was: _Shape, new: _Shape, strict: bool, of_anyone: bool,
 def _near_miss(old: str, new: str) -> bool:
     """True when ``new`` is ``old`` with a slip put right: the same characters in another order
     ("4829" / "4892", "UA882" / "UA828"), or one or two letters changed in a longer word
-    ("annika" / "anneke"); both of one kind (digits, letters)."""
+    ("annika" / "anneke"); both of one kind (digits, letters). A month or weekday is no slip
+    of a name, nor a name of it ("March" / "Marsh")."""
     if old == new or min(len(old), len(new)) < 3 or old.isdigit() != new.isdigit():
+        return False
+    if _calendar_word(old) != _calendar_word(new):
         return False
     if "." in old and "." in new and not old[:1].isdigit():
         # Another host of the same domain: "test.yunqiao.cn" put right as "qa.yunqiao.cn".
@@ -1767,6 +1771,10 @@ def _near_miss(old: str, new: str) -> bool:
     return prev[-1] <= 2
 
 
+def _calendar_word(value: str) -> bool:
+    return value.lower() in _MONTHS or _WEEKDAY_VALUE.fullmatch(value.lower()) is not None
+
+
 def correct_slips(items: list[_Item]) -> None:
     """Put right, in the older statements (items oldest first), each value the user corrects
     ("oops no, it's KLM 4892", "啊打错了，是陈皓"): the value said wrong, a near miss of the
@@ -1778,11 +1786,16 @@ def correct_slips(items: list[_Item]) -> None:
         if _assistants(it) or not (_PUT_RIGHT.search(it.body) or _put_right_before(items, n)):
             continue
         body = _NEGATED_VALUE.sub(" ", it.body)
-        fixed = {v.rstrip(".,:/-"): v.rstrip(".,:/-") for v in _values(body)[0]}
+        fixed = {v.rstrip(".,:/-"): v.rstrip(".,:/-") for v in sorted(_values(body)[0])}
         for v in list(fixed):
             found = re.search(re.escape(v), body, re.IGNORECASE)
             if found is not None:
                 fixed[v] = found.group()
+        # A value said before the correction names a known thing ("slight correction on Marsh
+        # Lane: … Marta's asked for another set"): it puts no near miss of it right, unless the
+        # correction says which value is wrong ("不是8.6 是6.8万").
+        known = [] if body != it.body else [
+            v for v in fixed if any(_token_in(v, old.body) for old in items[:n])]
         names = _ZH_FIXED.findall(body) if not is_latin(body) else []
         if not fixed and not names:
             continue
@@ -1800,11 +1813,13 @@ def correct_slips(items: list[_Item]) -> None:
             said = seen.get(k)
             if said is None or said[0] != old.body:  # each body's values are read once
                 said = seen[k] = (old.body, _values(old.body)[0])
-            for v in said[1]:
+            for v in sorted(said[1]):
                 v = v.rstrip(".,:/-")
-                new = next((f for f in fixed if _near_miss(v, f)), None)
-                if new is not None:
-                    old.body = _put_token(old.body, v, fixed[new])
+                near = [f for f in fixed if _near_miss(v, f) and f not in known]
+                # Near two values said right, or beside the one said right ("Marsh Lane on 9
+                # March"), a value is another thing, not a slip.
+                if len(near) == 1 and not _token_in(fixed[near[0]], old.body):
+                    old.body = _put_token(old.body, v, fixed[near[0]])
             for d, right in denied.items():
                 if d in said[1]:
                     old.body = _put_token(old.body, d, right)
@@ -1825,10 +1840,18 @@ def _put_right_before(items: list[_Item], n: int) -> bool:
         and _PUT_RIGHT.search(prev.body) is not None and not _DIGITS.search(prev.body)
 
 
+def _token(value: str) -> str:
+    return rf"(?<![A-Za-z0-9]){re.escape(value)}(?![A-Za-z0-9])"
+
+
+def _token_in(value: str, body: str) -> bool:
+    """Whether ``value`` stands in ``body`` as a whole token."""
+    return re.search(_token(value), body, re.IGNORECASE) is not None
+
+
 def _put_token(body: str, slip: str, meant: str) -> str:
     """``body`` with ``slip``, wherever it stands as a whole token, written as ``meant``."""
-    return re.sub(rf"(?<![A-Za-z0-9]){re.escape(slip)}(?![A-Za-z0-9])",
-                  meant.replace("\\", "\\\\"), body, flags=re.IGNORECASE)
+    return re.sub(_token(slip), meant.replace("\\", "\\\\"), body, flags=re.IGNORECASE)
 
 
 def _put_right(meant: str, m: re.Match[str]) -> str:
