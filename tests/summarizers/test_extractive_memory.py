@@ -325,6 +325,26 @@ def test_a_request_changes_the_world_or_asks_for_an_answer(request_text: str,
     assert changes_world(request_text) is effect
 
 
+def test_a_code_told_before_an_answered_ask_stays_the_users_fact() -> None:
+    # The draft repeats the plate, but in the assistant's words, which later folds let go
+    # first; the user told it of their own.
+    for said, reply, code in [
+        ("It's a 2021 Subaru Outback, plate 8MZT442, can you write the permit request as a "
+         "short email?", "Here you go: 'Hello, please issue a resident permit for my 2021 "
+         "Subaru Outback, plate 8MZT442. Thanks!'", "8MZT442"),
+        ("It's a 2019 Mazda CX-5, plate 7KXR219, can you format it as a short email?",
+         "Here you go: 'Hi, please register my vehicle for visitor parking: 2019 Mazda CX-5, "
+         "license plate 7KXR219. Thanks!'", "7KXR219"),
+    ]:
+        out = ask([user(said), assistant(reply)])
+        assert any(line.startswith("User") and code in line
+                   for line in section(out, "Facts")), out
+    # An answered ask with no code of the user's own is history, as before.
+    out = ask([user("We land around nine, can you suggest a dinner spot near the hotel?"),
+               assistant("Try Tasca do Chico, a ten-minute walk, open until midnight.")])
+    assert "User: We land around nine." not in out, out
+
+
 def test_an_answered_question_yields_to_facts_a_done_booking_does_not() -> None:
     # Twenty questions the replies answered fill the summary; the facts said after them
     # still get in: "can you write a trie in Python? (done)" is what was discussed, not memory.

@@ -530,6 +530,12 @@ def _coded(task: str, report: str) -> bool:
     return bool(said) and any(c.upper() in said for c in _CODE_NAME.findall(task))
 
 
+# What the user told before asking for something: "It's a 2019 Mazda CX-5, plate 7KXR219, can
+# you format it as a short email?".
+_TOLD_THEN_ASKED = re.compile(
+    r"^(.*?\S)\s*[,;]\s+(?:(?:can|could|would|will) you|please)\b[^?]*\?\s*$", re.IGNORECASE)
+
+
 def _done_factor(request: str) -> float:
     # An ask answered in the chat is history, unless it told a code of the user's own on the
     # way ("帮我给HR写封邮件，…工号HZ20417", "order W-58213"): then it is kept as a done one.
@@ -537,8 +543,10 @@ def _done_factor(request: str) -> float:
         else _ANSWERED_FACTOR
 
 
-# (capitals, then three digits or more: "HZ20417", "W-58213"; not "Porto2026-06-24")
-_OWN_CODE = re.compile(r"(?<![A-Za-z0-9])[A-Z]{1,4}-?\d{3,}(?![A-Za-z0-9])")
+# (capitals, then three digits or more: "HZ20417", "W-58213"; six or more capitals and digits
+# mixed, a plate or a serial: "7KXR219"; not "Porto2026-06-24")
+_OWN_CODE = re.compile(r"(?<![A-Za-z0-9])(?:[A-Z]{1,4}-?\d{3,}"
+                       r"|(?=[A-Z0-9]*[A-Z])(?=[A-Z0-9]*\d)[A-Z0-9]{6,})(?![A-Za-z0-9])")
 
 
 # A listing's introduction that says it offers options: "Three options:", "A few ideas:",
@@ -1145,6 +1153,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                     len(wanted & memo[by.body]) >= _DONE_SAYS_IT * len(wanted)
                     # "Please update my address to 12 Oak St.": kept, it replaces the old value
                     and not _says_change(row.body)
+                    # "It's a 2019 Mazda CX-5, plate 7KXR219, can you format it as an email?":
+                    # the user's own code is the user's to keep, not the draft's
+                    and not (by.role == "assistant" and _OWN_CODE.search(row.body))
                 )):
                     continue
                 if reminded:
@@ -1196,8 +1207,15 @@ class ExtractiveSummarizer(BaseSummarizer):
                 history = True
             elif (row.score_role == "user" and not row.speaker and sec == _FACTS
                   and (role == "summary" or i < replied) and _is_question(row.body)):
-                score *= _ANSWERED_FACTOR
-                history = True
+                stated = _TOLD_THEN_ASKED.match(row.body)
+                if stated is not None and _OWN_CODE.search(stated.group(1)):
+                    # "It's a 2019 Mazda CX-5, plate 7KXR219, can you format it as an email?",
+                    # answered: the ask is history, the code the user stated of their own is not.
+                    row = row._replace(body=stated.group(1) + ".")
+                    score = _score_all([row.body], ["user"])[0].score
+                else:
+                    score *= _ANSWERED_FACTOR
+                    history = True
             elif row.score_role == _LEARNED:
                 # What the user asked to know and a tool found ("where's the flour order? → It
                 # shipped, PRO 1Z9F44A2037"): worth their own answer to a question, this fold.
