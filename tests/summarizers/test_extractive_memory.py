@@ -73,17 +73,6 @@ def test_statements_of_fact_outrank_chatter_en() -> None:
     assert "party" not in out
 
 
-def test_what_we_both_did_is_a_fact_of_ours() -> None:
-    # "We both grew up in Duluth" is as much a fact as "we grew up in Duluth": the "both"
-    # (or "all") between the speaker and the verb hid it among the chatter.
-    chatter = ["Lots has gone down since we last caught up.", "Sushi is delicious!",
-               "We saw lots of amazing views.", "It was such a fun weekend honestly.",
-               "The weather has been all over the place lately."]
-    said = "We both grew up in Duluth, so keep the toast about the lake winters gentle."
-    out = ask([user(t) for t in [*chatter[:2], said, *chatter[2:]]], max_tokens=30)
-    assert "Duluth" in out, out
-
-
 def test_statements_of_fact_outrank_chatter_zh() -> None:
     chatter = [user("哈哈哈那天的聚会真的太好玩了，大家笑了一整晚。"),
                user("哇，听起来真是一个很放松的周末呀。")]

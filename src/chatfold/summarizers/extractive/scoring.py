@@ -1155,7 +1155,7 @@ _FACT_AT = re.compile(
     # What the speaker has been doing for a while: "I've been learning Japanese for 3 years".
     r"|(?:i|we)(?:'ve| have) been (?!(?:feeling|thinking|wondering|meaning|hoping|wanting"
     r"|waiting|looking|going|trying|getting|doing|having|saying|telling)(?![a-z]))[a-z]{3,}ing"
-    r"|(?:i|we) (?:both |all |just |finally |recently |also |even |once |already )?"
+    r"|(?:i|we) (?:just |finally |recently |also |even |once |already )?"
     r"(?!(?:loved|liked|enjoyed|agreed|wanted|needed|hoped|wished|guessed|figured|wondered"
     r"|noticed|appreciated|imagined|expected|used|tried|seemed|looked|felt|heard|learned"
     r"|realized|realised|missed|mentioned|talked|asked|answered|shared)(?![a-z]))"
