@@ -2904,6 +2904,14 @@ def test_a_value_near_another_without_a_correction_is_left_alone() -> None:
     assert "4829" in out and "4892" in out, out
 
 
+def test_a_correction_naming_known_things_puts_no_near_name_right() -> None:
+    # "Marcy" and "Marco" were both said before the correction: neither is a slip of the other.
+    out = ask([user("Marco moves into the Marcy Avenue flat next week."),
+               user("The deposit for Marco is $900."),
+               user("small correction on Marcy Avenue: it's 3 keys and Marco wants a fob too.")])
+    assert "deposit for Marco" in out and "deposit for Marcy" not in out, out
+
+
 @pytest.mark.parametrize(("messages", "kept", "gone"), [
     ([user("帮我登记一下访客车位，车牌，苏E3M618"), assistant("好的，登记车牌苏E3M618。"),
       user("啊不对，打错了，是苏E3M681，最后两位反了")], "E3M681", "E3M618"),
