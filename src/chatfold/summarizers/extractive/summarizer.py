@@ -532,7 +532,7 @@ def _coded(task: str, report: str) -> bool:
 
 # What the user told before asking for something: "It's a 2019 Mazda CX-5, plate 7KXR219, can
 # you format it as a short email?".
-_TOLD_THEN_ASKED = re.compile(
+_STATED_BEFORE_ASK = re.compile(
     r"^(.*?\S)\s*[,;]\s+(?:(?:can|could|would|will) you|please)\b[^?]*\?\s*$", re.IGNORECASE)
 
 
@@ -1207,7 +1207,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                 history = True
             elif (row.score_role == "user" and not row.speaker and sec == _FACTS
                   and (role == "summary" or i < replied) and _is_question(row.body)):
-                stated = _TOLD_THEN_ASKED.match(row.body)
+                stated = _STATED_BEFORE_ASK.match(row.body)
                 if stated is not None and _OWN_CODE.search(stated.group(1)):
                     # "It's a 2019 Mazda CX-5, plate 7KXR219, can you format it as an email?",
                     # answered: the ask is history, the code the user stated of their own is not.
