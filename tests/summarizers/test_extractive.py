@@ -311,7 +311,7 @@ def test_anthropic_tool_blocks_are_understood() -> None:
         language="zh",
     )
     assert "工具 lookup_order(id=7731) → Order 7731 shipped via DHL 1Z999" in out
-    assert "用户：Order 7731" not in out  # a tool result is not the user's statement
+    assert "\n- Order 7731" not in out  # a tool result is not the user's statement
 
 
 def test_long_tool_results_are_trimmed() -> None:
@@ -381,7 +381,7 @@ def test_one_line_sections_are_parsed() -> None:
 def test_the_small_talk_note_is_not_carried_forward() -> None:
     note = ask([user("hi")])
     out = ask([user("My locker code is 4471.")], previous=note)
-    assert out == "Facts:\n- User: My locker code is 4471."
+    assert out == "Facts:\n- My locker code is 4471."
     assert ask([user("thanks!")], previous=note) == note
 
 
@@ -398,7 +398,7 @@ def test_a_summary_message_among_the_messages_is_merged_not_summarized() -> None
 
 
 def test_duplicates_and_near_duplicates_are_dropped() -> None:
-    previous = "Facts:\n- User: My flight is UA 857 on May 3."
+    previous = "Facts:\n- My flight is UA 857 on May 3."
     out = ask(
         [
             user("My flight is UA 857 on May 3."),
@@ -419,7 +419,7 @@ def test_budget_change_replaces_the_old_value() -> None:
 
 
 def test_chinese_move_replaces_old_residence() -> None:
-    previous = "事实：\n- 用户：我住在北京。\n- 用户的女儿叫小雨，今年6岁。"
+    previous = "事实：\n- 我住在北京。\n- 用户的女儿叫小雨，今年6岁。"
     out = ask([user("我上个月搬到上海了。")], previous=previous, language="zh")
     assert "上海" in out
     assert "北京" not in out
@@ -429,14 +429,14 @@ def test_chinese_move_replaces_old_residence() -> None:
 def test_flipped_preference_replaces_the_old_one() -> None:
     out_en = ask(
         [user("I don't like coffee anymore, it keeps me awake.")],
-        previous="Preferences:\n- User: I love coffee.\n- User: I love hiking.",
+        previous="Preferences:\n- I love coffee.\n- I love hiking.",
     )
     assert "I love coffee" not in out_en
     assert "don't like coffee" in out_en
     assert "hiking" in out_en
     out_zh = ask(
         [user("我现在不喜欢咖啡了，改喝茶。")],
-        previous="偏好：\n- 用户：我喜欢咖啡。\n- 用户：我喜欢爬山。",
+        previous="偏好：\n- 我喜欢咖啡。\n- 我喜欢爬山。",
         language="zh",
     )
     assert "我喜欢咖啡" not in out_zh
@@ -464,13 +464,13 @@ def test_an_assistant_echo_does_not_replace_the_users_words() -> None:
         max_tokens=40,
     )
     # "另外提醒一下，" only says a fact follows: the fact is kept, as the user's words.
-    assert "用户：我对花生过敏，订餐的时候注意。" in out
+    assert "我对花生过敏，订餐的时候注意。" in out
 
 
 def test_leading_acknowledgements_are_trimmed() -> None:
     out = ask([user("好的，就订静安雅舍，两晚。"), user("OK, so let's go with G1.")], language="zh")
-    assert "- 用户：就订静安雅舍，两晚。" in out
-    assert "- 用户：let's go with G1." in out
+    assert "- 就订静安雅舍，两晚。" in out
+    assert "- let's go with G1." in out
 
 
 def test_same_attribute_of_different_people_is_not_replaced() -> None:
@@ -634,6 +634,12 @@ def test_paragraph_style_is_one_paragraph() -> None:
     assert "\n" not in out
     assert not any(title in out for title in ("事实：", "偏好：", "决定：", "待办："))
     assert "liming.work@example.com" in out
+
+
+def test_a_paragraph_says_whose_each_sentence_is_and_a_list_tags_all_but_the_user_s() -> None:
+    said = [user("My locker code is 4471."), assistant("Noted, your locker is 4471.")]
+    assert ask(said, style="paragraph").startswith("User: My locker code is 4471.")
+    assert ask(said).splitlines()[1] == "- My locker code is 4471."
 
 
 # ---------------------------------------------------------------------------------------------

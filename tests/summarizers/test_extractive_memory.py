@@ -46,6 +46,18 @@ def assistant(text: str, **extra: Any) -> dict[str, Any]:
     return {"role": "assistant", "content": text, **extra}
 
 
+# What opens a line that is not the user's own statement (theirs go untagged).
+_NOT_THE_USERS = ("Assistant: ", "Tool ", "User chose", "User asked", "User agreed",
+                  "User to choose", "助手：", "工具 ", "用户选择", "用户要求", "用户同意",
+                  "用户待选")
+
+
+def user_lines(summary: str) -> list[str]:
+    """The user's own statements of ``summary``: its untagged item lines."""
+    return [line[2:] for line in summary.splitlines()
+            if line.startswith("- ") and not line[2:].startswith(_NOT_THE_USERS)]
+
+
 def section(summary: str, title: str) -> list[str]:
     """The item lines under ``title`` (without their ``- ``)."""
     lines: list[str] = []
@@ -114,9 +126,9 @@ def test_love_and_agree_are_not_preferences_or_decisions() -> None:
     out = ask([user("I love it!"), user("I totally agree."), user("I'd love to see it sometime."),
                user("I love hiking in the Alps.")])
     assert section(out, "Decisions") == []
-    assert section(out, "Preferences") == ["User: I love hiking in the Alps."]
+    assert section(out, "Preferences") == ["I love hiking in the Alps."]
     zh = ask([user("同意！"), user("我喜欢爬山。")], language="zh")
-    assert section(zh, "决定") == [] and section(zh, "偏好") == ["用户：我喜欢爬山。"]
+    assert section(zh, "决定") == [] and section(zh, "偏好") == ["我喜欢爬山。"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -223,7 +235,7 @@ def test_answered_request_leaves_open_tasks_en() -> None:
                assistant("The Louvre is open 9am to 6pm and closed on Tuesdays."),
                user("Please remind me to renew my passport before April 1.")])
     tasks = section(out, "Open tasks")
-    assert tasks == ["User: Please remind me to renew my passport before April 1."]
+    assert tasks == ["Please remind me to renew my passport before April 1."]
     assert "9am to 6pm" in out  # what was done is kept as a fact
 
 
@@ -245,7 +257,7 @@ def test_a_promise_does_not_close_a_task() -> None:
 
 
 def test_a_carried_open_task_is_closed_by_a_later_fold() -> None:
-    previous = "Open tasks:\n- User: Please book a table at Nopa for Friday."
+    previous = "Open tasks:\n- Please book a table at Nopa for Friday."
     out = ask([assistant("Done: the table at Nopa is booked for Friday at 7pm.")],
               previous=previous)
     assert section(out, "Open tasks") == []
@@ -287,8 +299,8 @@ def test_a_bare_report_is_said_by_the_done_mark() -> None:
     out = ask([user("Please remind me to call Bob at 5pm."), assistant("Reminder set."),
                user("Can you write a queue in Python?"), assistant("Here's a queue:")])
     assert section(out, "Open tasks") == [
-        "User: Please remind me to call Bob at 5pm. (reminder set)"]
-    assert section(out, "Facts") == ["User: Can you write a queue in Python? (done)"]
+        "Please remind me to call Bob at 5pm. (reminder set)"]
+    assert section(out, "Facts") == ["Can you write a queue in Python? (done)"]
     zh = ask([user("帮我订周六晚上8点6个人的位子，在海底捞。"),
               assistant("已订好周六晚上8点海底捞6位，订单号HD5521。")], language="zh")
     assert section(zh, "待办") == [] and "HD5521" in zh
@@ -326,21 +338,20 @@ def test_a_code_told_before_an_answered_ask_stays_the_users_fact() -> None:
          "license plate 7KXR219. Thanks!'", "7KXR219"),
     ]:
         out = ask([user(said), assistant(reply)])
-        assert any(line.startswith("User") and code in line
-                   for line in section(out, "Facts")), out
+        assert any(code in line for line in user_lines(out)), out
     # An answered ask with no code of the user's own is history, as before.
     out = ask([user("We land around nine, can you suggest a dinner spot near the hotel?"),
                assistant("Try Tasca do Chico, a ten-minute walk, open until midnight.")])
-    assert "User: We land around nine." not in out, out
+    assert "- We land around nine." not in out, out
 
 
 def test_an_answered_question_yields_to_facts_a_done_booking_does_not() -> None:
     # Twenty questions the replies answered fill the summary; the facts said after them
     # still get in: "can you write a trie in Python? (done)" is what was discussed, not memory.
-    asked = "".join(f"- User: can you write a {w} in Python? (done)\n" for w in (
+    asked = "".join(f"- can you write a {w} in Python? (done)\n" for w in (
         "trie", "stack", "queue", "heap", "graph", "closure", "generator", "decorator",
         "context manager", "linked list"))
-    out = f"Facts:\n{asked}- User: Book a table at Nobu for Friday. (done)"
+    out = f"Facts:\n{asked}- Book a table at Nobu for Friday. (done)"
     cap = count(out)
     for fact in ("The wifi password at the cabin is pinecone88.", "My manager is Ruth Okafor.",
                  "My blood type is O negative."):  # one fact per fold, the cap full each time
@@ -400,7 +411,7 @@ def test_stale_lookups_and_answered_questions_yield_to_facts_a_booking_stays() -
         f"- Tool search_hotels(city={c}, date=2026-05-{d}) → hotels=[name=Hotel Sol {d}, "
         f"eur=1{d}, rating=4.{d % 10}]\n" for c, d in (("Rome", 11), ("Milan", 12),
                                                       ("Paris", 13), ("Vienna", 14)))
-    asked = "- User: Any flights from Hamburg to Rome on 2026-05-26?\n"
+    asked = "- Any flights from Hamburg to Rome on 2026-05-26?\n"
     booked = "- Tool book_hotel(name=Hotel Sol 11) → confirmation=HS-5521\n"
     first = f"Facts:\n{lookups}{asked}{booked}"
     facts = ["My wife's name is Sara.", "We have two kids, aged 6 and 9.",
@@ -440,7 +451,7 @@ def test_a_chinese_budget_is_a_standing_fact() -> None:
 
 def test_the_assistants_my_name_is_never_the_users_name() -> None:
     # Both carried: the assistant's line (code it explained) names itself, not the user.
-    previous = ("Facts:\n- User: My name is Priya Raman and I live in Leeds.\n"
+    previous = ("Facts:\n- My name is Priya Raman and I live in Leeds.\n"
                 "- Assistant: c.method.whoami = 'my name is method' # can't set on the method")
     out = ExtractiveSummarizer(count=count).summarize(
         SummaryRequest(previous, [user("ok thanks")], "en", 200))  # type: ignore[arg-type]
@@ -606,11 +617,11 @@ def test_a_question_is_answered_by_its_whole_reply_and_across_a_fold() -> None:
     s = ExtractiveSummarizer(count=count)
     first = s.summarize(SummaryRequest(
         "", [user("Can you explain decorators?")], "en", 200))  # type: ignore[arg-type]
-    assert section(first, "Open tasks") == ["User: Can you explain decorators?"]
+    assert section(first, "Open tasks") == ["Can you explain decorators?"]
     out = s.summarize(SummaryRequest(
         first, [assistant(answer), user("Thanks! Book a table at Nopa for Friday.")], "en",
         600))  # type: ignore[arg-type]
-    assert section(out, "Open tasks") == ["User: Book a table at Nopa for Friday."]
+    assert section(out, "Open tasks") == ["Book a table at Nopa for Friday."]
 
 
 @pytest.mark.parametrize(("lang", "request_text", "reports", "done"), [
@@ -637,13 +648,13 @@ def test_code_the_assistant_wrote_closes_the_request_for_it() -> None:
     out = ask([user("帮我写一个 FastAPI 的 health check endpoint。"), assistant(code)],
               language="zh")
     assert section(out, "待办") == []
-    assert section(out, "事实") == ["用户：帮我写一个 FastAPI 的 health check endpoint。（已完成）"]
+    assert section(out, "事实") == ["帮我写一个 FastAPI 的 health check endpoint。（已完成）"]
 
 
 def test_a_sentence_without_a_word_says_nothing() -> None:
     out = ask([user("My flight is BA117 on May 3."), user("(12)"), user("3/4"),
                user("我也这么觉得。")])
-    assert section(out, "Facts") == ["User: My flight is BA117 on May 3."]
+    assert section(out, "Facts") == ["My flight is BA117 on May 3."]
 
 
 def test_naming_one_of_the_listed_options_is_a_choice() -> None:
@@ -687,7 +698,7 @@ def test_x_it_is_and_lets_not_are_decisions() -> None:
     out = ask([user("OK, Postgres it is."), user("Let's not invite Kevin to the party."),
                user("It is what it is.")])
     assert section(out, "Decisions") == [
-        "User: Postgres it is.", "User: Let's not invite Kevin to the party."]
+        "Postgres it is.", "Let's not invite Kevin to the party."]
 
 
 @pytest.mark.parametrize("said", [
@@ -695,7 +706,7 @@ def test_x_it_is_and_lets_not_are_decisions() -> None:
     "We voted to move the offsite to June.", "Let's go with the blue logo.",
 ])
 def test_a_plan_or_a_vote_is_a_decision(said: str) -> None:
-    assert section(ask([user(said)]), "Decisions") == [f"User: {said}"]
+    assert section(ask([user(said)]), "Decisions") == [f"{said}"]
 
 
 @pytest.mark.parametrize(("lang", "said"), [
@@ -777,8 +788,7 @@ def test_the_users_own_task_is_open_until_they_report_it_done(
     lang: str, task: str, report: str, carried: bool
 ) -> None:
     title = "Open tasks" if lang == "en" else "待办"
-    tag = "User: " if lang == "en" else "用户："
-    assert section(ask([user(task)], language=lang), title) == [f"{tag}{task}"]
+    assert section(ask([user(task)], language=lang), title) == [task]
     chatter = user("Nice weather today." if lang == "en" else "今天天气不错。")
     if carried:
         out = ask([chatter, user(report)], previous=ask([user(task)], language=lang),
@@ -802,7 +812,7 @@ def test_the_users_own_task_is_open_until_they_report_it_done(
 def test_progress_on_a_task_does_not_close_it(lang: str, task: str, later: str) -> None:
     out = ask([user(task), user(later)], language=lang)
     assert section(out, "Open tasks" if lang == "en" else "待办") == [
-        f"{'User: ' if lang == 'en' else '用户：'}{task}"]
+        task]
 
 
 @pytest.mark.parametrize(("lang", "tasks", "report", "still_open"), [
@@ -821,18 +831,16 @@ def test_progress_on_a_task_does_not_close_it(lang: str, task: str, later: str) 
 def test_a_report_sharing_one_word_closes_only_the_task_it_alone_names(
     lang: str, tasks: list[str], report: str, still_open: list[str]
 ) -> None:
-    tag = "User: " if lang == "en" else "用户："
     chatter = user("Nice weather today." if lang == "en" else "今天天气不错。")
     out = ask([*map(user, tasks), chatter, user(report)], language=lang)
-    assert sorted(section(out, "Open tasks" if lang == "en" else "待办")) == sorted(
-        tag + t for t in still_open)
+    assert sorted(section(out, "Open tasks" if lang == "en" else "待办")) == sorted(still_open)
 
 
 def test_the_users_own_report_closes_their_task_and_keeps_what_they_did() -> None:
-    previous = "Open tasks:\n- User: I still need to buy a gift for Anna's birthday."
+    previous = "Open tasks:\n- I still need to buy a gift for Anna's birthday."
     out = ask([user("I bought Anna a scarf yesterday.")], previous=previous)
     assert section(out, "Open tasks") == []
-    assert "User: I bought Anna a scarf yesterday." in section(out, "Facts")
+    assert "I bought Anna a scarf yesterday." in section(out, "Facts")
 
 
 def test_weather_and_feelings_with_only_a_day_are_chatter() -> None:
@@ -840,7 +848,7 @@ def test_weather_and_feelings_with_only_a_day_are_chatter() -> None:
                user("I went to a support group yesterday and it was so powerful."),
                user("今天天气真好，心情特别开心。")], max_tokens=20)
     # How it felt goes with the chatter; the event and its day are the fact.
-    assert section(out, "Facts") == ["User: I went to a support group yesterday."]
+    assert section(out, "Facts") == ["I went to a support group yesterday."]
 
 
 @pytest.mark.parametrize("said, kept", [
@@ -854,7 +862,7 @@ def test_weather_and_feelings_with_only_a_day_are_chatter() -> None:
      "I signed up for the pottery class and it was $120 for six weeks."),
 ])
 def test_a_feeling_joined_by_and_leaves_the_event(said: str, kept: str) -> None:
-    assert section(ask([user(said)]), "Facts") == [f"User: {kept}"]
+    assert section(ask([user(said)]), "Facts") == [f"{kept}"]
 
 
 @pytest.mark.parametrize("cut", [0, 1, 3, 4])
@@ -879,7 +887,7 @@ def test_a_booking_closed_after_a_pick_wherever_the_fold_falls(cut: int) -> None
 def test_a_reference_with_no_word_in_common_closes_only_the_latest_request() -> None:
     out = ask([user("帮我订一家酒店。"), user("再帮我订个餐厅。"),
                assistant("已为您预订，订单号R7788。")], language="zh")
-    assert section(out, "待办") == ["用户：帮我订一家酒店。"]
+    assert section(out, "待办") == ["帮我订一家酒店。"]
 
 
 def test_durable_facts_said_once_outrank_a_one_off_event_with_a_date() -> None:
@@ -909,7 +917,7 @@ def test_a_reply_of_code_alone_closes_the_request() -> None:
                assistant("```python\ndef test_retries(mock_http):\n    mock_http.fail_times(2)\n"
                          "    assert client.get('/x').status_code == 200\n```")])
     assert section(out, "Open tasks") == []
-    assert section(out, "Facts") == ["User: Please write a unit test for the retry logic. (done)"]
+    assert section(out, "Facts") == ["Please write a unit test for the retry logic. (done)"]
 
 
 def test_an_accepted_recommendation_keeps_no_stray_space() -> None:
@@ -981,7 +989,7 @@ def test_the_assistants_own_taste_is_no_preference() -> None:
 def test_a_bare_imperative_is_a_request() -> None:
     out = ask([user("Book a table for 4 at Nobu on Friday."), assistant("Sure."),
                user("Check this out!"), user("Call me Dana.")])
-    assert section(out, "Open tasks") == ["User: Book a table for 4 at Nobu on Friday."]
+    assert section(out, "Open tasks") == ["Book a table for 4 at Nobu on Friday."]
     # A verb that opens a statement, not an order: nothing to act on follows it.
     statements = ask([user("Update: my budget for the trip is now $4,500."),
                       user("Put simply, I hate crowds."),
@@ -990,8 +998,8 @@ def test_a_bare_imperative_is_a_request() -> None:
     assert section(statements, "Open tasks") == []
     zh = ask([user("查一下8月18日从青岛到杭州的航班。"), assistant("好的。"),
               user("给张经理发个邮件，说会议改到周三。"), assistant("好的。")], language="zh")
-    assert sorted(section(zh, "待办")) == sorted(["用户：查一下8月18日从青岛到杭州的航班。",
-                                                "用户：给张经理发个邮件，说会议改到周三。"])
+    assert sorted(section(zh, "待办")) == sorted(["查一下8月18日从青岛到杭州的航班。",
+                                                "给张经理发个邮件，说会议改到周三。"])
 
 
 def test_numbers_asked_for_and_reported_close_a_request() -> None:
@@ -1000,11 +1008,11 @@ def test_numbers_asked_for_and_reported_close_a_request() -> None:
                user("好的，订吧。"),
                assistant("已订好18点6位，预订号R7281。")], language="zh")
     assert section(out, "待办") == []
-    assert "用户：找一家浦东新区的素食餐厅，6个人，晚上18点。（已完成）" in section(out, "事实")
+    assert "找一家浦东新区的素食餐厅，6个人，晚上18点。（已完成）" in section(out, "事实")
     # One number in common is chance: the weather on Friday books no table.
     en = ask([user("Please book a table for 4 at Nopa, Friday 7pm."),
               assistant("Here's the weather for Friday: 7 degrees, sunny.")])
-    assert section(en, "Open tasks") == ["User: Please book a table for 4 at Nopa, Friday 7pm."]
+    assert section(en, "Open tasks") == ["Please book a table for 4 at Nopa, Friday 7pm."]
 
 
 def test_a_yes_to_a_listing_of_options_chooses_none_of_them() -> None:
@@ -1036,9 +1044,9 @@ def test_a_request_to_remember_is_a_fact_not_a_task() -> None:
     zh = ask([user("帮我记一下，房东陈杰的电话是17156669319。"), assistant("好的，已记下。")],
              language="zh")
     assert section(zh, "待办") == []
-    assert section(zh, "事实") == ["用户：房东陈杰的电话是17156669319。"]
+    assert section(zh, "事实") == ["房东陈杰的电话是17156669319。"]
     en = ask([user("Please remember that my gate code is 4512."), assistant("Noted.")])
-    assert section(en, "Facts") == ["User: My gate code is 4512."]
+    assert section(en, "Facts") == ["My gate code is 4512."]
     task = ask([user("Remember to call my mom on Sunday.")])  # a task keeps its words
     assert "Remember to call my mom on Sunday." in task
 
@@ -1153,11 +1161,11 @@ def test_a_dated_line_is_parsed_back_with_its_date() -> None:
 
 
 @pytest.mark.parametrize(("lang", "previous", "day"), [
-    ("en", "Facts:\n- [28 December 2023] User: I adopted a cat.\n- [30 December] User: I paint."
-           "\n- [2 January 2024] User: I moved to Denver.\n- [5 January] User: I quit sugar.",
+    ("en", "Facts:\n- [28 December 2023] I adopted a cat.\n- [30 December] I paint."
+           "\n- [2 January 2024] I moved to Denver.\n- [5 January] I quit sugar.",
      "5 January"),
-    ("zh", "事实：\n- [2023年12月28日] 用户：我养了一只猫。\n- [12月30日] 用户：我在学画画。"
-           "\n- [2024年1月2日] 用户：我搬到了成都。\n- [1月5日] 用户：我戒糖了。", "1月5日"),
+    ("zh", "事实：\n- [2023年12月28日] 我养了一只猫。\n- [12月30日] 我在学画画。"
+           "\n- [2024年1月2日] 我搬到了成都。\n- [1月5日] 我戒糖了。", "1月5日"),
 ])
 def test_a_date_without_its_year_is_read_in_the_year_above_it(
         lang: str, previous: str, day: str) -> None:
@@ -1174,7 +1182,7 @@ def test_a_date_without_its_year_is_read_in_the_year_above_it(
 
 
 def test_previous_items_survive_a_fold_of_new_material() -> None:
-    previous = "Facts:\n" + "\n".join(f"- User: my locker code is K{i:03d}X." for i in range(6))
+    previous = "Facts:\n" + "\n".join(f"- my locker code is K{i:03d}X." for i in range(6))
     new = [user(f"I bought {i} new books about Rome and {i + 2} maps of Naples on Monday.")
            for i in range(40)]
     out = ask(new, previous=previous, max_tokens=160)
@@ -1183,9 +1191,9 @@ def test_previous_items_survive_a_fold_of_new_material() -> None:
 
 
 def test_a_fold_lets_in_what_outscores_the_least_worth_of_the_summary() -> None:
-    previous = ("Facts:\n- User: my passport number is X4471922.\n- User: my blood type is "
-                "O negative.\n- User: my landlord is Priya Raman, 917-555-0144.\n"
-                "- User: my favorite color is teal.")
+    previous = ("Facts:\n- my passport number is X4471922.\n- my blood type is "
+                "O negative.\n- my landlord is Priya Raman, 917-555-0144.\n"
+                "- my favorite color is teal.")
     new = [user(said) for said in (
         "My dentist is Dr. Okafor at 12 Elm St, next cleaning March 3.",
         "My car is a 2019 Mazda CX-5, plate 8KXR319.",
@@ -1269,10 +1277,10 @@ def test_names_and_codes_right_after_chinese_characters_count() -> None:
 def test_a_condition_or_a_shrug_is_no_decision() -> None:
     zh = ask([user("除非你确定需要这样做。"), user("不过三星也就这样了。"),
               user("我决定订如家酒店。")], language="zh")
-    assert section(zh, "决定") == ["用户：我决定订如家酒店。"]
+    assert section(zh, "决定") == ["我决定订如家酒店。"]
     en = ask([user("Unless you decided otherwise, keep it."),
               user("We decided to go with Lisbon.")])
-    assert section(en, "Decisions") == ["User: We decided to go with Lisbon."]
+    assert section(en, "Decisions") == ["We decided to go with Lisbon."]
 
 
 def test_a_clause_that_only_says_how_it_felt_is_dropped() -> None:
@@ -1319,8 +1327,9 @@ def test_how_it_felt_without_anything_to_ask_for_is_chatter() -> None:
 
 
 def test_a_chinese_question_without_a_question_mark_states_nothing() -> None:
-    out = ask([user("什么是HAL9000"), user("是谁写的科学怪人"),
-               user("我住在上海浦东，离公司多少有点远")], language="zh", max_tokens=30)
+    told = [user("我住在上海浦东，离公司多少有点远")]
+    out = ask([user("什么是HAL9000"), user("是谁写的科学怪人"), *told], language="zh",
+              max_tokens=count(ask(told, language="zh")) + 4)
     assert "浦东" in out
     assert "HAL9000" not in out and "科学怪人" not in out
 
@@ -1328,9 +1337,9 @@ def test_a_chinese_question_without_a_question_mark_states_nothing() -> None:
 def test_the_incumbent_bonus_sets_how_firmly_kept_items_hold() -> None:
     # Carried items first claim 90% of the cap; the last tenth is contested, and the bonus
     # decides whether a kept fact yields to a new one of about the same worth.
-    previous = ("Facts:\n- User: My locker number is 5512.\n- User: My train leaves at 7:40.\n"
-                "- User: My gym is on Elm Street.\n- User: My cousin Dana lives in Reno.\n"
-                "- User: Anna visited us on Friday.")
+    previous = ("Facts:\n- My locker number is 5512.\n- My train leaves at 7:40.\n"
+                "- My gym is on Elm Street.\n- My cousin Dana lives in Reno.\n"
+                "- Anna visited us on Friday.")
     new = [user("I booked flight BA2490.")]  # an event too: no standing fact's claim
     cap = count(previous) + 5  # room for one of the two last lines, not both
     request = SummaryRequest(previous, new, "en", cap)  # type: ignore[arg-type]
@@ -1388,11 +1397,10 @@ def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, even
     # user's standing facts: true until said otherwise, they outweigh an event and its day.
     told = _EVENTS[lang][event]
     title = "Facts" if lang == "en" else "事实"
-    tag = "User: " if lang == "en" else "用户："
-    cap = max(count(f"{title}:\n- {tag}{t}\n") for t in (told, standing)) + 2
+    cap = max(count(f"{title}:\n- {t}\n") for t in (told, standing)) + 2
     for said in ([told, standing], [standing, told]):
         out = ask([user(t) for t in said], language=lang, max_tokens=cap)
-        assert section(out, title) == [f"{tag}{standing}"]
+        assert section(out, title) == [standing]
 
 
 @pytest.mark.parametrize("lang, rule", [
@@ -1418,7 +1426,7 @@ def test_a_standing_fact_outranks_a_one_off_event(lang: str, standing: str, even
 def test_what_the_speaker_cannot_eat_or_avoids_outranks_an_event(lang: str, rule: str) -> None:
     told = _EVENTS[lang][0]
     title = "Preferences" if lang == "en" else "偏好"
-    cap = max(count(f"{title}:\n- User: {t}\n") for t in (told, rule)) + 2
+    cap = max(count(f"{title}:\n- {t}\n") for t in (told, rule)) + 2
     out = ask([user(told), user(rule)], language=lang, max_tokens=cap)
     assert rule.split(",")[0].rstrip("。.") in out and told.rstrip("。.") not in out
 
@@ -1437,7 +1445,7 @@ def test_words_of_an_instruction_or_dislike_alone_do_not_outrank_an_event(
     lang: str, said: str
 ) -> None:
     told = _EVENTS[lang][1]
-    line = "Preferences:\n- User: {}\n" if lang == "en" else "事实：\n- 用户：{}\n"
+    line = "Preferences:\n- {}\n" if lang == "en" else "事实：\n- {}\n"
     cap = max(count(line.format(t)) for t in (told, said)) + 2
     out = ask([user(said), user(told)], language=lang, max_tokens=cap)
     assert told.rstrip("。.") in out and said.rstrip("。.!") not in out
@@ -1460,7 +1468,7 @@ def test_an_instruction_taken_back_replaces_the_earlier_one(
     else:
         out = ask([user(first), user(then)], language=lang)
     assert section(out, "Preferences" if lang == "en" else "偏好") == [
-        ("User: " if lang == "en" else "用户：") + then]
+        then]
 
 
 @pytest.mark.parametrize(("lang", "first", "then"), [
@@ -1473,7 +1481,7 @@ def test_an_instruction_taken_back_replaces_the_earlier_one(
 def test_instructions_on_different_things_both_stay(lang: str, first: str, then: str) -> None:
     out = ask([user(first), user(then)], language=lang)
     assert sorted(section(out, "Preferences" if lang == "en" else "偏好")) == sorted(
-        ("User: " if lang == "en" else "用户：") + t for t in (first, then))
+        [first, then])
 
 
 @pytest.mark.parametrize("decision", [
@@ -1482,10 +1490,10 @@ def test_instructions_on_different_things_both_stay(lang: str, first: str, then:
 ])
 def test_a_decision_that_names_its_choice_outranks_an_event(decision: str) -> None:
     told = _EVENTS["en"][1]
-    cap = max(count(f"{title}:\n- User: {t}\n")
+    cap = max(count(f"{title}:\n- {t}\n")
               for t, title in ((told, "Facts"), (decision, "Decisions"))) + 2
     out = ask([user(told), user(decision)], max_tokens=cap)
-    assert section(out, "Decisions") == [f"User: {decision}"] and told.rstrip(".") not in out
+    assert section(out, "Decisions") == [f"{decision}"] and told.rstrip(".") not in out
 
 
 @pytest.mark.parametrize(("lang", "said"), [
@@ -1499,18 +1507,18 @@ def test_a_decision_that_names_its_choice_outranks_an_event(decision: str) -> No
 def test_how_the_user_likes_things_is_a_preference(lang: str, said: str) -> None:
     out = ask([user(said)], language=lang)
     assert section(out, "Preferences" if lang == "en" else "偏好") == [
-        ("User: " if lang == "en" else "用户：") + said]
+        said]
 
 
 _KEPT_OUTINGS = {
     "en": "Facts:\n" + "".join(
-        f"- User: Last {day} I went to the {place} with {who}.\n"
+        f"- Last {day} I went to the {place} with {who}.\n"
         for day, place, who in [("Monday", "jazz bar", "Jon"), ("Tuesday", "art fair", "Ava"),
                                 ("Friday", "lake trail", "Omar"), ("Sunday", "book club", "Kim"),
                                 ("Saturday", "night market", "Raj"),
                                 ("Thursday", "climbing gym", "Theo")]),
     "zh": "事实：\n" + "".join(
-        f"- 用户：{said}\n"
+        f"- {said}\n"
         for said in ["上周一我和老陈去了爵士酒吧。", "周二下午小美约我看了艺术展。",
                      "上周五跟阿伟沿着湖边步道走了一圈。", "周日参加了莉莉组织的读书会。",
                      "上周六和大刘逛了夜市。", "周四晚上阿杰带我去攀岩馆玩。"]),
@@ -1566,20 +1574,20 @@ def test_how_something_is_felt_is_no_standing_fact(chatter: str) -> None:
     # and have" has no subject at all; "is paying off", "has seen" say what goes on or went
     # on; "I'd love to … every day" is a wish, not a habit.
     told = _EVENTS["en"][0]
-    cap = max(count(f"Facts:\n- User: {t}\n") for t in (told, chatter)) + 2
+    cap = max(count(f"Facts:\n- {t}\n") for t in (told, chatter)) + 2
     out = ask([user(chatter), user(told)], max_tokens=cap)
-    assert section(out, "Facts") == [f"User: {told}"]
+    assert section(out, "Facts") == [f"{told}"]
 
 
 def test_kept_chatter_yields_to_a_new_fact_however_high_the_bonus() -> None:
     # The bonus is at most 1.5 times a kept item's own score: chatter let in while the summary
     # had room does not hold off a fact worth far more (long assistant answers filled the
     # summary, then "Our API rate limit is 600 requests per minute" found no room).
-    previous = ("Facts:\n- User: We played board games all evening.\n- User: We baked bread.\n"
-                "- User: We walked to the park.\n- User: We watched a film.\n"
-                "- User: We talked about music.")
+    previous = ("Facts:\n- We played board games all evening.\n- We baked bread.\n"
+                "- We walked to the park.\n- We watched a film.\n"
+                "- We talked about music.")
     new = [user("My flight number is BA2490.")]
-    cap = count(previous) + 3
+    cap = count(previous) + 6  # room for the fact when one line of chatter goes
     request = SummaryRequest(previous, new, "en", cap)  # type: ignore[arg-type]
     out = ExtractiveSummarizer(count=count, incumbent_bonus=10.0).summarize(request)
     assert "BA2490" in out and "board games" in out
@@ -1667,22 +1675,22 @@ def test_a_corrected_quantity_rewrites_the_request_it_corrects_en() -> None:
     out = ask([user("Please order 17 postcards for the wedding guests."),
                assistant("Sure, noted."),
                user("Scratch that, make it 25 postcards instead of 17.")])
-    assert section(out, "Open tasks") == ["User: Please order 25 postcards for the wedding guests."]
+    assert section(out, "Open tasks") == ["Please order 25 postcards for the wedding guests."]
     assert "17" not in out  # the correction said nothing else: it is absorbed
 
 
 def test_a_corrected_quantity_rewrites_the_request_it_corrects_zh() -> None:
     out = ask([user("帮我订20份年会的伴手礼。"), user("不好意思，伴手礼改成35份。"),
                user("帮我订两间房，住三晚。"), user("改成住四晚吧。")], language="zh")
-    assert "用户：帮我订35份年会的伴手礼。" in section(out, "待办")
-    assert "用户：帮我订两间房，住四晚。" in section(out, "待办")
+    assert "帮我订35份年会的伴手礼。" in section(out, "待办")
+    assert "帮我订两间房，住四晚。" in section(out, "待办")
     assert "20份" not in out and "三晚" not in out
 
 
 def test_a_corrected_quantity_carried_from_the_previous_summary() -> None:
-    previous = "Open tasks:\n- User: Book a table for 4 people at 7pm."
+    previous = "Open tasks:\n- Book a table for 4 people at 7pm."
     out = ask([user("Change it to 6 people please.")], previous=previous)
-    assert "User: Book a table for 6 people at 7pm." in section(out, "Open tasks")
+    assert "Book a table for 6 people at 7pm." in section(out, "Open tasks")
 
 
 def test_only_a_correction_rewrites_a_number() -> None:
@@ -1727,7 +1735,7 @@ def test_only_what_sets_an_option_apart_picks_it() -> None:
 def test_a_sentence_of_pronouns_and_light_verbs_is_chatter() -> None:
     chatter = [user("We got this!"), user("I'll keep ya posted."), user("Same here!")]
     facts = [user("I made this bowl in my pottery class."), user("I'm vegan.")]
-    out = ask(chatter + facts, max_tokens=30)
+    out = ask(chatter + facts, max_tokens=count(ask(facts)) + 4)  # room for the facts alone
     assert "bowl" in out and "vegan" in out
     for line in ("We got this", "keep ya posted", "Same here"):
         assert line not in out
@@ -1745,7 +1753,7 @@ def test_a_request_the_user_calls_off_leaves_the_open_tasks() -> None:
     # Calling off something else leaves the request open.
     other = ask([user("Please book a dinner for two at Nobu on Friday."),
                  user("Cancel my gym membership too.")])
-    assert "User: Please book a dinner for two at Nobu on Friday." in section(other,
+    assert "Please book a dinner for two at Nobu on Friday." in section(other,
                                                                              "Open tasks")
 
 
@@ -1930,7 +1938,7 @@ def test_a_request_to_change_a_value_replaces_it_once_done() -> None:
                  user("Can you change the dinner reservation to 6 people?")])
     assert "4 people" not in asked
     assert section(asked, "Open tasks") == [
-        "User: Can you change the dinner reservation to 6 people?"]
+        "Can you change the dinner reservation to 6 people?"]
 
 
 def test_a_new_favourite_without_its_kind_replaces_the_only_one_said() -> None:
@@ -2012,7 +2020,7 @@ def test_a_state_found_never_to_have_held_ends_only_that_state(old: str, new: st
 
 
 def test_a_change_carried_from_the_previous_summary() -> None:
-    previous = "Facts:\n- User: The meeting is on Tuesday at 3pm.\n- User: I live in Leeds."
+    previous = "Facts:\n- The meeting is on Tuesday at 3pm.\n- I live in Leeds."
     out = ask([user("The meeting moved to Wednesday at 10am.")], previous=previous)
     assert "Tuesday" not in out and "Wednesday" in out and "Leeds" in out
 
@@ -2075,7 +2083,7 @@ def test_an_ended_state_takes_out_what_it_ends() -> None:
     assert "drive a Toyota" not in out and "Tesla" in out
     out = ask([user("I work at Google as a designer, and I live in Austin."),
                user("I quit my job at Google last week.")])
-    assert "designer" not in out and "User: I live in Austin." in out
+    assert "designer" not in out and "I live in Austin." in out
     zh = ask([user("我喜欢喝美式咖啡。"), user("我每天都喝绿茶。"), user("最近不喝咖啡了。")],
              language="zh")
     assert "美式" not in zh and "绿茶" in zh
@@ -2099,7 +2107,8 @@ def test_a_promise_that_names_nothing_is_chatter() -> None:
 def test_a_chinese_sentence_of_particles_and_light_verbs_is_chatter() -> None:
     chatter = [user("我也是。"), user("嗯嗯，我知道了。"), user("那就这样吧。"), user("挺好。")]
     facts = [user("我养了一只猫。"), user("我不吃辣。")]
-    out = ask(chatter + facts, language="zh", max_tokens=30)
+    out = ask(chatter + facts, language="zh",
+              max_tokens=count(ask(facts, language="zh")) + 4)  # room for the facts alone
     assert "猫" in out and "辣" in out
     for line in ("我也是", "我知道了", "就这样", "挺好"):
         assert line not in out
@@ -2143,23 +2152,23 @@ def test_a_name_called_or_another_call_made_closes_no_errand() -> None:
                   "I called my mom last night, she is doing great."):
         out = ask([task, assistant("OK."), user(later)])
         assert section(out, "Open tasks") == [
-            "User: I have to call the landlord about the leaking sink."]
+            "I have to call the landlord about the leaking sink."]
     out = ask([task, assistant("OK."), user("I called the landlord, he'll fix the sink.")])
     assert section(out, "Open tasks") == []
 
 
 def test_a_carried_decision_lends_its_words_to_no_errand() -> None:
-    previous = ("Decisions:\n- User: Let's use Vercel for hosting.\n"
-                "- User: Today I decided to spend more time with my pets.\n\n"
-                "Open tasks:\n- User: I have to call the landlord about the leaking sink.")
+    previous = ("Decisions:\n- Let's use Vercel for hosting.\n"
+                "- Today I decided to spend more time with my pets.\n\n"
+                "Open tasks:\n- I have to call the landlord about the leaking sink.")
     # Reports and take-backs that share a word with a decision, none with the errand.
     for later in ("My strategy game is finally finished, it took loads of time.",
                   "Scratch that, we'll host on Netlify instead."):
         out = ask([user(later)], previous=previous)
         assert section(out, "Open tasks") == [
-            "User: I have to call the landlord about the leaking sink."]
-    zh = ("决定：\n- 用户：网站就用Vercel部署吧。\n\n"
-          "待办：\n- 用户：我得给房东打电话说一下水槽漏水的事。")
+            "I have to call the landlord about the leaking sink."]
+    zh = ("决定：\n- 网站就用Vercel部署吧。\n\n"
+          "待办：\n- 我得给房东打电话说一下水槽漏水的事。")
     out = ask([user("算了，还是用Netlify部署。")], previous=zh, language="zh")
     assert "房东" in out and "Vercel" not in out and "Netlify" in out
 
@@ -2307,21 +2316,21 @@ def test_reminders_in_passing_set_no_reminder(later: str) -> None:
     asked = "Remind me to renew my car insurance next month."
     out = ask([user(asked), assistant("Noted."), user("How was your weekend?"),
                assistant(later)])
-    assert section(out, "Open tasks") == ["User: " + asked]
+    assert section(out, "Open tasks") == ["" + asked]
     # Carried from an earlier fold beside an agreed offer that shares a word with the later
     # message ("good"), too.
     previous = ("Decisions:\n- User agreed: look into volunteering (that's a good idea)\n\n"
-                f"Open tasks:\n- User: {asked}")
+                f"Open tasks:\n- {asked}")
     out = ask([user("Thanks! Having that picture reminds me of them every day."),
                assistant(later)], previous=previous)
-    assert section(out, "Open tasks") == ["User: " + asked]
+    assert section(out, "Open tasks") == ["" + asked]
 
 
 def test_next_and_last_name_no_errand() -> None:
     asked = "Remind me to renew my car insurance next month."
     out = ask([user("I just finished the intro to my next movie script!")],
-              previous=f"Open tasks:\n- User: {asked}")
-    assert section(out, "Open tasks") == ["User: " + asked]
+              previous=f"Open tasks:\n- {asked}")
+    assert section(out, "Open tasks") == ["" + asked]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -2399,7 +2408,7 @@ def test_standing_statements_outrank_outings(lang: str, said: str, key: str) -> 
 # a pick lends its words to an errand only when it is near it, and only to what follows it
 
 _CARRIED_REMINDER = (
-    "Open tasks:\n- User: Can you remind me to renew the car insurance before June 3?")
+    "Open tasks:\n- Can you remind me to renew the car insurance before June 3?")
 
 
 @pytest.mark.parametrize("later", [
@@ -2519,7 +2528,7 @@ def test_chinese_instructions_deadlines_and_settings_stand(said: str, section_ti
 
 
 def test_a_chinese_change_said_inside_a_long_sentence_replaces_the_old_time() -> None:
-    previous = "事实：\n- 用户：华东仓的发货截单时间是每天下午 4 点。\n- 用户：我住在16楼。"
+    previous = "事实：\n- 华东仓的发货截单时间是每天下午 4 点。\n- 我住在16楼。"
     out = ask([user("仓库刚通知，从下周一起截单提前了，改成下午 3 点半，顾客问起来按新的说。")],
               previous=previous, language="zh")
     assert "3 点半" in out and "下午 4 点" not in out and "16楼" in out, out
@@ -2529,7 +2538,7 @@ def test_kept_on_the_list_stays_open_and_a_passive_report_closes_it() -> None:
     first = ask([user("I need to call Dr. Petrov's office about Leo's retainer. Keep it on the "
                       "list."), assistant("Will do, it's on the list.")])
     assert "retainer" in section(first, "Open tasks")[0] and "(done)" not in first, first
-    slip = "Open tasks:\n- User: Remind me to sign her permission slip, it's due Friday and " \
+    slip = "Open tasks:\n- Remind me to sign her permission slip, it's due Friday and " \
         "it's buried in her folder."
     done = ask([user("Slip's signed and back in her backpack, finally.")], previous=slip)
     assert section(done, "Open tasks") == [], done
@@ -2629,7 +2638,7 @@ def test_an_errand_reported_done_after_its_reminder_was_set_closes(
 
 
 def test_a_chinese_dose_raised_replaces_the_old_dose() -> None:
-    previous = "事实：\n- 用户：医生让我每天早上空腹吃一片优甲乐，50微克。"
+    previous = "事实：\n- 医生让我每天早上空腹吃一片优甲乐，50微克。"
     out = ask([user("复查了甲功，医生把优甲乐加到75微克了。")], previous=previous, language="zh")
     assert "75微克" in out and "50微克" not in out, out
 
@@ -2764,7 +2773,7 @@ def test_a_chance_had_or_an_aside_is_no_errand(said: str) -> None:
 
 
 def test_a_report_sharing_only_the_errands_verb_does_not_close_it() -> None:
-    previous = "Open tasks:\n- User: got to pick up the dry cleaning on Friday"
+    previous = "Open tasks:\n- got to pick up the dry cleaning on Friday"
     out = ask([user("Also picked up some new hobbies this year, like archery."),
                assistant("Archery sounds fun!")], previous=previous)
     assert any("dry cleaning" in t for t in section(out, "Open tasks")), out
@@ -2774,7 +2783,7 @@ def test_a_report_sharing_only_the_errands_verb_does_not_close_it() -> None:
 
 
 def test_never_mind_calls_off_what_was_asked_last_not_any_task() -> None:
-    previous = ("Open tasks:\n- User: I still need to call my bank about the card fee, I never "
+    previous = ("Open tasks:\n- I still need to call my bank about the card fee, I never "
                 "use it.")
     out = ask([user("vet appointment at 4, remind me to leave early"),
                assistant("Will do."),
@@ -3181,10 +3190,10 @@ def test_an_errand_the_assistant_promised_stays_open(
     assert any(line.startswith(asked) and key in line for line in section(out, title)), out
     # Carried into the next fold with narrated events, it holds its place among them (a
     # request without the promise does not, in English).
-    events = ([f"用户：我上周末去了{p}，玩得很开心，还拍了很多照片" for p in
+    events = ([f"我上周末去了{p}，玩得很开心，还拍了很多照片" for p in
                ("杭州西湖", "苏州园林", "南京夫子庙", "黄山", "青岛海边", "厦门鼓浪屿")]
               if lang == "zh" else
-              [f"User: Last weekend I went to {p} with my sister and took lots of photos."
+              [f"Last weekend I went to {p} with my sister and took lots of photos."
                for p in ("Lake Tahoe", "Napa", "Big Sur", "Yosemite", "Monterey", "Sausalito")])
     previous = ("事实：\n" if lang == "zh" else "Facts:\n") + "".join(
         f"- {e}\n" for e in events) + "\n" + out.split("\n\n")[-1]
@@ -3193,7 +3202,7 @@ def test_an_errand_the_assistant_promised_stays_open(
     assert any(key in line for line in section(again, title)), again
     if lang == "en" and not re.search(r"\d+(?!\d|st|nd|rd|th)", messages[0]["content"]):
         # (A request with values of its own, "3 quotes … 48 inch", holds by them.)
-        plain = ask([user("ok")], previous=previous.replace(asked, "User: "), max_tokens=60)
+        plain = ask([user("ok")], previous=previous.replace(asked, ""), max_tokens=60)
         assert not any(key in line for line in section(plain, title)), plain
 
 
@@ -3253,9 +3262,7 @@ def test_what_a_tool_found_for_the_user_is_kept_with_the_question(
     # Against a dozen statements of the user's own, the question and what it found hold one
     # line, worth the user's own answer to a question.
     out = ask(messages, language=lang, max_tokens=90)
-    tag = "- 用户：" if lang == "zh" else "- User: "
-    assert any(line.startswith(tag) and "→" in line and key in line
-               for line in out.splitlines()), out
+    assert any("→" in line and key in line for line in user_lines(out)), out
 
 
 @pytest.mark.parametrize("answer", [
@@ -3268,7 +3275,7 @@ def test_options_a_tool_found_are_offered_not_learned(answer: str) -> None:
     out = ask(_looked_up("find flights to Denver for the 4 of us on the 21st", "search_flights",
                          "1) UA 1187 07:05 $312/pp 2) DL 402 13:40 $289/pp", answer,
                          "I rode my bike to the lake {} times last summer and it was great."))
-    assert not any(line.startswith("- User:") and "→" in line for line in out.splitlines()), out
+    assert not any("→" in line for line in user_lines(out)), out
 
 
 def _picked_from_tool(result: str, listing: str, pick: str) -> list[dict[str, Any]]:
@@ -3315,7 +3322,7 @@ def test_chinese_options_a_tool_found_are_offered_not_learned() -> None:
                          "1. 如家 每晚388元 2. 全季 每晚329元 3. 亚朵 每晚512元",
                          "有三家：西湖边那家388一晚；城站那家329一晚，离地铁近；滨江那家512一晚。",
                          "我们小区楼下新开了{}家奶茶店，周末人很多。"), language="zh")
-    assert not any(line.startswith("- 用户：") and "→" in line for line in out.splitlines()), out
+    assert not any("→" in line for line in user_lines(out)), out
 
 
 def test_a_question_answered_in_small_talk_is_not_joined() -> None:
@@ -4258,10 +4265,10 @@ def test_almost_done_is_not_done() -> None:
 
 
 def test_a_kept_open_errand_outranks_new_statements_of_the_same_worth() -> None:
-    previous = ("Facts:\n- User: My passport number is X1234567, it expires 2031.\n"
-                "- User: My wife Ana is a nurse at St. Mary's, night shifts Mon-Thu.\n"
-                "- User: I'm allergic to penicillin.\n"
-                "Open tasks:\n- User: I should really get the 529 for Juniper set up before her "
+    previous = ("Facts:\n- My passport number is X1234567, it expires 2031.\n"
+                "- My wife Ana is a nurse at St. Mary's, night shifts Mon-Thu.\n"
+                "- I'm allergic to penicillin.\n"
+                "Open tasks:\n- I should really get the 529 for Juniper set up before her "
                 "first birthday\n")
     news = [user("I'm allergic to most reptiles and animals with fur."),
             user("I'm lactose intolerant, so dairy-free for me."),
@@ -4678,7 +4685,7 @@ def test_a_listing_that_explains_is_no_choice() -> None:
 def test_a_tool_update_in_a_full_summary_keeps_its_new_field_not_the_old() -> None:
     first = ask(_called("create_event", '{"title": "Quarterly review", "start": "15:30"}',
                         '{"event_id": "evt_8812", "start": "2024-11-19T15:30"}', 1))
-    facts = "".join(f"- User: My cousin number {i} lives in Springfield {i}00.\n"
+    facts = "".join(f"- My cousin number {i} lives in Springfield {i}00.\n"
                     for i in range(1, 9))
     previous = first.replace("Facts:\n", "Facts:\n" + facts)
     cap = count(previous)
@@ -4889,7 +4896,7 @@ def test_a_thing_sold_or_a_person_gone_ends_what_was_said_of_them(old: str, new:
     lang = "en" if old.isascii() else "zh"
     first = ask([user(old)], language=lang)
     out = ask([user(new)], previous=first, language=lang)
-    assert gone not in out and "- 用户：\n" not in out + "\n", out
+    assert gone not in out and "- \n" not in out + "\n", out
 
 
 def test_a_seat_put_right_by_its_letter() -> None:
@@ -6192,12 +6199,12 @@ def _a_later_fold(previous: str, language: str = "en") -> str:
 def test_a_carried_time_moved_naming_nothing_moves_no_time_in_a_later_fold() -> None:
     # It moved the ceremony in its own fold; once the ceremony's line has left the summary,
     # said again to what is left it would move the only time remaining.
-    previous = ("Facts:\n- User: it's been a week since Theo proposed and my mom is already "
+    previous = ("Facts:\n- it's been a week since Theo proposed and my mom is already "
                 "sending me Pinterest boards at 6am.\n"
-                "- User: scrap that, actually back to the original 3pm.")
+                "- scrap that, actually back to the original 3pm.")
     assert "Pinterest boards at 6am" in _a_later_fold(previous)
-    zh = _a_later_fold("事实：\n- 用户：我爸生日是10月3号，今年六十大寿\n"
-                       "- 用户：那天被订了，改到10月6号了", "zh")
+    zh = _a_later_fold("事实：\n- 我爸生日是10月3号，今年六十大寿\n"
+                       "- 那天被订了，改到10月6号了", "zh")
     assert "生日是10月3号" in zh
     # In its own fold it still moves the latest time said.
     fresh = ask([user("I have my first physical therapy session on Thursday at 2:50."),
@@ -6208,8 +6215,8 @@ def test_a_carried_time_moved_naming_nothing_moves_no_time_in_a_later_fold() -> 
 def test_a_value_rewritten_changes_only_that_value_where_else_it_is_said() -> None:
     # "$425" became "$610"; "6k", said beside it, was not replaced, and the deductible that
     # happens to be $6,000 is another thing.
-    previous = ("Facts:\n- User: my plan through work is the Bronze HSA, $6,000 deductible.\n"
-                "- User: I auto-transfer $425 a month into a high yield savings account at Ally "
+    previous = ("Facts:\n- my plan through work is the Bronze HSA, $6,000 deductible.\n"
+                "- I auto-transfer $425 a month into a high yield savings account at Ally "
                 "for the emergency fund, it's at about 6k right now.")
     out = ask([user("decided the emergency fund transfer goes to $610 a month starting next "
                     "paycheck."), assistant("Nice, that's a solid bump.")], previous=previous)
@@ -6282,8 +6289,8 @@ def test_a_change_naming_nothing_is_of_what_the_reply_to_it_speaks_of() -> None:
 
 def test_a_word_that_names_any_value_names_no_thing_to_change() -> None:
     # Carried into a later fold, "the higher number" is no refund "my numbers" gave.
-    previous = ("Facts:\n- User: Ran my numbers through the tax software and it says my "
-                "federal refund is $1,067.\n- User: Update from the principal: she thinks the "
+    previous = ("Facts:\n- Ran my numbers through the tax software and it says my "
+                "federal refund is $1,067.\n- Update from the principal: she thinks the "
                 "higher number is too ambitious for a first year, so we're settling on $2,850.")
     assert "refund is $1,067" in _a_later_fold(previous)
 
@@ -6292,8 +6299,8 @@ def test_that_it_is_decided_with_nothing_of_what_is_no_decision() -> None:
     out = ask([user("ok decided."), assistant("Great!"),
                user("We're booking the documentary photographer, Mara Quintero.")])
     # Chatter, the weakest line: not a decision.
-    assert "User: decided." not in section(out, "Decisions") and "Mara Quintero" in out
-    assert "User: decided." in section(out, "Facts"), out
+    assert "decided." not in section(out, "Decisions") and "Mara Quintero" in out
+    assert "decided." in section(out, "Facts"), out
     zh = ask([user("就这么定了。"), assistant("好的！"), user("摄影师就选小周了，套餐5800。")],
              language="zh")
     assert not any("就这么定了" in d for d in section(zh, "决定")) and "小周" in zh
@@ -6344,7 +6351,7 @@ def test_a_value_said_of_nothing_goes_with_the_sentence_before() -> None:
     assert "salary expectations. I put $92,000." in first, first
     out = ask([user("Changing my answer on that, after looking at Glassdoor I'm going with "
                     "$98,500 as my expectation."), assistant("OK.")], previous=first)
-    users = [line for line in out.splitlines() if line.startswith("- User")]
+    users = user_lines(out)
     assert not any("$92,000" in line for line in users), out
     assert any("Corvane Health" in line for line in users), out
 
@@ -6372,13 +6379,13 @@ def test_a_value_the_user_denies_is_put_right_where_it_was_said() -> None:
     out = ask([user("Book a table for 6 people at 7:30 tonight."),
                assistant("Booked for 6 people at 8:30."), user("I said 7:30, not 8:30.")])
     assert "Booked for 6 people at 7:30" in out, out
-    first = ("事实：\n- 用户：看中一台车，表显6.8万公里，2019年的\n"
+    first = ("事实：\n- 看中一台车，表显6.8万公里，2019年的\n"
              "- 助手：按表显8.6万公里算，接下来要换刹车片和变速箱油，三年大概六七千。\n")
     out = ask([user("不是8.6 是6.8万 你搞反了"), assistant("抱歉。")], previous=first,
               language="zh")
     assert "按表显6.8万公里" in out, out
     # a value denied with none of its kind said for it stays as it was
-    first = "Facts:\n- User: The dentist is at 7:30.\n- Assistant: The gym class is at 8:30.\n"
+    first = "Facts:\n- The dentist is at 7:30.\n- Assistant: The gym class is at 8:30.\n"
     out = ask([user("not 8:30, sorry, the other one."), assistant("OK.")], previous=first)
     assert "class is at 8:30" in out, out
 
@@ -6487,8 +6494,8 @@ def test_a_price_moved_in_chinese_then_said_replaces_the_old_one(old: str, new: 
 
 
 def test_a_carried_statement_of_a_revised_value_outranks_chatter_of_its_worth() -> None:
-    previous = ("Facts:\n- User: We went hiking on Sunday with the kids, it was great\n"
-                "- User: Contractor revised it to 18,900\n")
+    previous = ("Facts:\n- We went hiking on Sunday with the kids, it was great\n"
+                "- Contractor revised it to 18,900\n")
     out = ask([user("hi"), assistant("Hi!")], previous=previous, max_tokens=24)
     assert "18,900" in out and "hiking" not in out, out
 
@@ -6617,3 +6624,26 @@ def test_the_condition_of_a_question_is_no_statement(lang: str, asked: str, cut:
     ok = "OK." if lang == "en" else "好的。"
     out = ask([user(asked), assistant(ok)], language=lang)
     assert cut not in out, out
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_user_s_own_lines_go_untagged_and_read_back_as_theirs(lang: str) -> None:
+    # A "User: " on every line was 7-8% of a summary: the user's statements go bare, the
+    # assistant's and a tool's keep their tag, and an older summary's tagged lines read the
+    # same as bare ones (a change replaces either).
+    if lang == "en":
+        said, change, old, new = ("My gym is on Elm Street.", "I switched gyms, my gym is on "
+                                  "Oak Street now.", "Elm Street", "Oak Street")
+        noted, tag, title = "Noted: your locker is 4471.", "User: ", "Facts"
+    else:
+        said, change = "我住在长乐路。", "我搬家了，现在住在武康路。"
+        old, new = "长乐路", "武康路"
+        noted, tag, title = "记下了：你的柜子是4471号。", "用户：", "事实"
+    first = ask([user(said), assistant(noted)], language=lang)
+    assert f"- {said}" in first.splitlines() and tag not in first, first
+    assert any(line.startswith(("- Assistant: ", "- 助手：")) for line in first.splitlines())
+    for previous in (first, first.replace(f"- {said}", f"- {tag}{said}")):
+        out = ask([user(change), assistant("OK" if lang == "en" else "好的")],
+                  previous=previous, language=lang)
+        assert old not in out and any(new in line for line in section(out, title)), out
+        assert tag not in out, out

@@ -266,8 +266,8 @@ def test_a_bare_zero_beside_an_amount_raised_is_no_crash() -> None:
 def test_two_carried_amounts_near_each_other_are_not_a_change_of_one() -> None:
     # Both were kept side by side by the folds that said them: the jam's new price is no new
     # price of the eggs.
-    previous = ("Facts:\n- User: and eggs go up to $7.25/doz starting next week, corn went up "
-                "again.\n- User: jars went up, so the strawberry rhubarb jam is $9.50 now.")
+    previous = ("Facts:\n- and eggs go up to $7.25/doz starting next week, corn went up "
+                "again.\n- jars went up, so the strawberry rhubarb jam is $9.50 now.")
     request = SummaryRequest(previous, (user("the hens are laying well this week"),
                                         assistant("Good to hear.")), "en", 400)
     out = ExtractiveSummarizer().summarize(request)

@@ -46,7 +46,9 @@ writing them. One fold is one linear pass:
    (score) goes first and, at equal value, the newest, so over the cap the lowest value and
    then the oldest leave first. A statement whose content words mostly repeat one already
    kept is skipped. Items are written one per line (``- …``) under the sections the LLM
-   prompts use, by day within a section, a ``[day]`` prefix opening each run of one day.
+   prompts use, by day within a section, a ``[day]`` prefix opening each run of one day. The
+   user's own statements go untagged; anyone else's follow their tag (``Assistant: ``,
+   ``Caroline: ``, ``Tool …``); a tag on every line was 7-8% of the summary's tokens.
 
 Example:
     >>> from chatfold.summarizers.base import SummaryRequest
@@ -55,7 +57,7 @@ Example:
     >>> s = ExtractiveSummarizer()
     >>> print(s.summarize(SummaryRequest("", msgs, "en", max_tokens=100)))
     Preferences:
-    - User: My budget is $5000 and I'm allergic to peanuts.
+    - My budget is $5000 and I'm allergic to peanuts.
 """
 
 from __future__ import annotations

@@ -45,6 +45,9 @@ class _Shape(NamedTuple):
     key: str
 
 
+_PLAIN_TAGS = frozenset({"User: ", "用户："})
+
+
 @dataclass(slots=True)
 class _Item:
     """One statement of the summary being built."""
@@ -83,7 +86,9 @@ class _Item:
 
     @property
     def text(self) -> str:
-        return self.tag + self.body
+        # The user's own statements go untagged: a line without a tag is theirs, and the tag
+        # on every line was 7-8% of the summary (both languages, measured on the read probes).
+        return self.body if self.tag in _PLAIN_TAGS else self.tag + self.body
 
     @classmethod
     def make(

@@ -41,7 +41,8 @@ def _render(items: list[_Item], lang: str, paragraph: bool) -> str:
         out = []
         day: str | None = None
         for it in ordered:
-            text = _as_sentence(it.text, lang)
+            # (In a paragraph every sentence keeps its speaker: no line says whose it is.)
+            text = _as_sentence(it.tag + it.body, lang)
             if it.date and it.date != day:
                 text = f"[{render_date(it.date, lang, _new_year(it.date, day))}] {text}"
             day = it.date or day

@@ -646,7 +646,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         ...     [{"role": "user", "content": "你好！我上个月搬到上海了。"}], "zh", max_tokens=80)
         >>> print(s.summarize(req))
         事实：
-        - 用户：我上个月搬到上海了。
+        - 我上个月搬到上海了。
     """
 
     def __init__(
@@ -730,6 +730,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         previous = [item for summary in summaries for item in _previous_items(summary)]
         names: set[str] = set()
         last_day: str | None = None
+        user_tag = f"{_ROLE_TAGS[lang]['user']}{_COLON[lang]}"
         for text, section, day in previous:
             tag_match = _SPEAKER_TAG.match(text)
             tag = tag_match.group() if tag_match else ""
@@ -738,8 +739,11 @@ class ExtractiveSummarizer(BaseSummarizer):
                 names.add(speaker.casefold())
             if day and (last_day is None or day > last_day):
                 last_day = day
-            role = _previous_role(tag, text[len(tag) :])
-            rows.append(_Row(tag, text[len(tag) :], "summary", section, day, -1, speaker, role))
+            body = text[len(tag) :]
+            role = _previous_role(tag, body)
+            if not tag and role == "user" and section is not None:
+                tag = user_tag  # the user's lines are written untagged (items._PLAIN_TAGS)
+            rows.append(_Row(tag, body, "summary", section, day, -1, speaker, role))
         n_previous = len(rows)
         tags = {role: f"{tag}{_COLON[lang]}" for role, tag in _ROLE_TAGS[lang].items()}
         pieces = list(self._pieces(request.messages, lang, last_day))
@@ -1587,7 +1591,9 @@ class ExtractiveSummarizer(BaseSummarizer):
                 cost = line_costs[id(it)] = count(f"- {it.text}\n")
             return cost
 
-        if sum(map(line_cost, items)) > budget:
+        # (Each section's heading counts too: lines that fit alone may not under their headings.)
+        headings = 0 if paragraph else sum(header_cost[s] for s in {it.section for it in items})
+        if sum(map(line_cost, items)) + headings > budget:
             # (Chinese, not just other than ASCII: "€1,450" and "—" are written in English too.)
             # Over the cap, a long Chinese statement gives up its idle clauses before any
             # statement is dropped whole: "…一年1280，然后保证续保只有一年" keeps its value,
@@ -1608,7 +1614,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             """What ``it`` adds to the summary: its line (cached on it), its section's heading
             and its date, each the first time they appear."""
             if paragraph:
-                it.cost = count(_as_sentence(it.text, lang))
+                it.cost = count(_as_sentence(it.tag + it.body, lang))  # (tagged: see _render)
                 extra = it.cost
             else:
                 it.cost = line_cost(it)
@@ -1738,8 +1744,9 @@ class ExtractiveSummarizer(BaseSummarizer):
             text = _render(chosen, lang, paragraph)
         if chosen:
             return text
-        best = ranked[0].text
-        return _fit(best if paragraph else _render([ranked[0]], lang, False), budget, count)
+        best = ranked[0]
+        return _fit(best.tag + best.body if paragraph else _render([best], lang, False), budget,
+                    count)
 
 
 def _without_idle_clauses(body: str) -> str:
