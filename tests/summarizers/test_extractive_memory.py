@@ -6647,3 +6647,14 @@ def test_the_user_s_own_lines_go_untagged_and_read_back_as_theirs(lang: str) -> 
                   previous=previous, language=lang)
         assert old not in out and any(new in line for line in section(out, title)), out
         assert tag not in out, out
+
+
+def test_where_a_thing_of_the_speaker_s_is_now_replaces_where_it_was() -> None:
+    # "我的X在Y" is "我的X是Y" of a place, a time word ("现在", "目前") before it or not.
+    _assert_replaced("我的健身房在长乐路，离公司很近。", "我的健身房现在在武康路了。",
+                     "长乐路", "武康路")
+    # another thing of the speaker's is another slot
+    first = ask([user("我的手机在充电。")], language="zh")
+    out = ask([user("我的钥匙在门口的鞋柜上。"), assistant("好的。")], previous=first,
+              language="zh")
+    assert "充电" in out and "鞋柜" in out, out

@@ -123,7 +123,9 @@ _COUNT_EN = re.compile(
     re.ASCII,
 )
 _COUNT_HINT = re.compile(r"\b(?:have|got|collected|own)\b", re.ASCII)
-_GEN_ZH = re.compile(r"我的(?P<attr>[\u4e00-\u9fff]{1,6}?)(?:是|叫|为|改成了?|换成了?|变成了?)")
+# ("我的健身房现在在武康路": where a thing of the speaker's is, a time word before it.)
+_GEN_ZH = re.compile(r"我的(?P<attr>[\u4e00-\u9fff]{1,6}?)(?:现在|目前|已经)?"
+                     r"(?:是|叫|为|在|改成了?|换成了?|变成了?|搬到了?)")
 _COUNT_ZH = re.compile(
     r"我(?:们)?(?:现在|已经|目前|一共|总共|还)?(?:有|养了|收集了|攒了|存了)了?"
     r"(?:[0-9]+|[一二两三四五六七八九十百]+)"
