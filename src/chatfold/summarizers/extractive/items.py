@@ -90,6 +90,11 @@ class _Item:
         # on every line was 7-8% of the summary (both languages, measured on the read probes).
         return self.body if self.tag in _PLAIN_TAGS else self.tag + self.body
 
+    @property
+    def tagged(self) -> str:
+        """The line with its speaker's tag, whoever spoke (a paragraph's sentence)."""
+        return self.tag + self.body
+
     @classmethod
     def make(
         cls,

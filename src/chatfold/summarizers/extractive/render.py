@@ -42,7 +42,7 @@ def _render(items: list[_Item], lang: str, paragraph: bool) -> str:
         day: str | None = None
         for it in ordered:
             # (In a paragraph every sentence keeps its speaker: no line says whose it is.)
-            text = _as_sentence(it.tag + it.body, lang)
+            text = _as_sentence(it.tagged, lang)
             if it.date and it.date != day:
                 text = f"[{render_date(it.date, lang, _new_year(it.date, day))}] {text}"
             day = it.date or day

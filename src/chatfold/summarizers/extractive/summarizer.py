@@ -1614,7 +1614,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             """What ``it`` adds to the summary: its line (cached on it), its section's heading
             and its date, each the first time they appear."""
             if paragraph:
-                it.cost = count(_as_sentence(it.tag + it.body, lang))  # (tagged: see _render)
+                it.cost = count(_as_sentence(it.tagged, lang))
                 extra = it.cost
             else:
                 it.cost = line_cost(it)
@@ -1745,8 +1745,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         if chosen:
             return text
         best = ranked[0]
-        return _fit(best.tag + best.body if paragraph else _render([best], lang, False), budget,
-                    count)
+        return _fit(best.tagged if paragraph else _render([best], lang, False), budget, count)
 
 
 def _without_idle_clauses(body: str) -> str:
