@@ -8,6 +8,7 @@ from typing import NamedTuple
 
 from .dates import leading_date
 from .lexicon import (
+    _COLON,
     _DECISIONS,
     _FACTS,
     _MAX_ITEM_CHARS,
@@ -15,6 +16,7 @@ from .lexicon import (
     _NOTES,
     _PREFS,
     _REMINDER_MARKS,
+    _ROLE_TAGS,
     _TASKS,
 )
 from .sentences import _HAS_WORD, _SPACES, _dedup_key, _trim, split_sentences
@@ -45,7 +47,8 @@ class _Shape(NamedTuple):
     key: str
 
 
-_PLAIN_TAGS = frozenset({"User: ", "用户："})
+# The user's tag in each language ("User: ", "用户："): written nowhere (see _Item.text).
+_PLAIN_TAGS = frozenset(f"{tags['user']}{_COLON[lang]}" for lang, tags in _ROLE_TAGS.items())
 
 
 @dataclass(slots=True)

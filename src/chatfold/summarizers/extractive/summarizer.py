@@ -730,7 +730,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         previous = [item for summary in summaries for item in _previous_items(summary)]
         names: set[str] = set()
         last_day: str | None = None
-        user_tag = f"{_ROLE_TAGS[lang]['user']}{_COLON[lang]}"
+        tags = {role: f"{tag}{_COLON[lang]}" for role, tag in _ROLE_TAGS[lang].items()}
         for text, section, day in previous:
             tag_match = _SPEAKER_TAG.match(text)
             tag = tag_match.group() if tag_match else ""
@@ -742,10 +742,9 @@ class ExtractiveSummarizer(BaseSummarizer):
             body = text[len(tag) :]
             role = _previous_role(tag, body)
             if not tag and role == "user" and section is not None:
-                tag = user_tag  # the user's lines are written untagged (items._PLAIN_TAGS)
+                tag = tags["user"]  # the user's lines are written untagged (items._PLAIN_TAGS)
             rows.append(_Row(tag, body, "summary", section, day, -1, speaker, role))
         n_previous = len(rows)
-        tags = {role: f"{tag}{_COLON[lang]}" for role, tag in _ROLE_TAGS[lang].items()}
         pieces = list(self._pieces(request.messages, lang, last_day))
         names.update(p.name.casefold() for p in pieces if p.name)
         known = frozenset(names)
