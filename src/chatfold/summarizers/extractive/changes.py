@@ -220,7 +220,8 @@ _RESTATED_CHARS = 90
 """A number said anew with no word of change is a short statement ("rehearsal dinner is 6:30 bc
 the restaurant needs the room"); a longer one tells more than what holds now."""
 _RESTATED_ZH_CHARS = 40  # (the same in Chinese, which says as much in fewer characters)
-_ZH_CLAUSE_BREAK = re.compile(r"[，,。；;！!～~\s]+")
+# (not the comma of a number: "¥3,500，九月一号开始" gives 3,500, not 3)
+_ZH_CLAUSE_BREAK = re.compile(r"(?:[，。；;！!～~\s]|,(?!\d{3}))+")
 # The user's own statements ("User: …"), not their asks or the options put to them.
 _USER_TAGS = frozenset(f"{tags['user']}{_COLON[lang]}" for lang, tags in _ROLE_TAGS.items())
 _MAX_TOPIC = 8
@@ -1447,12 +1448,15 @@ def supersede_changes(
                 # ("get_booking(…) → flight=UA 1482, departs=6:40 AM" after "they moved UA
                 # 1482 to 9:15").
                 codes = [v for v in said.values if _is_code(v)]
+                measure = _measure(old.body, rewritten[1])
                 for echo in items[:n]:
                     # (one carried in the summary has no place in time: its value is enough)
                     if echo is not old and (old.msg <= echo.msg <= it.msg or echo.msg < 0) and (
                             _assistants(echo) or echo.section in (_DECISIONS, _TASKS)
                             or (codes and _is_tool_line(echo.body)
-                                and any(c in echo.body.lower() for c in codes))):
+                                and any(c in echo.body.lower() for c in codes))) \
+                            and _measure(echo.body, rewritten[0]) in ("", measure):
+                        # (of the same thing: "20桌" moved to 22 is no "大概20分钟")
                         _rewrite(echo, rewritten, it.body, False)
             elif (echoed := _pair(
                     stale := frozenset(v for v in replaced if not _lone_numeral(v)),
@@ -1702,12 +1706,18 @@ def _renamed(said: str, was_said: str, new: frozenset[str], was: frozenset[str]
              if m.group(2).lower() in new}
     for m in _HEADED.finditer(was_said):
         head, name = m.group(1).lower(), m.group(2).lower()
+        if m.group(1) in TITLES and not _HOLDER_OF_ROLE.search(was_said, 0, m.start()):
+            # A title names a person, renamed only as the holder of a role ("my son's dentist
+            # is Dr. Okafor", "My GP, Dr. Lindqvist"): "a session with Dr. Okafor" is not
+            # "Dr. Abernathy" because a primary care doc is.
+            continue
         if head in heads and heads[head] != name and name in was and head in new & was:
             return frozenset((name,)), frozenset((heads[head],))
     return None
 
 
 _HEADED = re.compile(r"\b([A-Z][a-z]+)\.? ([A-Z][a-z]{2,})\b")
+_HOLDER_OF_ROLE = re.compile(r"(?:\b(?:is|was|are)|,)\s+$")
 
 
 _THAT_ONE = re.compile(r"(?i:\bthat (?:flight|train|booking|reservation|appointment|one)\b)"
@@ -1904,7 +1914,7 @@ def _the_one_clause(clauses: list[str], valued: Callable[[str], bool]) -> str | 
 
 
 
-_ZH_CLAUSE_MARK = re.compile(r"[，,；;。！？!?]")
+_ZH_CLAUSE_MARK = re.compile(r"[，；;。！？!?]|,(?!\d{3})")
 # (A space between Chinese and a Latin word breaks a clause as typed on a phone: "…没人看
 # webhook改推到新建的「P0告警群」"; not one before a number, "调到 1500 QPS", nor in a tool's line.)
 _ZH_CLAUSE = re.compile(rf"{_ZH_CLAUSE_MARK.pattern}|(?<=[\u4e00-\u9fff])\s+(?=[A-Za-z])"
@@ -2245,6 +2255,9 @@ def _put_value(old: _Item, stale: frozenset[str], fresh: frozenset[str], said: s
     pair = _pair(stale, fresh, near_only=units is not None, any_day=named)
     if pair is None or _percent(pair[0], old.body) != _percent(pair[1], said):
         return None  # (a share is no count: "a 20% service fee" / "Final headcount is 134")
+    if (_currency(pair[0], old.body) and _counts(said, pair[1])) \
+            or (_currency(pair[1], said) and _counts(old.body, pair[0])):
+        return None  # (a price is no count: "31 members so far" / "we went to $7.50")
     if _value_kind(pair[1]) == "number" and units is not None and not units[0] & units[1] \
             and (all(units) or _far_amount(*pair)):
         # (The next turn's "ended up at 176.8" is no revision of "he is 8 years old".)
@@ -2424,12 +2437,20 @@ def _value_kind(value: str) -> str:
         return "date"
     if _WEEKDAY_VALUE.fullmatch(value):
         return "day"
-    if ":" in value or "点" in value or value.endswith(("am", "pm")):
-        return "time"
+    if _CLOCK.search(value) or "点" in value or _AM_PM.search(value):
+        return "time"  # (not a ratio, "16:9的物理分辨率", nor a name, "Sam")
+    if "@" in value[1:]:
+        return "email"  # ("Set her email to m.dupont@proton.me" renames no "Dave")
+    if value.isdigit() and len(value) >= 7:
+        return "id"  # a phone or an account number, no amount: "新号139 5802 7713" is no rent
+    if value[:1].isalpha() and _DIGITS.search(value):
+        return "code"  # ("CHA2DS2-VASc" is no new name for "Toby")
     return "number" if value[:1].isdigit() or value[:1] in "$€£¥" else "word"
 
 
 _DOTTED = re.compile(r"\d+(?:\.\d+){2,}")
+_CLOCK = re.compile(r"\d:[0-5]\d")
+_AM_PM = re.compile(r"\d\s?[ap]m$")
 _DAY_VALUE = re.compile(r"^[a-z]{3,9}\.? \d|\d(?:st|nd|rd|th)$|月|\d[日号]$")
 _WEEKDAY_VALUE = re.compile(
     r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
@@ -2441,9 +2462,41 @@ def _written(value: str, text: str, unit: bool = False) -> re.Match[str] | None:
     rate's slash is not its value's: "4,200/" is written in "4,200/mo"); with ``unit``, a number
     may run into its unit ("38" in "38k")."""
     value = value.rstrip("/,")
-    after = r"(?![0-9]|\.\d)" if unit and value[-1:].isdigit() \
-        else "" if not is_latin(value[-1:]) else "(?![0-9A-Za-z])"  # ("周二下午3点")
-    return re.search(rf"(?<![0-9A-Za-z]){re.escape(value)}{after}", text, re.I)
+    after = r"(?![0-9]|[.:,]\d)" if unit and value[-1:].isdigit() \
+        else "" if not is_latin(value[-1:]) else r"(?![0-9A-Za-z]|[.:,]\d)"  # ("周二下午3点")
+    # (nor a part of a longer number: "20" is not in "7:20", "7" not in "Redis 7.0")
+    return re.search(rf"(?<![0-9A-Za-z])(?<!\d[.:,]){re.escape(value)}{after}", text, re.I)
+
+
+# What a number counts, written right after it: "20桌", "126 guests", "6:40 AM".
+_MEASURE_AFTER = re.compile(r"\s?([\u4e00-\u9fff]|[A-Za-z]{2,})")
+
+
+def _measure(body: str, value: str) -> str:
+    """What ``value``, a number, measures where ``body`` writes it (a Chinese measure word, an
+    English word's first three letters); "" when nothing follows it, or it is no number."""
+    if not value[:1].isdigit() or (at := _written(value, body)) is None:
+        return ""
+    after = _MEASURE_AFTER.match(body, at.end())
+    if after is None or (is_latin(word := after.group(1)) and not content_tokens(word)):
+        return ""  # ("$45 to Omar", "$52 for the tickets": no word of what is counted)
+    return word[:3].lower()
+
+
+def _currency(value: str, text: str) -> bool:
+    """Whether ``text`` writes ``value`` as an amount of money ("$7.50", "€13.25")."""
+    at = _written(value, text)
+    return at is not None and text[max(at.start() - 1, 0):at.start()] in _CURRENCY_SIGNS
+
+
+_CURRENCY_SIGNS = frozenset("$€£¥")
+
+
+def _counts(text: str, value: str) -> bool:
+    """Whether English ``text`` says what ``value`` counts ("31 members", "9 cases"); a Chinese
+    word after a number is as often "per" as a count ("¥5,100一个月")."""
+    word = _measure(text, value)
+    return bool(word) and is_latin(word)
 
 
 def _written_short(value: str, text: str) -> re.Match[str] | None:

@@ -41,8 +41,9 @@ _EN_QTY = re.compile(
 )
 _ZH_QTY = re.compile(
     # (not the day of "周六两个人", "星期三五个人": a weekday, then the count; nor an ordinal,
-    # "第二天", "第一次参加")
-    rf"(?<![第\d])(?P<num>\d+(?:\.\d+)?|(?<![周期拜{ZH_NUMERALS}])[{ZH_NUMERALS}]+)\s*"
+    # "第二天", "第一次参加"; nor a time, "同一天", "这两天", "前两天", "每一天"; nor a lone "一",
+    # which is "per" as often as "one": "一天320元", "一个月房租", "6L一包9.8元")
+    rf"(?<![第\d])(?P<num>\d+(?:\.\d+)?|(?<![周期拜这那哪同每前{ZH_NUMERALS}])(?!一(?![{ZH_NUMERALS}]))[{ZH_NUMERALS}]+)\s*"
     r"(?P<unit>公斤|小时|分钟|个|只|条|张|本|辆|套|件|位|名|人|盆|台|部|份|双|枚|家|间|晚|天|箱|瓶"
     r"|杯|桌|块|斤|次|页|盒|包|袋|束|把|支|篇|首|场|层)"
 )
