@@ -110,3 +110,20 @@ def test_a_users_own_x_it_is_after_the_reasons_picks_an_option_said_before() -> 
     out = folds("en", [user("three deadlines this week and the dog is sick, chaos it is"),
                        assistant("That's a lot at once. Want to list what's due first?")])
     assert "User chose" not in out, out
+
+
+@pytest.mark.parametrize(("lang", "offer", "reply", "picked"), [
+    ("en", "Two options: Harbor Inn at $120 a night, or Seaview Lodge at $180 a night.",
+     "...the cheaper one I guess, we are on a tight budget this month anyway", "Harbor Inn"),
+    ("zh", "两个选择：港湾酒店每晚380元，或者海景民宿每晚560元。",
+     "，便宜的那个吧，这个月预算紧张，能省则省吧", "港湾酒店"),
+])
+def test_a_long_pick_opening_with_punctuation_is_read(lang: str, offer: str, reply: str,
+                                                      picked: str) -> None:
+    # The first clause was matched at the start of the reply: one opening with "..." or "，"
+    # raised AttributeError and the whole fold failed.
+    ok = "OK." if lang == "en" else "好的。"
+    out = folds(lang, [user("find me a hotel" if lang == "en" else "帮我找个酒店"),
+                       assistant(offer), user(reply), assistant(ok)])
+    decisions = out.split("Decisions:" if lang == "en" else "决定：")[1]
+    assert picked in decisions, out

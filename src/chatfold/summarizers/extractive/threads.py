@@ -1157,6 +1157,13 @@ _ALT_TAIL = re.compile(r"(?i)(?:\s+(?:then|instead|for\s+you))?[\s?？.。!！]*
 _ALT_LEAD = re.compile(r"(?i)^(?:the|a|an|to)\s+")
 _NEITHER = re.compile(r"(?i:\b(?:neither|none|not|no|don't|nor|both)\b)|都不|都行|都可以|随便|不")
 _FIRST_CLAUSE = re.compile(r"[^,，;；.。!！]+")
+
+
+def _first_clause(text: str) -> str:
+    """``text`` up to its first comma or stop: searched, not matched, for a reply may open with
+    its punctuation ("...the cheaper one, I guess"); "" when it is all punctuation."""
+    first = _FIRST_CLAUSE.search(text)
+    return first.group() if first is not None else ""
 _MAX_CHOICE_LATIN = 60
 _MAX_CHOICE_HAN = 20
 
@@ -1696,7 +1703,7 @@ def priced_pick(options: list[str], reply: str, *, bare: bool = False
     the user listed the options, so a number without its currency is their price."""
     latin = is_latin(reply)
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
-        reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
+        reply = _first_clause(reply)
     cheap = _CHEAPER.search(reply) is not None
     if not (cheap or _DEARER.search(reply)) or not 2 <= len(options) <= 6 \
             or reply.rstrip().endswith(("?", "？")) or _NEITHER.search(reply):
@@ -1724,7 +1731,7 @@ def labelled_pick(options: list[str], reply: str) -> tuple[str, str, bool] | Non
     then "B吧"; "Plan 2: …" then "plan 2 please"), else None."""
     latin = is_latin(reply)
     if len(reply) > (_MAX_PICK_LATIN if latin else _MAX_PICK_HAN):
-        reply = _FIRST_CLAUSE.match(reply).group()  # type: ignore[union-attr]
+        reply = _first_clause(reply)
     if not 2 <= len(options) <= 6 or reply.rstrip().endswith(("?", "？")) \
             or _NEITHER.search(reply) or _REJECTS.search(reply):
         return None
