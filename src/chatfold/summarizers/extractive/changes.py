@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache, partial
 
 from .dates import _MONTHS
-from .items import _is_tool_line, _Item
+from .items import _USER_TAGS, _is_tool_line, _Item
 from .lexicon import (
     _ASKED,
     _COLON,
@@ -222,8 +222,6 @@ the restaurant needs the room"); a longer one tells more than what holds now."""
 _RESTATED_ZH_CHARS = 40  # (the same in Chinese, which says as much in fewer characters)
 # (not the comma of a number: "¥3,500，九月一号开始" gives 3,500, not 3)
 _ZH_CLAUSE_BREAK = re.compile(r"(?:[，。；;！!～~\s]|,(?!\d{3}))+")
-# The user's own statements ("User: …"), not their asks or the options put to them.
-_USER_TAGS = frozenset(f"{tags['user']}{_COLON[lang]}" for lang, tags in _ROLE_TAGS.items())
 _MAX_TOPIC = 8
 """A statement of change names the thing it changes; one with more content words than this
 tells a story ("the room was 902, dirty, noisy…") and changes nothing."""
@@ -1142,6 +1140,7 @@ def supersede_changes(
         # "我妈降压药每天早上吃一片半" after "我妈的降压药每天早上吃一片，饭后吃"; not what was
         # done, "今天跑了8公里".)
         ascii_ = is_latin(it.body)
+        # (the user's own statements, not their asks or the options put to them)
         restated = it.msg >= 0 and it.tag in _USER_TAGS and not _is_tool_line(it.body) \
             and not _is_question(it.body) and not done and (
                 len(it.body) <= _RESTATED_CHARS and _DIGITS.search(it.body) is not None
@@ -2445,7 +2444,7 @@ def _value_kind(value: str) -> str:
         return "id"  # a phone or an account number, no amount: "新号139 5802 7713" is no rent
     if value[:1].isalpha() and _DIGITS.search(value):
         return "code"  # ("CHA2DS2-VASc" is no new name for "Toby")
-    return "number" if value[:1].isdigit() or value[:1] in "$€£¥" else "word"
+    return "number" if value[:1].isdigit() or value[:1] in _CURRENCY_SIGNS else "word"
 
 
 _DOTTED = re.compile(r"\d+(?:\.\d+){2,}")

@@ -48,7 +48,7 @@ class _Shape(NamedTuple):
 
 
 # The user's tag in each language ("User: ", "用户："): written nowhere (see _Item.text).
-_PLAIN_TAGS = frozenset(f"{tags['user']}{_COLON[lang]}" for lang, tags in _ROLE_TAGS.items())
+_USER_TAGS = frozenset(f"{tags['user']}{_COLON[lang]}" for lang, tags in _ROLE_TAGS.items())
 
 
 @dataclass(slots=True)
@@ -91,7 +91,7 @@ class _Item:
     def text(self) -> str:
         # The user's own statements go untagged: a line without a tag is theirs, and the tag
         # on every line was 7-8% of the summary (both languages, measured on the read probes).
-        return self.body if self.tag in _PLAIN_TAGS else self.tag + self.body
+        return self.body if self.tag in _USER_TAGS else self.tag + self.body
 
     @property
     def tagged(self) -> str:

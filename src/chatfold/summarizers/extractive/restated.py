@@ -21,7 +21,6 @@ from .changes import (
     _EN_ADDRESS,
     _HAN,
     _NOT_UNIT,
-    _USER_TAGS,
     _WHEN_IT_HAPPENED,
     _WHEN_IT_HAPPENED_ZH,
     _ZH_ADDRESS,
@@ -37,7 +36,7 @@ from .changes import (
     _value_kind,
     _written,
 )
-from .items import _is_tool_line, _Item
+from .items import _USER_TAGS, _is_tool_line, _Item
 from .lexicon import _DONE_MARK, _TASKS, ZH_NUMERALS, is_latin
 from .scoring import _is_question
 from .threads import user_done

@@ -742,7 +742,7 @@ class ExtractiveSummarizer(BaseSummarizer):
             body = text[len(tag) :]
             role = _previous_role(tag, body)
             if not tag and role == "user" and section is not None:
-                tag = tags["user"]  # the user's lines are written untagged (items._PLAIN_TAGS)
+                tag = tags["user"]  # the user's lines are written untagged (items._USER_TAGS)
             rows.append(_Row(tag, body, "summary", section, day, -1, speaker, role))
         n_previous = len(rows)
         pieces = list(self._pieces(request.messages, lang, last_day))
