@@ -2432,8 +2432,8 @@ def _family(value: str) -> str:
 def _value_kind(value: str) -> str:
     """date, day, time, number or word: what a normalised value is, to pair an old one with a
     new ("Fridays" is no new name for "Dave")."""
-    if _DAY_VALUE.search(value):
-        return "date"
+    if _DAY_VALUE.search(value) or (value in _MONTHS and len(value) > 3):
+        return "date"  # (a month alone is no name: "26 September" is not "Sylvanian Families")
     if _WEEKDAY_VALUE.fullmatch(value):
         return "day"
     if _CLOCK.search(value) or "点" in value or _AM_PM.search(value):
@@ -2748,7 +2748,29 @@ def supersede_tool_state(items: list[_Item]) -> list[_Item]:
                 lines[m] = (older, _tool_pairs(older.body))
                 if link is not None:
                     _write_over(items, older, newer, stale, fields, link)
+                _count_over(items, newer, stale, fields)
     return [it for it in items if id(it) not in stale_reads]
+
+
+def _count_over(items: list[_Item], newer: _Item, stale: list[tuple[str, str, int, int]],
+                fields: _Fields) -> None:
+    """Put a count a later call changed into the statements that give the old count of what
+    its key names: "update_booking(booking_ref=PB-2308, covers=31)" after "covers=28" makes
+    "mrs o says 28 covers" say 31 covers. (A bare number is in too many statements to be
+    written over anywhere else; said with the key's own word after it, it is this count.)"""
+    for k, old_value, _, _ in stale:
+        given = _given(k, fields)
+        news = set().union(*given) if given else set()
+        if len(news) != 1 or not old_value.isdigit() or not (new_value := next(iter(news))
+                                                             ).isdigit():
+            continue
+        nouns = "|".join(re.escape(w[:4]) for w in _key_words(k) if len(w) >= 4 and w.isalpha())
+        if not nouns:
+            continue
+        counted = re.compile(rf"(?<![\d.,:£$€¥#-]){old_value}(?= ?(?:{nouns})[a-z]*\b)", re.I)
+        for it in items:
+            if it.order < newer.order and not _is_tool_line(it.body) and it.section != _TASKS:
+                it.body = counted.sub(new_value, it.body)
 
 
 # A tool that changes what it is given ("modify_order", "update_yaml", "change_ticket",

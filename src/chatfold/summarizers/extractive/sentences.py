@@ -236,7 +236,16 @@ _MEASURE = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s?([a-z%]+|[\u4e00-\u9fff])")
 _RETRACTED_KEYS = ("wait", "scratch", "correction", "actually", "不对", "错了", "记岔")
 
 
+# A number put right in passing, naming again what it numbers: "my box is now in rack F shelf 14
+# sorry shelf 4 not 14", "gate B12, I mean gate B21": the statement stands, with the number meant.
+_RENUMBERED = re.compile(
+    r"(?i)\b(?P<word>[a-z]{2,}) (?P<was>[a-z]?\d[\w.]*),? (?:sorry|i mean|i meant|or rather|oops)"
+    r",? (?P=word) (?P<now>[a-z]?\d[\w.]*)(?:,? not (?P=was)\b)?")
+
+
 def _strip_filler(sentence: str) -> str:
+    if (fix := _RENUMBERED.search(sentence)) is not None and fix.group("was") != fix.group("now"):
+        sentence = f"{sentence[:fix.start('was')]}{fix.group('now')}{sentence[fix.end():]}"
     cut = None
     low = sentence.lower()
     if any(k in low for k in _RETRACTED_KEYS):
