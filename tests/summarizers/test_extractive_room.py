@@ -9,6 +9,10 @@ import json
 
 from _folds import assistant, folds, tool_turn, user
 
+from chatfold import SummaryRequest
+from chatfold.summarizers.extractive import ExtractiveSummarizer
+from chatfold.summarizers.extractive.summarizer import _answer_only, _result_news
+
 
 def test_a_count_a_tool_changed_is_changed_where_it_was_said() -> None:
     booked = [user("PRIVATE PARTY!! okafors, 40th bday, sat 23 aug. mrs o says 28 covers, set "
@@ -53,3 +57,30 @@ def test_a_month_is_no_name_a_next_turn_renames() -> None:
                             "now."),
                        assistant("Lovely.")])
     assert "26 September" in out and "26 Sylvanian" not in out, out
+
+
+def test_a_question_its_answer_restates_takes_no_room() -> None:
+    assert _answer_only("can you check AA 2291? → AA 2291 now departs at 9:15 from gate B7.") \
+        == "AA 2291 now departs at 9:15 from gate B7."
+    # (an answer that needs its question, or leaves a value of it out, keeps it)
+    assert _answer_only("what time is standup? → 9:30.") == "what time is standup? → 9:30."
+    assert _answer_only("is the 14:05 to York still on? → It is, platform 3 as usual.") \
+        == "is the 14:05 to York still on? → It is, platform 3 as usual."
+
+
+def test_a_result_that_repeats_its_call_says_only_what_is_new() -> None:
+    line = ("Tool update_standing_order(supplier=Dale Farm, item=Unsalted butter, qty=14kg) → "
+            "status=updated, item=Unsalted butter, qty=14kg, effective=next delivery")
+    assert _result_news(line) == ("Tool update_standing_order(supplier=Dale Farm, item=Unsalted "
+                                  "butter, qty=14kg) → status=updated, effective=next delivery")
+    plain = "Tool get_weather(city=Leeds) → Rain from 3pm, 11°C"
+    assert _result_news(plain) == plain
+
+
+def test_the_summary_is_compacted_only_over_its_cap() -> None:
+    turn = [user("can you check AA 2291? we fly tomorrow"),
+            *tool_turn("c1", "get_flight_status", json.dumps({"flight": "AA2291"}),
+                       json.dumps({"flight": "AA2291", "status": "delayed", "dep": "09:15"})),
+            assistant("AA 2291 now departs at 9:15 from gate B7, a delay of 95 minutes.")]
+    roomy = ExtractiveSummarizer().summarize(SummaryRequest("", tuple(turn), "en", 400))
+    assert "check AA 2291" in roomy, roomy

@@ -38,7 +38,7 @@ from .changes import (
 )
 from .dates import leading_date, message_date, render_date
 from .differences import said_differences, supersede_differences
-from .items import _Item, _merge, _previous_items, _previous_role, _Shape
+from .items import _is_tool_line, _Item, _merge, _previous_items, _previous_role, _Shape
 from .lexicon import (
     _ASKED,
     _ATTR_WEIGHT,
@@ -1600,14 +1600,21 @@ class ExtractiveSummarizer(BaseSummarizer):
             # of commas; an English statement is one sentence already, and what its clauses
             # add is as often what a later question asks (measured: LoCoMo drift fell).
             # (Not a tool line, an answer joined to its question, a listing of options, nor a
-            # task, whose words name what is to be done.)
+            # task, whose words name what is to be done.) In either language, a question its
+            # answer restates and a tool's result fields its call gave go too.
+            # (About 7% more lines in the same room, on the read probes.)
             for it in items:
                 if it.role != "tool" and it.section != _TASKS and _HAN.search(it.body) \
                         and "→" not in it.body and "|" not in it.body:
                     trimmed = _without_idle_clauses(it.body)
-                    if trimmed != it.body:
-                        it.body = trimmed
-                        del line_costs[id(it)]
+                elif "→" in it.body and it.section == _FACTS:
+                    trimmed = _answer_only(it.body) if not _is_tool_line(it.body) \
+                        else _result_news(it.body)
+                else:
+                    continue
+                if trimmed != it.body:
+                    it.body = trimmed
+                    del line_costs[id(it)]
 
         def room_for(it: _Item) -> int:
             """What ``it`` adds to the summary: its line (cached on it), its section's heading
@@ -1745,6 +1752,54 @@ class ExtractiveSummarizer(BaseSummarizer):
             return text
         best = ranked[0]
         return _fit(best.tagged if paragraph else _render([best], lang, False), budget, count)
+
+
+def _answer_only(body: str) -> str:
+    """The answer of a question joined to it ("what's ours → Your Hartley's account number is
+    HF-08812."), when it gives every value the question did (or, when it gave none, most of
+    the words it named) and says enough on its own (four words or values); else ``body``.
+
+    Example:
+        >>> _answer_only("can you check AA 2291? → AA 2291 now departs at 9:15 from gate B7.")
+        'AA 2291 now departs at 9:15 from gate B7.'
+    """
+    asked, sep, answer = body.partition("→")
+    answer = answer.strip()
+    if not sep or "→" in answer or not answer or answer.endswith(
+            tuple(_DONE_MARK.values()) + _REMINDER_MARKS):
+        return body
+    values, given = _values(answer)[0], _values(asked)[0]
+    words, named = content_tokens(answer), content_tokens(asked)
+    if not values >= given or not values or len(words) + len(values) < _SELF_CONTAINED:
+        return body
+    if not given and 2 * len(named & words) < len(named):
+        return body  # (the question names what the answer is of: "仓库那批货到哪了？")
+    return answer
+
+
+_SELF_CONTAINED = 4
+_TOOL_CALL = re.compile(r"(?s)^(?P<head>\S+ [\w.-]+\()(?P<args>.*?)(?P<mid>\) ?→ ?)(?P<result>.*)$")
+
+
+def _result_news(body: str) -> str:
+    """A tool line whose result does not repeat the fields its call gave.
+
+    Example:
+        >>> _result_news("Tool set_qty(item=butter, qty=14kg) → status=updated, item=butter, "
+        ...              "qty=14kg, effective=next delivery")
+        'Tool set_qty(item=butter, qty=14kg) → status=updated, effective=next delivery'
+    """
+    m = _TOOL_CALL.match(body)
+    if m is None:
+        return body
+    given = {a.strip() for a in m.group("args").split(", ")}
+    fields = m.group("result").split(", ")
+    if len(fields) < 2 or not all("=" in f for f in fields):
+        return body
+    news = [f for f in fields if f.strip() not in given]
+    if not news or len(news) == len(fields):
+        return body
+    return f"{m.group('head')}{m.group('args')}{m.group('mid')}{', '.join(news)}"
 
 
 def _without_idle_clauses(body: str) -> str:
