@@ -84,3 +84,22 @@ def test_the_summary_is_compacted_only_over_its_cap() -> None:
             assistant("AA 2291 now departs at 9:15 from gate B7, a delay of 95 minutes.")]
     roomy = ExtractiveSummarizer().summarize(SummaryRequest("", tuple(turn), "en", 400))
     assert "check AA 2291" in roomy, roomy
+
+
+def test_a_change_sharing_a_rare_word_takes_the_room_of_what_it_replaces() -> None:
+    # The newer statement shares "Juno" (and nothing else) with the older one and gives a new
+    # name: with room for one of them besides another fact, the newer one stays; with room
+    # for all, both do (a likely replacement, not a sure one).
+    older = [user("Marguerite from next door is watching Juno while I'm in Denver next week."),
+             assistant("Nice, Juno will be in good hands.")]
+    other = [user("My sister Ana works at the Lisbon aquarium as a marine biologist."),
+             assistant("What a job!")]
+    newer = [user("Change of plan, her nephew Desmond is taking care of Juno instead."),
+             assistant("OK, Desmond it is.")]
+    for cap, both in ((50, False), (80, True)):
+        summary = ""
+        for turn in (older, other, newer):
+            summary = ExtractiveSummarizer().summarize(
+                SummaryRequest(summary, tuple(turn), "en", cap))
+        assert "Desmond is taking care of Juno" in summary and "Lisbon" in summary, summary
+        assert ("Marguerite" in summary) == both, summary

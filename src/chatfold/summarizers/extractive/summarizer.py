@@ -14,6 +14,7 @@ from ...messages import content_text
 from ...tokens import default_counter
 from ..base import BaseSummarizer, SummaryRequest
 from ..prompts import SECTION_TITLES
+from .anchored import prefer_newer
 from .changes import (
     _HAN,
     _REVISED_WEIGHT,
@@ -707,6 +708,7 @@ class ExtractiveSummarizer(BaseSummarizer):
         kept = supersede_tool_state(kept)
         tool_updates(kept)
         zh_moves(kept)
+        prefer_newer(kept)
         # The fold's own counter, when it sends one, makes the cap exact.
         count = request.count if request.count is not None and not self._explicit_count \
             else self._count
