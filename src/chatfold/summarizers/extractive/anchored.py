@@ -26,16 +26,10 @@ from .changes import _family, _says_change, _Shape, _topic
 from .items import _USER_TAGS, _is_tool_line, _Item
 from .lexicon import _DONE_MARK, _TASKS, is_latin
 from .scoring import _is_question
+from .threads import _TIME_WORDS
 
 _RARE = 3  # statements of the fold that may share an anchor: the two, and one echo
 
-# Words that tie any two statements about days and times: no anchor.
-_WHEN_TEXT = (
-    "monday tuesday wednesday thursday friday saturday sunday january february march april "
-    "june july august september october november december today tomorrow tonight morning "
-    "afternoon evening week month year weekend"
-)
-_WHEN_WORDS = frozenset(_WHEN_TEXT.split())
 _CAPITAL = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z]{2,}\b")
 
 
@@ -43,7 +37,7 @@ def _anchors(body: str) -> frozenset[str]:
     words = set(_topic(body.replace(_DONE_MARK["zh"], "").replace(_DONE_MARK["en"], "")))
     if is_latin(body):  # (a Chinese statement is only ever the older one, seldom in English)
         words.update(w.lower() for w in _CAPITAL.findall(body))
-        words -= _WHEN_WORDS
+        words -= _TIME_WORDS  # (days and times tie any two statements: no anchor)
     return frozenset(words)
 
 
