@@ -52,16 +52,17 @@ def prefer_newer(items: list[_Item]) -> None:
     users = [k for k, it in enumerate(items)
              if it.tag in _USER_TAGS and not _is_tool_line(it.body)
              and it.section != _TASKS]
-    if len(users) < 2:
+    # (Only this fold's English statements of change look for what they replace: a fold with
+    # none, every Chinese one among them, reads no statement's words.)
+    changes = [n for n in users if (it := items[n]).msg >= 0 and not it.replaces
+               and is_latin(it.body) and not _is_question(it.body) and _says_change(it.body)]
+    if len(users) < 2 or not changes:
         return
     words = {k: _anchors(items[k].body) for k in users}
     used = Counter(w for k in range(len(items))
                    for w in (words[k] if k in words else _anchors(items[k].body)))
-    for n in users:
+    for n in changes:
         it = items[n]
-        if it.msg < 0 or it.replaces or _is_question(it.body) or not is_latin(it.body) \
-                or not _says_change(it.body):
-            continue
         new = _Shape(it.body)
         if not new.values:
             continue

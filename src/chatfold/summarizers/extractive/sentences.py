@@ -241,13 +241,17 @@ _RETRACTED_KEYS = ("wait", "scratch", "correction", "actually", "不对", "错�
 _RENUMBERED = re.compile(
     r"(?i)\b(?P<word>[a-z]{2,}) (?P<was>[a-z]?\d[\w.]*),? (?:sorry|i mean|i meant|or rather|oops)"
     r",? (?P=word) (?P<now>[a-z]?\d[\w.]*)(?:,? not (?P=was)\b)?")
+_RENUMBERED_KEYS = ("sorry", "mean", "rather", "oops")  # (a substring test rules most out)
 
 
 def _strip_filler(sentence: str) -> str:
-    if (fix := _RENUMBERED.search(sentence)) is not None and fix.group("was") != fix.group("now"):
-        sentence = f"{sentence[:fix.start('was')]}{fix.group('now')}{sentence[fix.end():]}"
-    cut = None
     low = sentence.lower()
+    if any(k in low for k in _RENUMBERED_KEYS) \
+            and (fix := _RENUMBERED.search(sentence)) is not None \
+            and fix.group("was") != fix.group("now"):
+        sentence = f"{sentence[:fix.start('was')]}{fix.group('now')}{sentence[fix.end():]}"
+        low = sentence.lower()
+    cut = None
     if any(k in low for k in _RETRACTED_KEYS):
         for found in _RETRACTED.finditer(sentence):
             cut = found  # the last one: what follows it is meant
