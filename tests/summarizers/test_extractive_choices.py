@@ -127,3 +127,34 @@ def test_a_long_pick_opening_with_punctuation_is_read(lang: str, offer: str, rep
                        assistant(offer), user(reply), assistant(ok)])
     decisions = out.split("Decisions:" if lang == "en" else "决定：")[1]
     assert picked in decisions, out
+
+
+_OFFSITES = ("Three options: the Old Mill barn at £900 for the day, the Harbour Hotel suite at "
+             "£1,400, or Hatton Lodge at £1,100 with rooms.")
+
+
+@pytest.mark.parametrize("ruled_out", [
+    "half the team are vegan and the mill only does bbq, so the Old Mill is out for sure",
+    "not the Harbour Hotel for sure, way over budget",
+])
+def test_an_option_ruled_out_is_no_choice(ruled_out: str) -> None:
+    # "for sure" appraises what it follows: "…is out for sure" rules the option out (it was
+    # kept as "User chose: the Old Mill barn…", the one option the user would not take).
+    out = folds("en", [user("where should the team offsite be, any ideas"), assistant(_OFFSITES)],
+                [user(ruled_out), assistant("Understood, that leaves the other two.")])
+    assert "User chose" not in out, out
+    assert "User to choose from" in out, out  # still open
+    out = folds("en", [user("where should the team offsite be, any ideas"), assistant(_OFFSITES)],
+                [user("Hatton Lodge for sure, everyone can stay over")])
+    assert "User chose: Hatton Lodge" in out, out
+
+
+def test_a_choice_picked_and_confirmed_in_one_fold_is_one_decision() -> None:
+    # The user's pick and the assistant's "就用石墨文档" made two lines of one decision.
+    out = folds("zh", [user("团队文档用啥写 语雀 石墨文档 还是腾讯文档"),
+                       assistant("三个都行：语雀功能最全，但免费版空间有限；石墨文档 界面干净，"
+                                 "多人同时编辑最顺；腾讯文档和微信打通好，但格式导出一般。"),
+                       user("大家都嫌乱 石墨文档 干净 就这个"),
+                       assistant("好，就用石墨文档。我先把目录结构起一下。")])
+    assert out.count("用户选择") == 1, out
+    assert "用户选择：石墨文档，界面干净" in out, out  # the line that says more stays

@@ -303,6 +303,20 @@ def _chose(lang: str, option: str, at: _Piece, name: str = "", more: str = "") -
                 at.date, at.msg, name, "decision")
 
 
+def _one_choice_each(rows: list[_Row], n_previous: int, lang: str) -> list[_Row]:
+    """``rows`` with one line for a choice this fold made twice: the user's pick and the
+    assistant's confirmation of it ("用户选择：石墨文档" beside "用户选择：石墨文档，界面干净…")
+    keep the line that says more (the earlier of two alike)."""
+    head = f"{_ROLE_TAGS[lang]['user']}{_CHOSE[lang]}{_COLON[lang]}"
+    picks = [(i, r.body[len(head):].strip().casefold()) for i, r in enumerate(rows)
+             if i >= n_previous and r.score_role == "decision" and r.body.startswith(head)]
+    if len(picks) < 2:
+        return rows
+    said_in = {i for i, said in picks for j, other in picks
+               if i != j and said and said in other and (len(said) < len(other) or j < i)}
+    return [r for i, r in enumerate(rows) if i not in said_in] if said_in else rows
+
+
 def _without_confirming(split: list[str], k: int, option: str) -> list[str]:
     """``split`` without sentence ``k`` when it only names ``option`` ("Bunny.net it is."):
     the decision says it; a longer sentence keeps what more it says."""
@@ -1112,6 +1126,7 @@ class ExtractiveSummarizer(BaseSummarizer):
                              date, msg, "", _CHOOSING))
         if joined:
             rows = rows[:n_previous] + [r for r in rows[n_previous:] if r.body]
+        rows = _one_choice_each(rows, n_previous, lang)
         # The listing's own sentences: its options now live in one line. (They stay rows until
         # then: what they report may close the request that asked for them.)
         listed_rows = {i for i, r in enumerate(rows) if i >= n_previous and r.score_role
