@@ -1979,14 +1979,14 @@ _ASKS_OPTIONS = re.compile(
     r"|有(?:什么|啥)(?:好的?)?(?:建议|选择|地方|方案|类型|种类|牌子|款式)"
     r"|帮我(?:找|搜|看看)|找(?:一)?下|搜(?:一)?下"  # (not 帮我查: a look-up, "查下报错数")
 )
-# A later message that says it chose: "team voted for the Middle Eastern place", "Going with
-# the one I can fix myself", "We booked the second one", "最后定了第二家", "就订亚朵吧".
-# What an appraisal ("definitely", "for sure") says of an option it rules out: "…is out for
-# sure", "definitely not the hostel".
+# An appraisal ("definitely", "for sure") of an option ruled out: "…is out for sure", "not
+# the hostel for sure", "the Airbnb is definitely out" (not "Hatton for sure, not the mill").
 _RULED_OUT_BEFORE = re.compile(
     r"(?i)(?:\b(?:is|are|was)|'s|'re)\s+(?:out|off|a no|not happening)\W*$|\b(?:not|no)\W*$"
-    r"|^\W*(?:not|never)\b")
-_RULED_OUT_AFTER = re.compile(r"(?i)\W*(?:out|off|not|no)\b")
+    r"|^\W*(?:not|never)\s+(?:the|that|this|a|an)\b")
+_RULED_OUT_AFTER = re.compile(r"(?i)\s+(?:out|off|not)\b")
+# A later message that says it chose: "team voted for the Middle Eastern place", "Going with
+# the one I can fix myself", "We booked the second one", "最后定了第二家", "就订亚朵吧".
 _CHOSE_LATER = re.compile(
     r"(?i:\b(?:go(?:ing)? with|went with|voted for|vote went to|chose|picked|decided on"
     r"|settled on|let'?s (?:do|go with|book|get)|(?:i|we)'?(?:ll| will) (?:take|get|go with|do)"
@@ -2092,10 +2092,10 @@ def later_pick(options: list[str], sentence: str) -> str | None:
     # (An option said to be right comes before it: "The second one sounds perfect".)
     appraised = cue.group().lower().startswith(("sounds", "works", "is ", "definitely",
                                                 "for sure"))
-    if appraised and (_RULED_OUT_BEFORE.search(sentence, 0, cue.start())
-                      or _RULED_OUT_AFTER.match(sentence, cue.end())):
-        # "so the spare room is out for sure", "the Airbnb, definitely not": ruled out.
-        return None
+    if appraised and (_RULED_OUT_BEFORE.search(sentence, 0, cue.start()) or (
+            cue.group().lower().startswith("definitely")
+            and _RULED_OUT_AFTER.match(sentence, cue.end()))):
+        return None  # ruled out: "so the spare room is out for sure"
     sentence = sentence[:cue.start()] if appraised else sentence[cue.start():]
     ordinal = (_ORDINAL_EN if is_latin(sentence) else _ORDINAL_ZH).search(sentence)
     between = "" if appraised or ordinal is None or not is_latin(sentence) else \
